@@ -7,3 +7,32 @@ GRT_COPTS = [
     "-Wno-unused-parameter",
     "-D_GNU_SOURCE",
 ]
+
+# The layers, lowest first (ARCHITECTURE.md). A layer's package is visible
+# only to the layers after it, plus the library target at the root and the
+# tests, benchmarks and examples; so a lower layer that reaches up fails to
+# build.
+LAYERS = [
+    "base",
+    "ops",
+    "graph_format",
+    "kernels",
+    "placer",
+    "runtime/device",
+    "kernels/cpu",
+    "runtime/session",
+    "tools",
+]
+
+_OUTSIDE = [
+    "//:__pkg__",
+    "//tests:__subpackages__",
+    "//bench:__pkg__",
+    "//examples:__pkg__",
+]
+
+def visible_above(layer, extra = []):
+    """Visibility for `layer`'s targets: the layers above it (the tools are
+    a client of the public API only, so they are never among them)."""
+    i = LAYERS.index(layer)
+    return ["//%s:__pkg__" % l for l in LAYERS[i + 1:] if l != "tools"] + _OUTSIDE + extra

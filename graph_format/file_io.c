@@ -7,13 +7,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "graph_format/formats.h"
-#include "runtime/status.h"
 
 grt_status* grt_write_file_atomic(const char* path, grt_status* (*write)(void* ctx, FILE* f),
                                   void* ctx) {
   size_t len = strlen(path);
-  char* tmp = malloc(len + 16);
+  char* tmp = grt_malloc(len + 16);
   if (!tmp) return GRT_ERROR(RESOURCE_EXHAUSTED, "%s: out of memory", path);
   snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
   int fd = mkstemp(tmp);
@@ -58,7 +59,7 @@ grt_status* grt_read_file(const char* path, char** out, size_t* out_len) {
     return GRT_ERROR(INVALID_ARGUMENT, "%s: not a regular file", path);
   }
   size_t size = (size_t)st.st_size;
-  char* buf = malloc(size + 1);
+  char* buf = grt_malloc(size + 1);
   if (!buf) {
     fclose(f);
     return GRT_ERROR(RESOURCE_EXHAUSTED, "%s: out of memory reading %zu bytes", path, size);

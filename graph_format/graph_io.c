@@ -5,7 +5,7 @@
 
 #include "graph_format/formats.h"
 #include "ops/graph.h"
-#include "runtime/status.h"
+#include "base/status.h"
 
 typedef enum { FORMAT_UNKNOWN, FORMAT_GRT, FORMAT_JSON } file_format;
 

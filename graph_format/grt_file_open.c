@@ -10,9 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "graph_format/formats.h"
 #include "graph_format/grt_file_view.h"
-#include "runtime/status.h"
 
 typedef struct mapping {
   void* addr;
@@ -57,7 +58,7 @@ grt_status* grt_format_open_grt(const char* path, grt_graph** out) {
     close(fd);
     return GRT_ERROR(RESOURCE_EXHAUSTED, "%s: too large to map", path);
   }
-  mapping* m = malloc(sizeof *m);
+  mapping* m = grt_malloc(sizeof *m);
   if (!m) {
     close(fd);
     return GRT_ERROR(RESOURCE_EXHAUSTED, "%s: out of memory", path);

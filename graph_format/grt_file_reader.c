@@ -12,14 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/dtype.h"
+#include "base/mem.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 #include "graph_format/formats.h"
 #include "graph_format/grt_file_view.h"
 #include "ops/attr.h"
 #include "ops/graph.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
 
 typedef unsigned long long ull; /* for printf */
 
@@ -522,7 +523,7 @@ grt_status* grt_file_parse(const char* name, const void* data, size_t size, void
   grt_file_view v;
   GRT_RETURN_IF_ERROR(grt_file_view_init(&v, name, data, size));
 
-  backing_owner* owner = malloc(sizeof *owner);
+  backing_owner* owner = grt_malloc(sizeof *owner);
   if (!owner) return GRT_ERROR(RESOURCE_EXHAUSTED, "%s: out of memory", name);
   owner->backing = backing;
   owner->release = release;

@@ -3,8 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "graph_format/grt_file_format.h"
-#include "runtime/status.h"
 
 void grt_file_buf_free(grt_file_buf* b) {
   free(b->data);
@@ -27,7 +28,7 @@ void grt_file_buf_put(grt_file_buf* b, const void* bytes, size_t n) {
       }
       cap *= 2;
     }
-    unsigned char* p = realloc(b->data, cap);
+    unsigned char* p = grt_realloc(b->data, cap);
     if (!p) {
       b->oom = true;
       return;

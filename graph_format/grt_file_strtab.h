@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "grt/status.h"
-#include "runtime/strmap.h"
+#include "base/strmap.h"
 
 #ifdef __cplusplus
 extern "C" {

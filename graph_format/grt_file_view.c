@@ -9,7 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "runtime/status.h"
+#include "base/status.h"
 
 typedef unsigned long long ull; /* for printf */
 

@@ -8,13 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/dtype.h"
+#include "base/mem.h"
+#include "base/status.h"
 #include "graph_format/formats.h"
 #include "graph_format/grt_file_strtab.h"
 #include "graph_format/grt_file_view.h"
 #include "ops/attr.h"
 #include "ops/graph.h"
-#include "runtime/dtype.h"
-#include "runtime/status.h"
 
 typedef struct writer {
   grt_graph* g;
@@ -59,7 +60,7 @@ static grt_status* emit_tensor(writer* w, const grt_tensor* t, uint64_t* out_ind
   if (!t) return GRT_ERROR(INVALID_ARGUMENT, "tensor attr holds no tensor");
   if (w->n_tensors == w->cap_tensors) {
     size_t cap = w->cap_tensors ? 2 * w->cap_tensors : 16;
-    const grt_tensor** p = realloc(w->tensors, cap * sizeof *p);
+    const grt_tensor** p = grt_realloc(w->tensors, cap * sizeof *p);
     if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory listing tensors");
     w->tensors = p;
     w->cap_tensors = cap;
@@ -211,7 +212,7 @@ static int cmp_attr(const void* a, const void* b) {
 /* A node's attrs in name order (the format's canonical order). */
 static grt_status* emit_attrs(writer* w, const grt_node* n) {
   if (n->n_attrs == 0) return NULL;
-  const grt_attr** sorted = malloc((size_t)n->n_attrs * sizeof *sorted);
+  const grt_attr** sorted = grt_malloc((size_t)n->n_attrs * sizeof *sorted);
   if (!sorted) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory sorting attrs");
   for (int32_t k = 0; k < n->n_attrs; k++) sorted[k] = &n->attrs[k];
   qsort(sorted, (size_t)n->n_attrs, sizeof *sorted, cmp_attr);
@@ -287,7 +288,7 @@ static grt_status* build_metadata(writer* w, unsigned char** out, uint64_t* out_
   uint64_t data_offset = align_up(pos, GRT_FILE_DATA_ALIGN);
   if (data_offset > SIZE_MAX || w->data_size > UINT64_MAX - data_offset)
     return GRT_ERROR(RESOURCE_EXHAUSTED, "graph too large to write");
-  unsigned char* m = calloc(1, (size_t)data_offset); /* zero padding everywhere */
+  unsigned char* m = grt_calloc(1, (size_t)data_offset); /* zero padding everywhere */
   if (!m)
     return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for %llu bytes of metadata",
                      (unsigned long long)data_offset);

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "graph_format/json_value.h"
-#include "runtime/dtype.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/tensor.h"
 
 const char* grt_json_kind(const json_t* j) {
   switch (json_typeof(j)) {

@@ -4,7 +4,7 @@
 
 #include "graph_format/json_float.h"
 #include "graph_format/json_value.h"
-#include "runtime/dtype.h"
+#include "base/dtype.h"
 
 /* Each writer takes one scalar at `p`: a member of grt_attr_value's union
  * or a list element, which are laid out the same. */

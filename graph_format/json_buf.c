@@ -1,3 +1,4 @@
+#include "base/mem.h"
 #include "graph_format/json_buf.h"
 
 #include <jansson.h>
@@ -29,7 +30,7 @@ char* grt_json_buf_reserve(grt_json_buf* b, size_t n) {
   if (need > b->cap) {
     size_t cap = b->cap ? b->cap : 256;
     while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-    char* d = realloc(b->data, cap);
+    char* d = grt_realloc(b->data, cap);
     if (!d) {
       b->oom = true;
       return NULL;

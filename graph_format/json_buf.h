@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runtime/status.h"
+#include "base/status.h"
 
 #ifdef __cplusplus
 extern "C" {

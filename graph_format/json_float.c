@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/dtype.h"
+#include "base/dtype.h"
 
 /* Integers longer than this are spelled with an exponent: the reader takes
  * a digits-only number as a JSON integer and widens it to double, which is

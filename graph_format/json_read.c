@@ -12,7 +12,7 @@
 #include "graph_format/json_value.h"
 #include "ops/graph.h"
 #include "ops/op_def.h"
-#include "runtime/status.h"
+#include "base/status.h"
 
 /* The text form version this reader understands. */
 enum { kVersion = 1 };

@@ -8,9 +8,9 @@
 #include "graph_format/base64.h"
 #include "graph_format/json_float.h"
 #include "graph_format/json_value.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/tensor.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the base64 form holds little-endian bytes; a big-endian host needs byte swapping here"

@@ -13,8 +13,8 @@
 
 #include "graph_format/json_buf.h"
 #include "ops/attr.h"
-#include "runtime/arena.h"
-#include "runtime/status.h"
+#include "base/arena.h"
+#include "base/status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -22,10 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "graph_format/formats.h"
 #include "graph_format/json_value.h"
 #include "ops/graph.h"
-#include "runtime/status.h"
 
 enum { kMaxLine = 100 };
 static const char kNodeIndent[] = "    ";
@@ -107,9 +108,9 @@ static grt_status* render_head(writer* w, const grt_node* n) {
 static grt_status* render_attrs(writer* w, const grt_node* n) {
   size_t count = (size_t)n->n_attrs;
   if (count > w->cap) {
-    size_t* ends = realloc(w->attr_end, count * sizeof *ends);
+    size_t* ends = grt_realloc(w->attr_end, count * sizeof *ends);
     if (ends) w->attr_end = ends;
-    const grt_attr** sorted = realloc(w->sorted, count * sizeof *sorted);
+    const grt_attr** sorted = grt_realloc(w->sorted, count * sizeof *sorted);
     if (sorted) w->sorted = sorted;
     if (!ends || !sorted) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory sorting attrs");
     w->cap = count;

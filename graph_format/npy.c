@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "graph_format/formats.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 typedef struct {
   const char* descr;

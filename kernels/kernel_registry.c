@@ -9,11 +9,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/arena.h"
+#include "base/dtype.h"
+#include "base/mem.h"
+#include "base/status.h"
+#include "base/strmap.h"
 #include "ops/op_def.h"
-#include "runtime/arena.h"
-#include "runtime/dtype.h"
-#include "runtime/status.h"
-#include "runtime/strmap.h"
 
 /* ---- device types ------------------------------------------------------ */
 
@@ -190,10 +191,10 @@ static grt_status* build(void) {
   int32_t total = 0;
   for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) total += tables[t]->n;
   R.arena = grt_arena_new();
-  grt_kernel_def* parsed = calloc((size_t)total + 1, sizeof *parsed);
-  R.defs = calloc((size_t)total + 1, sizeof *R.defs);
-  R.ranges = calloc((size_t)total + 1, sizeof *R.ranges);
-  int32_t* group = calloc((size_t)total + 1, sizeof *group);
+  grt_kernel_def* parsed = grt_calloc((size_t)total + 1, sizeof *parsed);
+  R.defs = grt_calloc((size_t)total + 1, sizeof *R.defs);
+  R.ranges = grt_calloc((size_t)total + 1, sizeof *R.ranges);
+  int32_t* group = grt_calloc((size_t)total + 1, sizeof *group);
   grt_strmap_init(&R.by_name);
   if (!R.arena || !parsed || !R.defs || !R.ranges || !group) {
     free(parsed);
@@ -257,7 +258,7 @@ static grt_status* build(void) {
   if (!s) {
     size_t cap = 16;
     while (cap < (size_t)R.n_ranges * 2) cap *= 2;
-    R.by_def = calloc(cap, sizeof *R.by_def);
+    R.by_def = grt_calloc(cap, sizeof *R.by_def);
     if (!R.by_def) {
       s = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory building the kernel registry");
     } else {

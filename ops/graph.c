@@ -4,16 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 #include "ops/op_def.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
 
 #define OOM() GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory building the graph")
 
 grt_status* grt_graph_new(grt_graph** out) {
   *out = NULL;
-  grt_graph* g = calloc(1, sizeof *g);
+  grt_graph* g = grt_calloc(1, sizeof *g);
   if (!g) return OOM();
   g->arena = grt_arena_new();
   if (!g->arena) {
@@ -60,7 +61,7 @@ bool grt_node_name_valid(const char* name) {
 grt_status* grt_graph_reserve(grt_graph* g, int32_t n) {
   if (n < 0) return GRT_ERROR(INVALID_ARGUMENT, "negative node count %d", (int)n);
   if (n > g->cap_nodes) {
-    grt_node* nodes = realloc(g->nodes, (size_t)n * sizeof *nodes);
+    grt_node* nodes = grt_realloc(g->nodes, (size_t)n * sizeof *nodes);
     if (!nodes) return OOM();
     g->nodes = nodes;
     g->cap_nodes = n;

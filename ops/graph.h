@@ -12,8 +12,8 @@
 
 #include "grt/graph.h"
 #include "ops/attr.h"
-#include "runtime/arena.h"
-#include "runtime/strmap.h"
+#include "base/arena.h"
+#include "base/strmap.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,8 +10,8 @@
 
 #include "ops/defs.h"
 #include "ops/op_def.h"
-#include "runtime/status.h"
-#include "runtime/strmap.h"
+#include "base/status.h"
+#include "base/strmap.h"
 
 /* Families in registration order (the order grt_op_at walks). */
 static const grt_op_table* const kTables[] = {

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "ops/op_def.h"
-#include "runtime/dtype.h"
-#include "runtime/status.h"
+#include "base/dtype.h"
+#include "base/status.h"
 
 typedef struct parser {
   const grt_op_spec* spec;

@@ -5,9 +5,9 @@
 
 #include "ops/graph.h"
 #include "ops/op_def.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
 
 /* A list arg longer than this is refused rather than allocated: no real
  * graph comes near it, and a corrupt file must not make us allocate 2^31. */

@@ -1,9 +1,9 @@
 /* Shape functions of array ops driven by a constant vector input: Tile,
  * Transpose, Fill, plus OneHot and BroadcastGradientArgs. */
 #include "ops/shape_fns.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 /* The rank a result has when its vector input `vec` is not a constant:
  * the data input's rank if known, else the vector's length if known. */

@@ -2,8 +2,8 @@
  * and Split. */
 
 #include "ops/shape_fns.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
+#include "base/shape.h"
+#include "base/status.h"
 
 grt_status* grt_infer_pack(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_need(c, 1, 1));

@@ -1,8 +1,8 @@
 /* Shape functions of element-wise ops: unary ops keep their input's shape,
  * binary ops broadcast, gradient and aggregate ops merge equal shapes. */
 #include "ops/shape_fns.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
+#include "base/shape.h"
+#include "base/status.h"
 
 grt_status* grt_infer_unchanged(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_need(c, 1, 1));

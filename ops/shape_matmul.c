@@ -1,8 +1,8 @@
 /* Shape functions of MatMul and BatchMatMulV2. */
 
 #include "ops/shape_fns.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
+#include "base/shape.h"
+#include "base/status.h"
 
 /* Dim i of s counted from the end (1 = last); -1 when the rank is unknown. */
 static int64_t dim_from_end(const grt_shape* s, int32_t i) {

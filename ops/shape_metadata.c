@@ -1,8 +1,8 @@
 /* Shape functions of the ops that read only their input's shape: Shape,
  * Size and Rank. */
 #include "ops/shape_fns.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
+#include "base/shape.h"
+#include "base/status.h"
 
 /* A vector with one element per input dimension. */
 grt_status* grt_infer_shape_op(grt_shape_ctx* c) {

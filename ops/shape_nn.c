@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "ops/shape_fns.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
+#include "base/shape.h"
+#include "base/status.h"
 
 /* The channel dimension's index for a rank-`rank` tensor: last for NHWC,
  * 1 for NCHW (TensorFlow's GetTensorFeatureDimIndex). */

@@ -2,9 +2,9 @@
 #include <string.h>
 
 #include "ops/shape_fns.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 /* Without the axes' values the result is only known when keep_dims keeps
  * the rank, when there are no axes, or when the input is a scalar. */

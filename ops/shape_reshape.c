@@ -1,10 +1,10 @@
 /* Shape functions that change the rank without moving data: Reshape,
  * Squeeze and ExpandDims. */
-#include "runtime/shape.h"
+#include "base/shape.h"
 
 #include "ops/shape_fns.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 static grt_status* cannot_reshape(int64_t in_n, int32_t rank, const int64_t* dims, int64_t known) {
   grt_shape s = grt_shape_make(rank, dims);

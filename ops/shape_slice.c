@@ -1,9 +1,9 @@
 /* Shape function of Slice: begin and size vectors, size -1 meaning "to the
  * end". */
 #include "ops/shape_fns.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 grt_status* grt_infer_slice(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_need(c, 3, 1));

@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "ops/shape_fns.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 static grt_status* from_shape_attr(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_need(c, 0, 1));

@@ -6,9 +6,9 @@
 #include <stdint.h>
 
 #include "ops/shape_fns.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 enum { kNewAxis = -1, kShrinkAxis = -2 };
 enum { kMaxSparse = 32 }; /* TensorFlow's masks are 32-bit ints */

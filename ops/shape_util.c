@@ -3,10 +3,10 @@
 #include <string.h>
 
 #include "ops/shape_fns.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 grt_status* grt_infer_need(const grt_shape_ctx* c, int32_t n_in, int32_t n_out) {
   if (c->n_inputs < n_in || c->n_outputs < n_out || (n_in > 0 && !c->input_shapes) ||

@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/device_name.h"
+#include "base/dtype.h"
+#include "base/mem.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 #include "ops/graph.h"
 #include "ops/op_def.h"
-#include "runtime/device_name.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
 
 #define NODE_ERR(code, n, fmt, ...) \
   GRT_ERROR(code, "node '%s' (%s): " fmt, (n)->name, (n)->op, __VA_ARGS__)
@@ -163,11 +164,11 @@ static grt_status* infer_attrs(grt_graph* g, int32_t index) {
  * a node that never became ready to name the nodes on the cycle. */
 static grt_status* topo_order(const grt_graph* g, int32_t* order) {
   int32_t nn = g->n_nodes;
-  int32_t* pending = calloc((size_t)nn + 1, sizeof *pending);
-  int32_t* out_start = calloc((size_t)nn + 1, sizeof *out_start);
+  int32_t* pending = grt_calloc((size_t)nn + 1, sizeof *pending);
+  int32_t* out_start = grt_calloc((size_t)nn + 1, sizeof *out_start);
   size_t edges = 0;
   for (int32_t i = 0; i < nn; i++) edges += (size_t)g->nodes[i].n_inputs + g->nodes[i].n_controls;
-  int32_t* out_edges = malloc((edges + 1) * sizeof *out_edges);
+  int32_t* out_edges = grt_malloc((edges + 1) * sizeof *out_edges);
   if (!pending || !out_start || !out_edges) {
     free(pending);
     free(out_start);
@@ -182,7 +183,7 @@ static grt_status* topo_order(const grt_graph* g, int32_t* order) {
     pending[i] = n->n_inputs + n->n_controls;
   }
   for (int32_t i = 0; i < nn; i++) out_start[i + 1] += out_start[i];
-  int32_t* fill = calloc((size_t)nn + 1, sizeof *fill);
+  int32_t* fill = grt_calloc((size_t)nn + 1, sizeof *fill);
   if (!fill) {
     free(pending);
     free(out_start);
@@ -323,7 +324,7 @@ grt_status* grt_graph_validate(grt_graph* g) {
     }
     GRT_RETURN_IF_ERROR(resolve_edges(g, n));
   }
-  int32_t* order = malloc(((size_t)g->n_nodes + 1) * sizeof *order);
+  int32_t* order = grt_malloc(((size_t)g->n_nodes + 1) * sizeof *order);
   if (!order) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory validating the graph");
   /* Pass 2: no cycles. Pass 3, producers first: attrs, signatures, input
    * types, then shapes. */

@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "ops/op_def.h"
 #include "placer/context.h"
-#include "runtime/status.h"
 
 static bool is_generator(const grt_node* n) {
   return n->n_inputs == 0 && n->sig.n_outputs == 1 &&
@@ -33,9 +34,9 @@ static bool is_metadata(const grt_node* n) {
  * respects the edges. Iterative, so a million-node chain is fine. */
 static grt_status* topo_order(const grt_place_ctx* c, int32_t* order) {
   int32_t n = c->n;
-  uint8_t* state = calloc((size_t)n + 1, 1);
-  int32_t* stack = malloc(((size_t)n + 1) * sizeof *stack);
-  int32_t* next = malloc(((size_t)n + 1) * sizeof *next);
+  uint8_t* state = grt_calloc((size_t)n + 1, 1);
+  int32_t* stack = grt_malloc(((size_t)n + 1) * sizeof *stack);
+  int32_t* next = grt_malloc(((size_t)n + 1) * sizeof *next);
   if (!state || !stack || !next) {
     free(state);
     free(stack);
@@ -151,7 +152,7 @@ static void explain(grt_place_ctx* c, int32_t v) {
 grt_status* grt_ctx_assign(grt_place_ctx* c) {
   grt_plan* p = c->plan;
   int32_t n = c->n;
-  int32_t* order = malloc(((size_t)n + 1) * sizeof *order);
+  int32_t* order = grt_malloc(((size_t)n + 1) * sizeof *order);
   if (!order) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory placing %d nodes", (int)n);
   grt_status* s = topo_order(c, order);
   if (s) {
@@ -179,8 +180,8 @@ grt_status* grt_ctx_assign(grt_place_ctx* c) {
   }
   /* The device all consumers of each node share: -1 none yet, -2 mixed or
    * not placed. `first` keeps the first consumer for the plan's reason. */
-  int32_t* shared = malloc(((size_t)n + 1) * sizeof *shared);
-  int32_t* first = malloc(((size_t)n + 1) * sizeof *first);
+  int32_t* shared = grt_malloc(((size_t)n + 1) * sizeof *shared);
+  int32_t* first = grt_malloc(((size_t)n + 1) * sizeof *first);
   if (!shared || !first) {
     free(order);
     free(shared);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "placer/context.h"
-#include "runtime/status.h"
+#include "base/status.h"
 
 bool grt_ctx_allowed(const grt_place_ctx* c, int32_t r, int32_t d) {
   if (d < 0) return false;

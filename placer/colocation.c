@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "placer/context.h"
-#include "runtime/status.h"
 
 int32_t grt_ctx_find(grt_place_ctx* c, int32_t v) {
   int32_t r = v;
@@ -32,7 +33,7 @@ static uint8_t merge_order(uint8_t a, uint8_t b) {
 }
 
 static grt_status* remember_ignored(grt_plan* p, int32_t node, int32_t other) {
-  int32_t* list = realloc(p->ignored, (size_t)(p->n_ignored + 1) * 2 * sizeof *list);
+  int32_t* list = grt_realloc(p->ignored, (size_t)(p->n_ignored + 1) * 2 * sizeof *list);
   if (!list) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   p->ignored = list;
   list[2 * p->n_ignored] = node;

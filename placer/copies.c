@@ -3,8 +3,9 @@
  * Control edges that cross devices are listed with port -1 (a signal). */
 #include <stdlib.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "placer/internal.h"
-#include "runtime/status.h"
 
 static int cmp_copy(const void* a, const void* b) {
   const grt_plan_copy* x = a;
@@ -27,7 +28,7 @@ grt_status* grt_place_copies(grt_plan* p) {
   p->n_copies = 0;
   if (cross == 0) return NULL;
   if (cross > INT32_MAX) return GRT_ERROR(RESOURCE_EXHAUSTED, "too many cross-device edges");
-  grt_plan_copy* copies = malloc(cross * sizeof *copies);
+  grt_plan_copy* copies = grt_malloc(cross * sizeof *copies);
   if (!copies) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory listing copies");
   size_t k = 0;
   for (int32_t v = 0; v < p->n; v++) {

@@ -5,8 +5,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "placer/internal.h"
-#include "runtime/status.h"
 
 /* The CUDA backend installs its probe when it loads; until then, and on a
  * machine without a driver, there are no GPUs and soft placement takes over. */
@@ -24,8 +25,8 @@ static grt_status* make(const int32_t count[GRT_NUM_DEVICE_TYPES],
   *out = NULL;
   int32_t total = 0;
   for (int t = 0; t < GRT_NUM_DEVICE_TYPES; t++) total += count[t];
-  grt_device_set* ds = calloc(1, sizeof *ds);
-  grt_device* devs = calloc((size_t)total + 1, sizeof *devs);
+  grt_device_set* ds = grt_calloc(1, sizeof *ds);
+  grt_device_entry* devs = grt_calloc((size_t)total + 1, sizeof *devs);
   if (!ds || !devs) {
     free(ds);
     free(devs);
@@ -36,7 +37,7 @@ static grt_status* make(const int32_t count[GRT_NUM_DEVICE_TYPES],
     ds->first[t] = at;
     ds->count[t] = count[t];
     for (int32_t id = 0; id < count[t]; id++, at++) {
-      grt_device* d = &devs[at];
+      grt_device_entry* d = &devs[at];
       d->type = (grt_device_type)t;
       d->id = id;
       d->present = id < present[t];
@@ -125,8 +126,8 @@ grt_status* grt_device_set_from_machine(int32_t n_cpus, grt_device_set** out) {
 grt_status* grt_device_set_copy(const grt_device_set* ds, grt_device_set** out) {
   *out = NULL;
   if (!ds) return GRT_ERROR(INVALID_ARGUMENT, "NULL device set");
-  grt_device_set* c = calloc(1, sizeof *c);
-  grt_device* devs = calloc((size_t)ds->n + 1, sizeof *devs);
+  grt_device_set* c = grt_calloc(1, sizeof *c);
+  grt_device_entry* devs = grt_calloc((size_t)ds->n + 1, sizeof *devs);
   if (!c || !devs) {
     free(c);
     free(devs);
@@ -147,27 +148,27 @@ void grt_device_set_free(grt_device_set* ds) {
 
 int32_t grt_device_set_count(const grt_device_set* ds) { return ds ? ds->n : 0; }
 
-static const grt_device* at(const grt_device_set* ds, int32_t i) {
+static const grt_device_entry* at(const grt_device_set* ds, int32_t i) {
   return ds && i >= 0 && i < ds->n ? &ds->devs[i] : NULL;
 }
 
 const char* grt_device_set_name(const grt_device_set* ds, int32_t i) {
-  const grt_device* d = at(ds, i);
+  const grt_device_entry* d = at(ds, i);
   return d ? d->name : "";
 }
 
 const char* grt_device_set_type(const grt_device_set* ds, int32_t i) {
-  const grt_device* d = at(ds, i);
+  const grt_device_entry* d = at(ds, i);
   return d ? grt_device_type_name(d->type) : "";
 }
 
 int32_t grt_device_set_id(const grt_device_set* ds, int32_t i) {
-  const grt_device* d = at(ds, i);
+  const grt_device_entry* d = at(ds, i);
   return d ? d->id : -1;
 }
 
 bool grt_device_set_present(const grt_device_set* ds, int32_t i) {
-  const grt_device* d = at(ds, i);
+  const grt_device_entry* d = at(ds, i);
   return d && d->present;
 }
 

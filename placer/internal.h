@@ -12,9 +12,10 @@
 #include "grt/placer.h"
 #include "kernels/kernel_registry.h"
 #include "ops/graph.h"
-#include "runtime/arena.h"
-#include "runtime/device_name.h"
-#include "runtime/strmap.h"
+#include "base/arena.h"
+#include "base/device_name.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,17 +25,17 @@ extern "C" {
 
 #define GRT_MAX_DEVICES_PER_TYPE 1024
 
-typedef struct grt_device {
+typedef struct grt_device_entry {
   grt_device_type type;
   int32_t id;
   bool present;
   grt_device_name parsed;
   char name[GRT_DEVICE_NAME_MAX]; /* canonical full name */
-} grt_device;
+} grt_device_entry;
 
 struct grt_device_set {
   int32_t n;
-  grt_device* devs; /* CPUs by id, then GPUs by id */
+  grt_device_entry* devs; /* CPUs by id, then GPUs by id */
   int32_t first[GRT_NUM_DEVICE_TYPES]; /* index of the first device of a type */
   int32_t count[GRT_NUM_DEVICE_TYPES];
 };
@@ -150,14 +151,6 @@ grt_status* grt_place_copies(grt_plan* p);
 /* reason.c: one-line text for a node's placement. */
 size_t grt_place_reason_text(const grt_plan* p, int32_t node, char* buf, size_t size);
 
-/* Appends printf-style text to a growing malloc'd string; on OOM the string
- * is left as it was. */
-typedef struct grt_strbuf {
-  char* s;
-  size_t len, cap;
-} grt_strbuf;
-void grt_strbuf_printf(grt_strbuf* b, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-static inline const char* grt_strbuf_str(const grt_strbuf* b) { return b->s ? b->s : ""; }
 
 #ifdef __cplusplus
 }

@@ -2,11 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "placer/internal.h"
-#include "runtime/status.h"
 
 grt_status* grt_place_options_new(grt_place_options** out) {
-  *out = calloc(1, sizeof **out);
+  *out = grt_calloc(1, sizeof **out);
   if (!*out) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   (*out)->strategy = GRT_PS_GREEDY;
   return NULL;
@@ -34,8 +35,8 @@ grt_status* grt_place_options_set_ps_devices(grt_place_options* o, const char* l
   if (!list || !*list) return NULL;
   int32_t n = 1;
   for (const char* p = list; *p; p++) n += *p == ',';
-  char** ps = calloc((size_t)n, sizeof *ps);
-  grt_device_name* parsed = calloc((size_t)n, sizeof *parsed);
+  char** ps = grt_calloc((size_t)n, sizeof *ps);
+  grt_device_name* parsed = grt_calloc((size_t)n, sizeof *parsed);
   if (!ps || !parsed) {
     free(ps);
     free(parsed);
@@ -47,7 +48,7 @@ grt_status* grt_place_options_set_ps_devices(grt_place_options* o, const char* l
   for (; k < n && !s; k++) {
     const char* comma = strchr(p, ',');
     size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    ps[k] = strndup(p, len);
+    ps[k] = grt_strndup(p, len);
     if (!ps[k]) {
       s = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
     } else if (!len) {

@@ -3,8 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "placer/context.h"
-#include "runtime/status.h"
 
 static void ctx_free(grt_place_ctx* c) {
   free(c->types);
@@ -29,24 +30,24 @@ static void ctx_free(grt_place_ctx* c) {
 
 static grt_status* ctx_alloc(grt_place_ctx* c) {
   size_t n = (size_t)c->n + 1;
-  c->types = calloc(n, 1);
-  c->order = calloc(n, 1);
-  c->kern = malloc(n * GRT_NUM_DEVICE_TYPES * sizeof *c->kern);
-  c->parent = malloc(n * sizeof *c->parent);
-  c->rank = calloc(n, 1);
-  c->greq = malloc(n * sizeof *c->greq);
-  c->gsrc = malloc(n * sizeof *c->gsrc);
-  c->gref = malloc(n * sizeof *c->gref);
-  c->gtypes = calloc(n, 1);
-  c->gorder = calloc(n, 1);
-  c->gflags = calloc(n, 1);
-  c->gcand = malloc(n * sizeof *c->gcand);
-  c->gspec = calloc(n, sizeof *c->gspec);
-  c->gcause = calloc(n, 1);
-  c->gstage = calloc(n, 1);
-  c->gdev = malloc(n * sizeof *c->gdev);
-  c->gdecider = malloc(n * sizeof *c->gdecider);
-  c->gheur = calloc(n, 1);
+  c->types = grt_calloc(n, 1);
+  c->order = grt_calloc(n, 1);
+  c->kern = grt_malloc(n * GRT_NUM_DEVICE_TYPES * sizeof *c->kern);
+  c->parent = grt_malloc(n * sizeof *c->parent);
+  c->rank = grt_calloc(n, 1);
+  c->greq = grt_malloc(n * sizeof *c->greq);
+  c->gsrc = grt_malloc(n * sizeof *c->gsrc);
+  c->gref = grt_malloc(n * sizeof *c->gref);
+  c->gtypes = grt_calloc(n, 1);
+  c->gorder = grt_calloc(n, 1);
+  c->gflags = grt_calloc(n, 1);
+  c->gcand = grt_malloc(n * sizeof *c->gcand);
+  c->gspec = grt_calloc(n, sizeof *c->gspec);
+  c->gcause = grt_calloc(n, 1);
+  c->gstage = grt_calloc(n, 1);
+  c->gdev = grt_malloc(n * sizeof *c->gdev);
+  c->gdecider = grt_malloc(n * sizeof *c->gdecider);
+  c->gheur = grt_calloc(n, 1);
   if (!c->types || !c->order || !c->kern || !c->parent || !c->rank || !c->greq || !c->gsrc ||
       !c->gref || !c->gtypes || !c->gorder || !c->gflags || !c->gcand || !c->gspec ||
       !c->gcause || !c->gstage || !c->gdev || !c->gdecider || !c->gheur)

@@ -2,8 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "placer/internal.h"
-#include "runtime/status.h"
 
 static const char* const kReasonNames[] = {
     [GRT_REASON_EXPLICIT] = "explicit",   [GRT_REASON_COLOCATION] = "colocation",
@@ -30,22 +31,22 @@ const char* grt_place_cause_name(grt_place_cause c) {
 
 grt_status* grt_plan_alloc(const grt_graph* g, const grt_device_set* ds, grt_plan** out) {
   *out = NULL;
-  grt_plan* p = calloc(1, sizeof *p);
+  grt_plan* p = grt_calloc(1, sizeof *p);
   if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory allocating a plan");
   p->g = g;
   p->n = g->n_nodes;
   size_t n = (size_t)p->n + 1;
   p->arena = grt_arena_new();
-  p->device = malloc(n * sizeof *p->device);
-  p->reason = calloc(n, 1);
-  p->cause = calloc(n, 1);
-  p->stage = calloc(n, 1);
-  p->request = calloc(n, sizeof *p->request);
-  p->detail = malloc(n * sizeof *p->detail);
-  p->kernel = malloc(n * sizeof *p->kernel);
-  p->spec = calloc(n, sizeof *p->spec);
-  p->ps_record_of = malloc(n * sizeof *p->ps_record_of);
-  p->copy_start = calloc(n + 1, sizeof *p->copy_start);
+  p->device = grt_malloc(n * sizeof *p->device);
+  p->reason = grt_calloc(n, 1);
+  p->cause = grt_calloc(n, 1);
+  p->stage = grt_calloc(n, 1);
+  p->request = grt_calloc(n, sizeof *p->request);
+  p->detail = grt_malloc(n * sizeof *p->detail);
+  p->kernel = grt_malloc(n * sizeof *p->kernel);
+  p->spec = grt_calloc(n, sizeof *p->spec);
+  p->ps_record_of = grt_malloc(n * sizeof *p->ps_record_of);
+  p->copy_start = grt_calloc(n + 1, sizeof *p->copy_start);
   grt_status* s = NULL;
   if (!p->arena || !p->device || !p->reason || !p->cause || !p->stage || !p->request ||
       !p->detail || !p->kernel || !p->spec || !p->ps_record_of || !p->copy_start) {

@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/shape.h"
+#include "base/status.h"
 #include "ops/op_def.h"
 #include "placer/internal.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
 
 static bool takes_ps_device(const grt_node* n) {
   return n->def && (n->def->flags & GRT_OP_VARIABLE) && !(n->device && n->device[0]) &&
@@ -33,7 +34,7 @@ grt_status* grt_place_ps_setter(grt_plan* p, const grt_place_options* opts) {
   p->strategy = opts->strategy;
   p->n_ps = n_ps;
   p->ps_names = grt_arena_calloc(p->arena, (size_t)n_ps, sizeof *p->ps_names);
-  p->ps_request = calloc((size_t)n_ps, sizeof *p->ps_request);
+  p->ps_request = grt_calloc((size_t)n_ps, sizeof *p->ps_request);
   if (!p->ps_names || !p->ps_request) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   for (int32_t k = 0; k < n_ps; k++) {
     p->ps_names[k] = grt_arena_strdup(p->arena, opts->ps[k]);
@@ -45,9 +46,9 @@ grt_status* grt_place_ps_setter(grt_plan* p, const grt_place_options* opts) {
   int32_t n_vars = 0;
   for (int32_t v = 0; v < p->n; v++) n_vars += takes_ps_device(&nodes[v]);
   if (n_vars == 0) return NULL;
-  p->ps_records = calloc((size_t)n_vars, sizeof *p->ps_records);
-  p->ps_loads = calloc((size_t)n_vars * (size_t)n_ps, sizeof *p->ps_loads);
-  int64_t* load = calloc((size_t)n_ps, sizeof *load);
+  p->ps_records = grt_calloc((size_t)n_vars, sizeof *p->ps_records);
+  p->ps_loads = grt_calloc((size_t)n_vars * (size_t)n_ps, sizeof *p->ps_loads);
+  int64_t* load = grt_calloc((size_t)n_ps, sizeof *load);
   if (!p->ps_records || !p->ps_loads || !load) {
     free(load);
     return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory running the ps setter");

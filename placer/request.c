@@ -4,8 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "placer/internal.h"
-#include "runtime/status.h"
 
 #define OOM() GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory interning device requests")
 
@@ -13,7 +14,7 @@ static grt_status* add(grt_requests* r, const grt_device_name* name, const char*
                        int32_t* out) {
   if (r->n == r->cap) {
     int32_t cap = r->cap ? r->cap * 2 : 16;
-    grt_request* items = realloc(r->items, (size_t)cap * sizeof *items);
+    grt_request* items = grt_realloc(r->items, (size_t)cap * sizeof *items);
     if (!items) return OOM();
     r->items = items;
     r->cap = cap;

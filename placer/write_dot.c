@@ -11,8 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "placer/internal.h"
-#include "runtime/status.h"
 
 extern char** environ;
 
@@ -43,7 +44,7 @@ grt_status* grt_plan_write_dot(const grt_plan* p, FILE* f) {
             kPalette[i % PALETTE_SIZE]);
   fprintf(f, "  }\n");
   for (int32_t v = 0; v < p->n; v++) {
-    const grt_device* d = &ds->devs[p->device[v]];
+    const grt_device_entry* d = &ds->devs[p->device[v]];
     fprintf(f, "  n%d [label=\"", (int)v);
     put_label(f, nodes[v].name);
     fprintf(f, "\\n");
@@ -82,7 +83,7 @@ static bool ends_with(const char* s, const char* suffix) {
  * system). Caller frees the name. */
 static char* temp_beside(const char* path, int* out_fd) {
   size_t n = strlen(path);
-  char* name = malloc(n + 16);
+  char* name = grt_malloc(n + 16);
   if (!name) return NULL;
   snprintf(name, n + 16, "%s.tmp.XXXXXX", path);
   *out_fd = mkstemp(name);

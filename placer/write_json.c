@@ -3,8 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "placer/internal.h"
-#include "runtime/status.h"
 
 static void put_string(FILE* f, const char* s) {
   fputc('"', f);
@@ -55,7 +56,7 @@ static void put_reason(const grt_plan* p, int32_t v, FILE* f, char* text, size_t
       put_string(f, p->ps_names[pr->ps]);
       fprintf(f, ", \"bytes\": %lld, \"loads_before\": ", (long long)pr->bytes);
       put_loads(f, before, p->n_ps);
-      int64_t* after = malloc((size_t)p->n_ps * sizeof *after);
+      int64_t* after = grt_malloc((size_t)p->n_ps * sizeof *after);
       if (after) {
         for (int32_t k = 0; k < p->n_ps; k++) after[k] = before[k];
         if (pr->bytes > 0) after[pr->ps] += pr->bytes;
@@ -91,7 +92,7 @@ grt_status* grt_plan_write_json(const grt_plan* p, FILE* f) {
           p->soft ? "true" : "false");
   fprintf(f, "  \"devices\": [");
   for (int32_t i = 0; i < ds->n; i++) {
-    const grt_device* d = &ds->devs[i];
+    const grt_device_entry* d = &ds->devs[i];
     fprintf(f, "%s\n    {\"index\": %d, \"name\": \"%s\", \"type\": \"%s\", \"id\": %d, \"present\": %s}",
             i ? "," : "", (int)i, d->name, grt_device_type_name(d->type), (int)d->id,
             d->present ? "true" : "false");
@@ -105,7 +106,7 @@ grt_status* grt_plan_write_json(const grt_plan* p, FILE* f) {
       put_string(f, p->ps_names[k]);
     }
     fprintf(f, "], \"variables\": %d, \"loads\": ", (int)p->n_ps_records);
-    int64_t* loads = calloc((size_t)p->n_ps, sizeof *loads);
+    int64_t* loads = grt_calloc((size_t)p->n_ps, sizeof *loads);
     if (loads) {
       for (int32_t r = 0; r < p->n_ps_records; r++)
         if (p->ps_records[r].bytes > 0) loads[p->ps_records[r].ps] += p->ps_records[r].bytes;

@@ -2,13 +2,13 @@
 #include <stdio.h>
 
 #include "placer/internal.h"
-#include "runtime/status.h"
+#include "base/status.h"
 
 grt_status* grt_device_set_write(const grt_device_set* ds, FILE* f) {
   if (!ds || !f) return GRT_ERROR(INVALID_ARGUMENT, "grt_device_set_write needs a set and a file");
   fprintf(f, "Device mapping:\n");
   for (int32_t i = 0; i < ds->n; i++) {
-    const grt_device* d = &ds->devs[i];
+    const grt_device_entry* d = &ds->devs[i];
     fprintf(f, "%s -> device: %d, name: logical %s device%s\n", d->name, (int)d->id,
             grt_device_type_name(d->type), d->present ? "" : " (declared; not on this machine)");
   }

@@ -12,7 +12,7 @@
 #include "graph_format/json_tensor.h"
 #include "graph_format/npy.h"
 #include "grt/grt.h"
-#include "runtime/status.h"
+#include "base/status.h"
 #include "tools/commands.h"
 
 static const char kUsage[] =

@@ -3,11 +3,12 @@
  * contiguous run of bytes. */
 #include <stdlib.h>
 
+#include "base/dtype.h"
+#include "base/mem.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 #include "kernels/cpu/array_kernels.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
 
 enum { kMaxStackPieces = 64 };
 
@@ -20,8 +21,8 @@ static grt_status* join(grt_kernel_ctx* ctx, int32_t n, int64_t outer, int64_t i
   char** pieces = stack_pieces;
   size_t* bytes = stack_bytes;
   if (n > kMaxStackPieces) {
-    pieces = malloc(sizeof *pieces * (size_t)n);
-    bytes = malloc(sizeof *bytes * (size_t)n);
+    pieces = grt_malloc(sizeof *pieces * (size_t)n);
+    bytes = grt_malloc(sizeof *bytes * (size_t)n);
     if (!pieces || !bytes) {
       free(pieces);
       free(bytes);
@@ -74,7 +75,7 @@ grt_status* grt_array_concat_v2(grt_kernel_ctx* ctx) {
         "ConcatOp : Expected concatenating dimensions in the range [%d, %d), but got %lld",
         -(int)rank, (int)rank, (long long)axis);
   int64_t lens_stack[kMaxStackPieces];
-  int64_t* lens = n > kMaxStackPieces ? malloc(sizeof *lens * (size_t)n) : lens_stack;
+  int64_t* lens = n > kMaxStackPieces ? grt_malloc(sizeof *lens * (size_t)n) : lens_stack;
   if (!lens) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory joining %d inputs", (int)n);
   grt_shape out_shape = *s0;
   out_shape.dims[a] = 0;
@@ -145,7 +146,7 @@ grt_status* grt_array_pack(grt_kernel_ctx* ctx) {
   for (int32_t d = 0; d < a; d++) outer *= s0->dims[d];
   for (int32_t d = (int32_t)a; d < s0->rank; d++) inner *= s0->dims[d];
   int64_t ones_stack[kMaxStackPieces];
-  int64_t* ones = n > kMaxStackPieces ? malloc(sizeof *ones * (size_t)n) : ones_stack;
+  int64_t* ones = n > kMaxStackPieces ? grt_malloc(sizeof *ones * (size_t)n) : ones_stack;
   if (!ones) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory joining %d inputs", (int)n);
   for (int32_t i = 0; i < n; i++) ones[i] = 1;
   grt_status* s = join(ctx, n, outer, inner, ones, out);

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/op_kernel.h"
+#include "kernels/op_kernel.h"
 
 /* ---- compute functions, by file --------------------------------------- */
 

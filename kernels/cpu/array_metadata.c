@@ -4,10 +4,10 @@
 #include <stdint.h>
 
 #include "kernels/cpu/array_kernels.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 static grt_status* out_type(grt_kernel_ctx* ctx, grt_dtype* out) {
   *out = ctx->node->sig.n_outputs > 0 ? ctx->node->sig.output_types[0] : GRT_DTYPE_INVALID;

@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "kernels/cpu/array_kernels.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 static grt_status* need_scalar(const grt_tensor* t, const char* what) {
   if (t->shape.rank == 0) return NULL;

@@ -1,9 +1,9 @@
 /* Ops that change the shape without moving data: Reshape, Squeeze and
  * ExpandDims. Each output is a new view over the input's buffer. */
 #include "kernels/cpu/array_kernels.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 grt_status* grt_array_reshape(grt_kernel_ctx* ctx) {
   const grt_tensor *in, *shape_t;

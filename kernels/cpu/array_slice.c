@@ -2,10 +2,10 @@
  * identity slice shares the input, as does a slice of whole rows of the
  * first dimension that starts aligned; anything else is a strided gather. */
 #include "kernels/cpu/array_kernels.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 grt_status* grt_array_slice(grt_kernel_ctx* ctx) {
   const grt_tensor *in, *begin_t, *size_t_;

@@ -3,10 +3,10 @@
 #include <string.h>
 
 #include "kernels/cpu/array_kernels.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 /* The graph owns the value (possibly in a mapped file); the output shares it. */
 grt_status* grt_array_const(grt_kernel_ctx* ctx) {

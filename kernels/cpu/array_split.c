@@ -4,11 +4,12 @@
  * TensorFlow's Split and Unpack return sub-slices instead of copies. */
 #include <stdlib.h>
 
+#include "base/dtype.h"
+#include "base/mem.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 #include "kernels/cpu/array_kernels.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
 
 /* Produces `n` outputs of `piece` shape, output k holding elements
  * [k * len, (k+1) * len) of the axis, for `outer` rows of `inner`. */
@@ -26,8 +27,8 @@ static grt_status* cut(grt_kernel_ctx* ctx, const grt_tensor* in, int32_t n, con
       return NULL;
     }
   }
-  char** pieces = malloc(sizeof *pieces * (size_t)n);
-  size_t* bytes = malloc(sizeof *bytes * (size_t)n);
+  char** pieces = grt_malloc(sizeof *pieces * (size_t)n);
+  size_t* bytes = grt_malloc(sizeof *bytes * (size_t)n);
   grt_status* s = NULL;
   if (!pieces || !bytes)
     s = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory splitting %d ways", (int)n);

@@ -7,10 +7,10 @@
  * (new axes added, shrunk axes dropped). An identity slice, or whole rows of
  * dimension 0 starting aligned, shares the input instead. */
 #include "kernels/cpu/array_kernels.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 enum { kMaxSparse = 32 }; /* the masks are 32-bit */
 enum { kNewAxis = -1, kShrinkAxis = -2 };

@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "kernels/cpu/array_kernels.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 typedef struct {
   const char* src;

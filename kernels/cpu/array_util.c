@@ -2,10 +2,10 @@
 #include <string.h>
 
 #include "kernels/cpu/array_kernels.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 grt_status* grt_array_input(const grt_kernel_ctx* ctx, int32_t i, const grt_tensor** out) {
   if (i >= ctx->n_inputs || !ctx->inputs[i])

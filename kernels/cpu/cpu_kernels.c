@@ -3,7 +3,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "runtime/strmap.h"
+#include "base/mem.h"
+#include "base/strmap.h"
 
 typedef struct {
   const grt_op_kernel* rows;
@@ -29,7 +30,7 @@ static void build(void) {
   int32_t total = 0;
   for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
     total += *families[f].count;
-  g_all = calloc((size_t)total + 1, sizeof *g_all);
+  g_all = grt_calloc((size_t)total + 1, sizeof *g_all);
   grt_strmap_init(&g_by_op);
   if (!g_all) return;
   for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {

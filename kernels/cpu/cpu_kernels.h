@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "runtime/op_kernel.h"
+#include "kernels/op_kernel.h"
 
 #ifdef __cplusplus
 extern "C" {

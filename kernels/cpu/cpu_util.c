@@ -6,10 +6,10 @@ GRT_CPU_VECTORIZE
 
 #include <string.h>
 
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 const char* grt_cpu_shape_str(const grt_shape* s, char* buf) {
   return grt_shape_str(s, buf, GRT_SHAPE_STR_MAX);

@@ -16,10 +16,10 @@
 
 #include "grt/status.h"
 #include "grt/types.h"
-#include "runtime/op_kernel.h"
-#include "runtime/shape.h" /* GRT_SHAPE_STR_MAX */
-#include "runtime/tensor.h"
-#include "runtime/threadpool.h"
+#include "kernels/op_kernel.h"
+#include "base/shape.h" /* GRT_SHAPE_STR_MAX */
+#include "base/tensor.h"
+#include "base/threadpool.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "kernels/cpu/cpu_util.h"
-#include "runtime/op_kernel.h"
+#include "kernels/op_kernel.h"
 
 /* A binary op: one row function per input dtype (NULL: no kernel). float16
  * and bfloat16 inputs run the float32 row on widened copies. */

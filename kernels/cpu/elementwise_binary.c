@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "kernels/cpu/elementwise.h"
-#include "runtime/status.h"
+#include "base/status.h"
 
 GRT_CPU_VECTORIZE
 

@@ -1,8 +1,8 @@
 /* Broadcasting comparisons with a bool result: Less, Greater, GreaterEqual,
  * Equal. NaN compares false with everything (so Equal(NaN, NaN) is false). */
 #include "kernels/cpu/elementwise.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 GRT_CPU_VECTORIZE
 

@@ -5,10 +5,10 @@
 
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/cpu/elementwise.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 GRT_CPU_VECTORIZE
 

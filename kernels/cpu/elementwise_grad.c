@@ -2,8 +2,8 @@
  * SigmoidGrad(y, dy) and ReluGrad(gradients, features). No broadcasting:
  * the two inputs hold one element each per output element. */
 #include "kernels/cpu/elementwise.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
+#include "base/shape.h"
+#include "base/status.h"
 
 GRT_CPU_VECTORIZE
 

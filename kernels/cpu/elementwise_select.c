@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "kernels/cpu/elementwise.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 GRT_CPU_VECTORIZE
 

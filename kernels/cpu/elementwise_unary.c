@@ -4,8 +4,8 @@
 #include <math.h>
 
 #include "kernels/cpu/elementwise.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 GRT_CPU_VECTORIZE
 

@@ -6,10 +6,10 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/cpu/matmul_gemm.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 /* The CPU support rows: no int8/uint8 GEMM, as in TensorFlow. */
 static bool supported(grt_dtype t) {

@@ -11,8 +11,8 @@
 #include <limits.h>
 #include <string.h>
 
-#include "runtime/dtype.h"
-#include "runtime/status.h"
+#include "base/dtype.h"
+#include "base/status.h"
 
 /* OpenBLAS runs GEMMs up to this many multiply-adds on one thread; below it
  * independent batch entries are worth spreading over the intra-op pool. */

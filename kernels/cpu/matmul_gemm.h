@@ -11,7 +11,7 @@
 
 #include "grt/status.h"
 #include "grt/types.h"
-#include "runtime/threadpool.h"
+#include "base/threadpool.h"
 
 /* C[b] = op(A[xb(b)]) * op(B[yb(b)]) for each output batch index b, with
  * op() a transpose where ta/tb. All matrices are row-major and contiguous;

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "runtime/op_kernel.h"
+#include "kernels/op_kernel.h"
 
 /* One softmax row without the final division: y[j] = e^(x[j] - max) and
  * the returned sum of the y[j]; *out_max gets max(x). n >= 1; y may be x.

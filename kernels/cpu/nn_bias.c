@@ -8,9 +8,9 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/nn.h"
 #include "kernels/cpu/reduce.h"
-#include "runtime/dtype.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 /* The channel dimension of a value of rank >= 2. */
 static grt_status* channel_dim(const grt_kernel_ctx* ctx, const grt_tensor* value,

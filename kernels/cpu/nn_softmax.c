@@ -6,9 +6,9 @@
 
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/cpu/nn.h"
-#include "runtime/dtype.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 GRT_CPU_VECTORIZE
 

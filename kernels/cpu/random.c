@@ -18,13 +18,14 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "base/dtype.h"
+#include "base/mem.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/cpu/random_philox.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
 
 enum { kReservedPerOutput = 256 };
 
@@ -215,7 +216,7 @@ static int64_t int_attr(const grt_node* node, const char* name) {
 
 static grt_status* random_create(const grt_node* node, void** out_state) {
   *out_state = NULL;
-  random_state* st = calloc(1, sizeof *st);
+  random_state* st = grt_calloc(1, sizeof *st);
   if (!st) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory creating a random generator");
   if (pthread_mutex_init(&st->mu, NULL) != 0) {
     free(st);

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "runtime/op_kernel.h"
+#include "kernels/op_kernel.h"
 
 typedef enum grt_cpu_reducer {
   GRT_CPU_REDUCE_SUM,

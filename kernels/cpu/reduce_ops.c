@@ -4,9 +4,9 @@
  * dimensions as 1 with keep_dims. */
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/cpu/reduce.h"
-#include "runtime/dtype.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 static grt_status* reduce_kernel(grt_kernel_ctx* ctx, grt_cpu_reducer r) {
   grt_tensor* in = ctx->inputs[0];

@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/mem.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 grt_status* grt_state_var_create(const grt_node* node, void** out_state) {
   *out_state = NULL;
-  grt_var* v = calloc(1, sizeof *v);
-  char* name = strdup(node->name ? node->name : "");
+  grt_var* v = grt_calloc(1, sizeof *v);
+  char* name = grt_strdup(node->name ? node->name : "");
   if (!v || !name) {
     free(v);
     free(name);

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/op_kernel.h"
+#include "kernels/op_kernel.h"
 
 /* create_state/free_state of VariableV2 and Variable: a grt_var with its
  * mutex initialised, no value, and a copy of the node's name. */

@@ -11,10 +11,10 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/cpu/state_var.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 GRT_CPU_VECTORIZE
 

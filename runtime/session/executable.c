@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/shape.h"
+#include "base/status.h"
 #include "runtime/session/session_internal.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
 
 #define OOM() GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory preparing the run")
 
@@ -21,7 +22,7 @@ typedef struct {
 static bool ivec_push(ivec* a, int32_t x) {
   if (a->n == a->cap) {
     int32_t cap = a->cap ? a->cap * 2 : 64;
-    int32_t* v = realloc(a->v, (size_t)cap * sizeof *v);
+    int32_t* v = grt_realloc(a->v, (size_t)cap * sizeof *v);
     if (!v) return false;
     a->v = v;
     a->cap = cap;
@@ -62,8 +63,8 @@ static char* make_key(const grt_feed* feeds, int32_t nf, const char* const* fetc
   for (int32_t i = 0; i < nf; i++) len += strlen(feeds[i].name ? feeds[i].name : "") + 1;
   for (int32_t i = 0; i < nx; i++) len += strlen(fetches[i] ? fetches[i] : "") + 1;
   for (int32_t i = 0; i < nt; i++) len += strlen(targets[i] ? targets[i] : "") + 1;
-  const char** tmp = malloc(((size_t)nt + 1) * sizeof *tmp);
-  char* key = malloc(len);
+  const char** tmp = grt_malloc(((size_t)nt + 1) * sizeof *tmp);
+  char* key = grt_malloc(len);
   if (!tmp || !key) {
     free(tmp);
     free(key);
@@ -117,7 +118,7 @@ static grt_status* add_exec(builder* b, int32_t node, int32_t device, uint8_t ki
                             int32_t n_outputs, int32_t* out_index) {
   if (b->n_nodes == b->cap_nodes) {
     int32_t cap = b->cap_nodes ? b->cap_nodes * 2 : 64;
-    exec_node* v = realloc(b->nodes, (size_t)cap * sizeof *v);
+    exec_node* v = grt_realloc(b->nodes, (size_t)cap * sizeof *v);
     if (!v) return OOM();
     b->nodes = v;
     b->cap_nodes = cap;
@@ -197,12 +198,12 @@ static grt_status* build(builder* b, const grt_feed* feeds, int32_t nf,
   const grt_graph* g = b->g;
   grt_executable* e = b->e;
   int32_t nn = g->n_nodes;
-  int32_t* feed_node = malloc(((size_t)nf + 1) * sizeof *feed_node);
-  int32_t* feed_port = malloc(((size_t)nf + 1) * sizeof *feed_port);
-  int32_t* fetch_node = malloc(((size_t)nx + 1) * sizeof *fetch_node);
-  int32_t* fetch_port = malloc(((size_t)nx + 1) * sizeof *fetch_port);
-  int32_t* exec_of = malloc(((size_t)nn + 1) * sizeof *exec_of);
-  uint8_t* has_feed = calloc((size_t)nn + 1, 1);
+  int32_t* feed_node = grt_malloc(((size_t)nf + 1) * sizeof *feed_node);
+  int32_t* feed_port = grt_malloc(((size_t)nf + 1) * sizeof *feed_port);
+  int32_t* fetch_node = grt_malloc(((size_t)nx + 1) * sizeof *fetch_node);
+  int32_t* fetch_port = grt_malloc(((size_t)nx + 1) * sizeof *fetch_port);
+  int32_t* exec_of = grt_malloc(((size_t)nn + 1) * sizeof *exec_of);
+  uint8_t* has_feed = grt_calloc((size_t)nn + 1, 1);
   ivec stack = {0};
   grt_status* st = NULL;
   if (!feed_node || !feed_port || !fetch_node || !fetch_port || !exec_of || !has_feed) {
@@ -262,7 +263,7 @@ static grt_status* build(builder* b, const grt_feed* feeds, int32_t nf,
   if (st) goto done;
   int32_t n_kernels = b->n_nodes;
   e->n_feeds = nf;
-  e->feed_slots = malloc(((size_t)nf + 1) * sizeof *e->feed_slots);
+  e->feed_slots = grt_malloc(((size_t)nf + 1) * sizeof *e->feed_slots);
   if (!e->feed_slots) {
     st = OOM();
     goto done;
@@ -272,8 +273,8 @@ static grt_status* build(builder* b, const grt_feed* feeds, int32_t nf,
   /* Edges; crossing ones through Send/Recv. */
   b->copies.cap = 64;
   while (b->copies.cap < (size_t)n_kernels * 4) b->copies.cap *= 2;
-  b->copies.keys = malloc(b->copies.cap * sizeof *b->copies.keys);
-  b->copies.send = malloc(b->copies.cap * sizeof *b->copies.send);
+  b->copies.keys = grt_malloc(b->copies.cap * sizeof *b->copies.keys);
+  b->copies.send = grt_malloc(b->copies.cap * sizeof *b->copies.send);
   if (!b->copies.keys || !b->copies.send) {
     st = OOM();
     goto done;
@@ -286,7 +287,7 @@ static grt_status* build(builder* b, const grt_feed* feeds, int32_t nf,
     const grt_node* n = &g->nodes[b->nodes[x].node];
     int32_t dev = b->nodes[x].device;
     /* Inputs are recorded first and appended in one block per node. */
-    int32_t* slots = malloc(((size_t)n->n_inputs + 1) * sizeof *slots);
+    int32_t* slots = grt_malloc(((size_t)n->n_inputs + 1) * sizeof *slots);
     if (!slots) {
       st = OOM();
       break;
@@ -330,7 +331,7 @@ static grt_status* build(builder* b, const grt_feed* feeds, int32_t nf,
 
   /* Fetch slots. */
   e->n_fetches = nx;
-  e->fetch_slots = malloc(((size_t)nx + 1) * sizeof *e->fetch_slots);
+  e->fetch_slots = grt_malloc(((size_t)nx + 1) * sizeof *e->fetch_slots);
   if (!e->fetch_slots) {
     st = OOM();
     goto done;
@@ -348,10 +349,10 @@ static grt_status* build(builder* b, const grt_feed* feeds, int32_t nf,
   e->n_slots = b->n_slots;
   e->in_slots = b->in_slots.v;
   b->in_slots.v = NULL;
-  e->succ = malloc(((size_t)b->edge_from.n + 1) * sizeof *e->succ);
-  e->slot_uses = calloc((size_t)e->n_slots + 1, sizeof *e->slot_uses);
-  e->initial = malloc(((size_t)e->n_nodes + 1) * sizeof *e->initial);
-  int32_t* fill = calloc((size_t)e->n_nodes + 1, sizeof *fill);
+  e->succ = grt_malloc(((size_t)b->edge_from.n + 1) * sizeof *e->succ);
+  e->slot_uses = grt_calloc((size_t)e->n_slots + 1, sizeof *e->slot_uses);
+  e->initial = grt_malloc(((size_t)e->n_nodes + 1) * sizeof *e->initial);
+  int32_t* fill = grt_calloc((size_t)e->n_nodes + 1, sizeof *fill);
   if (!e->succ || !e->slot_uses || !e->initial || !fill) {
     free(fill);
     st = OOM();
@@ -414,7 +415,7 @@ grt_status* grt_session_executable(grt_session* s, const grt_feed* feeds, int32_
   }
   pthread_mutex_unlock(&s->cache_mu);
 
-  grt_executable* e = calloc(1, sizeof *e);
+  grt_executable* e = grt_calloc(1, sizeof *e);
   if (!e) {
     free(key);
     return OOM();

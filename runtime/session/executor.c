@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/dtype.h"
+#include "base/dtype.h"
+#include "base/mem.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 #include "runtime/session/session_internal.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
 
 typedef struct {
   grt_tensor* t;
@@ -81,10 +82,10 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
   grt_var* ref_stack[kMaxStackInputs];
   grt_tensor* out_stack[kMaxStackInputs];
   grt_var* oref_stack[kMaxStackInputs];
-  grt_tensor** in = ni <= kMaxStackInputs ? in_stack : calloc((size_t)ni, sizeof *in);
-  grt_var** refs = ni <= kMaxStackInputs ? ref_stack : calloc((size_t)ni, sizeof *refs);
-  grt_tensor** out = no <= kMaxStackInputs ? out_stack : calloc((size_t)no, sizeof *out);
-  grt_var** orefs = no <= kMaxStackInputs ? oref_stack : calloc((size_t)no, sizeof *orefs);
+  grt_tensor** in = ni <= kMaxStackInputs ? in_stack : grt_calloc((size_t)ni, sizeof *in);
+  grt_var** refs = ni <= kMaxStackInputs ? ref_stack : grt_calloc((size_t)ni, sizeof *refs);
+  grt_tensor** out = no <= kMaxStackInputs ? out_stack : grt_calloc((size_t)no, sizeof *out);
+  grt_var** orefs = no <= kMaxStackInputs ? oref_stack : grt_calloc((size_t)no, sizeof *orefs);
   grt_status* st = NULL;
   if (!in || !refs || !out || !orefs) st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   int32_t got = 0;
@@ -168,7 +169,7 @@ typedef struct {
 static void push(work_stack* w, int32_t x) {
   if (w->n == w->cap) {
     int32_t cap = w->cap * 2;
-    int32_t* v = malloc((size_t)cap * sizeof *v);
+    int32_t* v = grt_malloc((size_t)cap * sizeof *v);
     if (!v) return; /* cannot happen in practice; the node would be lost */
     memcpy(v, w->v, (size_t)w->n * sizeof *v);
     if (w->v != w->small) free(w->v);
@@ -207,7 +208,7 @@ static void finish(run_state* r, const exec_node* x, work_stack* w) {
       push(w, y);
       continue;
     }
-    pool_task* t = malloc(sizeof *t);
+    pool_task* t = grt_malloc(sizeof *t);
     if (t) {
       t->r = r;
       t->x = y;
@@ -254,7 +255,7 @@ grt_status* grt_executor_run(grt_session* s, const grt_executable* e, grt_tensor
   size_t n = (size_t)e->n_nodes, ns = (size_t)e->n_slots;
   /* One block for the per-run arrays. */
   size_t bytes = ns * sizeof(slot) + n * sizeof(int32_t) + ns * sizeof(int32_t);
-  char* block = malloc(bytes + 1);
+  char* block = grt_malloc(bytes + 1);
   if (!block) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory starting a run");
   run_state r;
   memset(&r, 0, sizeof r);

@@ -3,10 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
 #include "runtime/session/session_internal.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
 
 static grt_status* copy_options(const grt_session_options* in, grt_session_options* out) {
   grt_session_options* defaults = NULL;
@@ -15,8 +16,8 @@ static grt_status* copy_options(const grt_session_options* in, grt_session_optio
     in = defaults;
   }
   *out = *in;
-  out->ps_devices = strdup(in->ps_devices);
-  out->ps_strategy = strdup(in->ps_strategy);
+  out->ps_devices = grt_strdup(in->ps_devices);
+  out->ps_strategy = grt_strdup(in->ps_strategy);
   grt_session_options_free(defaults);
   if (!out->ps_devices || !out->ps_strategy) {
     free(out->ps_devices);
@@ -41,7 +42,7 @@ static grt_status* place(grt_session* s) {
 
 static grt_status* make_devices(grt_session* s) {
   int32_t n = grt_device_set_count(s->devices);
-  s->device = calloc((size_t)n + 1, sizeof *s->device);
+  s->device = grt_calloc((size_t)n + 1, sizeof *s->device);
   if (!s->device) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   s->n_devices = n;
   for (int32_t i = 0; i < n; i++) {
@@ -57,8 +58,8 @@ static grt_status* make_devices(grt_session* s) {
  * for the session's life). */
 static grt_status* make_kernels(grt_session* s) {
   int32_t nn = s->graph->n_nodes;
-  s->kernels = calloc((size_t)nn + 1, sizeof *s->kernels);
-  s->states = calloc((size_t)nn + 1, sizeof *s->states);
+  s->kernels = grt_calloc((size_t)nn + 1, sizeof *s->kernels);
+  s->states = grt_calloc((size_t)nn + 1, sizeof *s->states);
   if (!s->kernels || !s->states) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   for (int32_t i = 0; i < nn; i++) {
     const grt_node* n = &s->graph->nodes[i];
@@ -85,7 +86,7 @@ grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_s
   *out = NULL;
   if (!g) return GRT_ERROR(INVALID_ARGUMENT, "NULL graph");
   if (!g->validated) GRT_RETURN_IF_ERROR(grt_graph_validate(g));
-  grt_session* s = calloc(1, sizeof *s);
+  grt_session* s = grt_calloc(1, sizeof *s);
   if (!s) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   s->graph = g;
   pthread_mutex_init(&s->cache_mu, NULL);
@@ -183,7 +184,7 @@ grt_status* grt_session_run(grt_session* s, const grt_feed* feeds, int32_t n_fee
   GRT_RETURN_IF_ERROR(
       grt_session_executable(s, feeds, n_feeds, fetches, n_fetches, targets, n_targets, &e));
   grt_tensor* stack[16];
-  grt_tensor** values = n_feeds <= 16 ? stack : malloc((size_t)n_feeds * sizeof *values);
+  grt_tensor** values = n_feeds <= 16 ? stack : grt_malloc((size_t)n_feeds * sizeof *values);
   if (!values) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   for (int32_t i = 0; i < n_feeds; i++) values[i] = feeds[i].value;
   if (trace) grt_trace_begin_run(trace, s);

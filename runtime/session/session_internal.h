@@ -11,10 +11,10 @@
 #include "grt/placer.h"
 #include "grt/session.h"
 #include "ops/graph.h"
-#include "runtime/device.h"
-#include "runtime/op_kernel.h"
+#include "runtime/device/device.h"
+#include "kernels/op_kernel.h"
 #include "runtime/session/session_options.h"
-#include "runtime/threadpool.h"
+#include "base/threadpool.h"
 
 typedef struct grt_executable grt_executable;
 

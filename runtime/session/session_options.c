@@ -9,7 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "runtime/status.h"
+#include "base/mem.h"
+#include "base/status.h"
 
 typedef grt_status* (*parse_fn)(const char* key, const char* value, void* field);
 
@@ -73,7 +74,7 @@ static grt_status* parse_virtual(const char* key, const char* v, void* field) {
 }
 
 static grt_status* parse_string(const char* key, const char* v, void* field) {
-  char* copy = strdup(v);
+  char* copy = grt_strdup(v);
   if (!copy) return GRT_ERROR(RESOURCE_EXHAUSTED, "option %s: out of memory", key);
   free(*(char**)field);
   *(char**)field = copy;
@@ -109,12 +110,12 @@ static const option_row kOptions[] = {
 
 grt_status* grt_session_options_new(grt_session_options** out) {
   *out = NULL;
-  grt_session_options* o = calloc(1, sizeof *o);
+  grt_session_options* o = grt_calloc(1, sizeof *o);
   if (!o) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   o->cpu_devices = 1;
   o->gpu_memory_fraction = 1.0;
-  o->ps_devices = strdup("");
-  o->ps_strategy = strdup("greedy");
+  o->ps_devices = grt_strdup("");
+  o->ps_strategy = grt_strdup("greedy");
   if (!o->ps_devices || !o->ps_strategy) {
     grt_session_options_free(o);
     return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");

@@ -6,8 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "runtime/session/session_internal.h"
-#include "runtime/status.h"
 
 typedef struct {
   const char* name; /* graph-owned */
@@ -34,7 +35,7 @@ int64_t grt_trace_now_ns(void) {
 }
 
 grt_status* grt_trace_new(grt_trace** out) {
-  *out = calloc(1, sizeof **out);
+  *out = grt_calloc(1, sizeof **out);
   if (!*out) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   pthread_mutex_init(&(*out)->mu, NULL);
   (*out)->origin_ns = -1;
@@ -62,9 +63,9 @@ void grt_trace_begin_run(grt_trace* t, const grt_session* s) {
   pthread_mutex_lock(&t->mu);
   if (t->origin_ns < 0) t->origin_ns = grt_trace_now_ns();
   if (t->n_devices == 0) {
-    t->device_names = calloc((size_t)s->n_devices + 1, sizeof *t->device_names);
+    t->device_names = grt_calloc((size_t)s->n_devices + 1, sizeof *t->device_names);
     if (t->device_names) {
-      for (int32_t i = 0; i < s->n_devices; i++) t->device_names[i] = strdup(s->device[i]->name);
+      for (int32_t i = 0; i < s->n_devices; i++) t->device_names[i] = grt_strdup(s->device[i]->name);
       t->n_devices = s->n_devices;
     }
   }
@@ -76,7 +77,7 @@ void grt_trace_add(grt_trace* t, const char* name, const char* op, const char* c
   pthread_mutex_lock(&t->mu);
   if (t->n == t->cap) {
     int64_t cap = t->cap ? t->cap * 2 : 256;
-    trace_event* ev = realloc(t->ev, (size_t)cap * sizeof *ev);
+    trace_event* ev = grt_realloc(t->ev, (size_t)cap * sizeof *ev);
     if (!ev) {
       pthread_mutex_unlock(&t->mu);
       return; /* a trace that runs out of memory drops events, never the run */
@@ -104,7 +105,7 @@ grt_status* grt_trace_write_json(const grt_trace* t, FILE* f) {
   for (int64_t i = 0; i < t->n; i++)
     if (t->ev[i].thread > max_thread) max_thread = t->ev[i].thread;
   size_t width = (size_t)max_thread + 1;
-  bool* seen = calloc((size_t)(t->n_devices + 1) * width, sizeof *seen);
+  bool* seen = grt_calloc((size_t)(t->n_devices + 1) * width, sizeof *seen);
   for (int64_t i = 0; seen && i < t->n; i++) {
     const trace_event* e = &t->ev[i];
     if (e->device < 0 || e->device >= t->n_devices) continue;

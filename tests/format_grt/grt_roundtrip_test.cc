@@ -18,7 +18,7 @@
 #include "graph_format/formats.h"
 #include "graph_format/grt_file_format.h"
 #include "ops/graph.h"
-#include "runtime/tensor.h"
+#include "base/tensor.h"
 #include "tests/format_grt/grt_test_util.h"
 
 namespace grt_test {

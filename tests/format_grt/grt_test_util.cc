@@ -14,8 +14,8 @@
 #include "graph_format/formats.h"
 #include "graph_format/grt_file_format.h"
 #include "ops/graph.h"
-#include "runtime/dtype.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/tensor.h"
 
 namespace grt_test {
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "graph_format/json_float.h"
-#include "runtime/dtype.h"
+#include "base/dtype.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include "graph_format/formats.h"
 #include "grt/graph.h"
 #include "ops/graph.h"
-#include "runtime/tensor.h"
+#include "base/tensor.h"
 
 namespace {
 

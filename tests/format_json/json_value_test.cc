@@ -11,8 +11,8 @@
 
 #include "graph_format/json_tensor.h"
 #include "graph_format/json_value.h"
-#include "runtime/dtype.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "base/tensor.h"
 
 namespace {
 

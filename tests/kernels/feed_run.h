@@ -15,7 +15,7 @@
 #include "tests/kernels/harness.h"
 
 extern "C" {
-#include "runtime/threadpool.h"
+#include "base/threadpool.h"
 }
 
 namespace grt_test {

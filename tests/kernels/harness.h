@@ -22,10 +22,10 @@ extern "C" {
 #include "grt/grt.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "ops/graph.h"
-#include "runtime/dtype.h"
-#include "runtime/op_kernel.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/dtype.h"
+#include "kernels/op_kernel.h"
+#include "base/status.h"
+#include "base/tensor.h"
 }
 
 #define ASSERT_OK(expr)                                          \

@@ -3,8 +3,8 @@
 #include <stdint.h>
 
 #include "graph_format/npy.h"
-#include "runtime/status.h"
-#include "runtime/tensor.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   grt_tensor* t = NULL;

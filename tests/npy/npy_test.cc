@@ -8,7 +8,7 @@
 
 extern "C" {
 #include "graph_format/npy.h"
-#include "runtime/tensor.h"
+#include "base/tensor.h"
 }
 
 namespace {

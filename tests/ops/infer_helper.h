@@ -14,8 +14,8 @@ extern "C" {
 #include "grt/graph.h"
 #include "ops/graph.h"
 #include "ops/op_def.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
+#include "base/shape.h"
+#include "base/status.h"
 }
 
 namespace grt_test {

@@ -8,8 +8,8 @@
 extern "C" {
 #include "ops/attr.h"
 #include "ops/op_def.h"
-#include "runtime/dtype.h"
-#include "runtime/status.h"
+#include "base/dtype.h"
+#include "base/status.h"
 }
 
 namespace {

@@ -12,8 +12,8 @@ extern "C" {
 #include "grt/graph.h"
 #include "ops/graph.h"
 #include "ops/op_def.h"
-#include "runtime/dtype.h"
-#include "runtime/status.h"
+#include "base/dtype.h"
+#include "base/status.h"
 }
 
 namespace {

@@ -8,7 +8,7 @@ extern "C" {
 #include "grt/graph.h"
 #include "ops/graph.h"
 #include "ops/op_def.h"
-#include "runtime/status.h"
+#include "base/status.h"
 }
 
 #include "tests/ops/infer_helper.h"

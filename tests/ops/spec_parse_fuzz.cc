@@ -8,8 +8,8 @@
 
 extern "C" {
 #include "ops/op_def.h"
-#include "runtime/arena.h"
-#include "runtime/status.h"
+#include "base/arena.h"
+#include "base/status.h"
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -6,9 +6,9 @@
 
 extern "C" {
 #include "ops/op_def.h"
-#include "runtime/arena.h"
-#include "runtime/dtype.h"
-#include "runtime/status.h"
+#include "base/arena.h"
+#include "base/dtype.h"
+#include "base/status.h"
 }
 
 #include "tests/ops/infer_helper.h"

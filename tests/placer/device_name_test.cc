@@ -7,8 +7,8 @@
 #include <string>
 
 extern "C" {
-#include "runtime/device_name.h"
-#include "runtime/status.h"
+#include "base/device_name.h"
+#include "base/status.h"
 }
 
 namespace {

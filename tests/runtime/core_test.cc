@@ -7,12 +7,12 @@
 #include <vector>
 
 extern "C" {
-#include "runtime/arena.h"
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
-#include "runtime/strmap.h"
-#include "runtime/tensor.h"
+#include "base/arena.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/strmap.h"
+#include "base/tensor.h"
 }
 
 TEST(Status, CarriesCodeAndMessage) {

@@ -1,4 +1,5 @@
-#include "runtime/strmap.h"
+#include "base/mem.h"
+#include "base/strmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +25,9 @@ void grt_strmap_clear(grt_strmap* m) {
 }
 
 static bool rehash(grt_strmap* m, size_t cap) {
-  const char** keys = calloc(cap, sizeof *keys);
-  uint32_t* hashes = calloc(cap, sizeof *hashes);
-  int32_t* values = calloc(cap, sizeof *values);
+  const char** keys = grt_calloc(cap, sizeof *keys);
+  uint32_t* hashes = grt_calloc(cap, sizeof *hashes);
+  int32_t* values = grt_calloc(cap, sizeof *values);
   if (!keys || !hashes || !values) {
     free(keys);
     free(hashes);

@@ -1,4 +1,4 @@
-#include "runtime/dtype.h"
+#include "base/dtype.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,12 +1,13 @@
-#include "runtime/tensor.h"
+#include "base/tensor.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
+#include "base/dtype.h"
+#include "base/mem.h"
+#include "base/shape.h"
+#include "base/status.h"
 
 static void release_allocated(grt_buffer* b) {
   grt_allocator_free((grt_allocator*)b->owner, b->data);
@@ -14,7 +15,7 @@ static void release_allocated(grt_buffer* b) {
 
 grt_status* grt_buffer_alloc(grt_allocator* a, size_t size, grt_buffer** out) {
   *out = NULL;
-  grt_buffer* b = malloc(sizeof *b);
+  grt_buffer* b = grt_malloc(sizeof *b);
   if (!b) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory allocating a buffer header");
   b->data = grt_allocator_alloc(a, size, GRT_TENSOR_ALIGNMENT);
   if (!b->data) {
@@ -34,7 +35,7 @@ grt_status* grt_buffer_alloc(grt_allocator* a, size_t size, grt_buffer** out) {
 grt_status* grt_buffer_wrap(void* data, size_t size, void (*release)(grt_buffer*), void* owner,
                             grt_buffer** out) {
   *out = NULL;
-  grt_buffer* b = malloc(sizeof *b);
+  grt_buffer* b = grt_malloc(sizeof *b);
   if (!b) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory allocating a buffer header");
   b->refs = 1;
   b->data = data;
@@ -79,7 +80,7 @@ grt_status* grt_tensor_new_view(grt_dtype dtype, const grt_shape* shape, grt_buf
   if (offset > buffer->size || bytes > buffer->size - offset)
     return GRT_ERROR(OUT_OF_RANGE, "tensor of %zu bytes at offset %zu does not fit a %zu-byte buffer",
                      bytes, offset, buffer->size);
-  grt_tensor* t = malloc(sizeof *t);
+  grt_tensor* t = grt_malloc(sizeof *t);
   if (!t) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory allocating a tensor");
   t->refs = 1;
   t->dtype = dtype;

@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 #include "grt/status.h"
-#include "runtime/allocator.h"
-#include "runtime/op_kernel.h"
+#include "base/allocator.h"
+#include "kernels/op_kernel.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,4 +1,4 @@
-#include "runtime/shape.h"
+#include "base/shape.h"
 
 #include <stdio.h>
 #include <string.h>

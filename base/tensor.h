@@ -3,7 +3,7 @@
 #define GRT_RUNTIME_TENSOR_H_
 
 #include "grt/types.h"
-#include "runtime/allocator.h"
+#include "base/allocator.h"
 
 #ifdef __cplusplus
 extern "C" {

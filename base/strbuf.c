@@ -1,10 +1,9 @@
-/* A growing string for messages whose length depends on the graph (a
- * colocation group's members, the device list). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "placer/internal.h"
+#include "base/mem.h"
+#include "base/strbuf.h"
 
 void grt_strbuf_printf(grt_strbuf* b, const char* fmt, ...) {
   va_list ap;
@@ -17,8 +16,11 @@ void grt_strbuf_printf(grt_strbuf* b, const char* fmt, ...) {
   if (want > b->cap) {
     size_t cap = b->cap ? b->cap : 128;
     while (cap < want) cap *= 2;
-    char* s = realloc(b->s, cap);
-    if (!s) return;
+    char* s = grt_realloc(b->s, cap);
+    if (!s) {
+      b->failed = 1;
+      return;
+    }
     b->s = s;
     b->cap = cap;
   }

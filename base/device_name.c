@@ -1,4 +1,4 @@
-#include "runtime/device_name.h"
+#include "base/device_name.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/status.h"
+#include "base/status.h"
 
 /* A name or type token: letters, digits, '_' (and '-' in job names). */
 static bool token_ok(const char* s, size_t n, bool allow_dash) {

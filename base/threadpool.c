@@ -1,10 +1,11 @@
-#include "runtime/threadpool.h"
+#include "base/threadpool.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "runtime/status.h"
+#include "base/mem.h"
+#include "base/status.h"
 
 typedef struct task {
   void (*fn)(void*);
@@ -52,9 +53,9 @@ grt_status* grt_threadpool_new(int threads, const char* name, grt_threadpool** o
     threads = c > 0 ? (int)c : 1;
   }
   if (threads > 1024) return GRT_ERROR(INVALID_ARGUMENT, "%d threads is too many", threads);
-  grt_threadpool* p = calloc(1, sizeof *p);
+  grt_threadpool* p = grt_calloc(1, sizeof *p);
   if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory creating a thread pool");
-  p->threads = calloc((size_t)threads, sizeof *p->threads);
+  p->threads = grt_calloc((size_t)threads, sizeof *p->threads);
   if (!p->threads) {
     free(p);
     return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory creating a thread pool");
@@ -99,7 +100,7 @@ int grt_threadpool_schedule(grt_threadpool* p, void (*fn)(void*), void* arg) {
   if (t) {
     p->free_list = t->next;
   } else {
-    t = malloc(sizeof *t);
+    t = grt_malloc(sizeof *t);
     if (!t) {
       pthread_mutex_unlock(&p->mu);
       return 0;
@@ -173,7 +174,7 @@ void grt_parallel_for(grt_threadpool* p, int64_t n, int64_t cost_per_unit,
   int64_t total = n > INT64_MAX / cost_per_unit ? INT64_MAX : n * cost_per_unit;
   int workers = p ? p->n : 0;
   pfor* f = NULL;
-  if (workers > 0 && total >= 2 * kMinShardCost) f = calloc(1, sizeof *f);
+  if (workers > 0 && total >= 2 * kMinShardCost) f = grt_calloc(1, sizeof *f);
   if (!f) {
     fn(ctx, 0, n);
     return;

@@ -23,9 +23,9 @@
 #include "grt/status.h"
 #include "grt/types.h"
 #include "ops/graph.h"
-#include "runtime/allocator.h"
-#include "runtime/tensor.h"
-#include "runtime/threadpool.h"
+#include "base/allocator.h"
+#include "base/tensor.h"
+#include "base/threadpool.h"
 
 #ifdef __cplusplus
 extern "C" {

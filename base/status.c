@@ -1,4 +1,5 @@
-#include "runtime/status.h"
+#include "base/mem.h"
+#include "base/status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ grt_status* grt_status_newv(grt_code code, const char* fmt, va_list ap) {
   int n = vsnprintf(NULL, 0, fmt, ap2);
   va_end(ap2);
   if (n < 0) n = 0;
-  grt_status* s = malloc(sizeof(*s) + (size_t)n + 1);
+  grt_status* s = grt_malloc(sizeof(*s) + (size_t)n + 1);
   if (!s) return OOM_STATUS;
   s->code = code == GRT_OK ? GRT_UNKNOWN : code;
   vsnprintf(s->message, (size_t)n + 1, fmt, ap);

@@ -1,4 +1,5 @@
-#include "runtime/allocator.h"
+#include "base/allocator.h"
+#include "base/mem.h"
 
 #include <stdlib.h>
 
@@ -7,7 +8,7 @@ static void* host_alloc(grt_allocator* self, size_t size, size_t alignment) {
   if (alignment < sizeof(void*)) alignment = sizeof(void*);
   void* p = NULL;
   /* posix_memalign rejects size 0 on some libcs; give a valid unique pointer. */
-  if (posix_memalign(&p, alignment, size ? size : 1) != 0) return NULL;
+  if (grt_posix_memalign(&p, alignment, size ? size : 1) != 0) return NULL;
   return p;
 }
 

@@ -1,8 +1,8 @@
-#include "runtime/op_kernel.h"
+#include "kernels/op_kernel.h"
 
-#include "runtime/dtype.h"
-#include "runtime/shape.h"
-#include "runtime/status.h"
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
 
 grt_status* grt_kernel_alloc_output(grt_kernel_ctx* ctx, int32_t k, grt_dtype dtype,
                                     const grt_shape* shape, grt_tensor** out) {

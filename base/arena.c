@@ -1,4 +1,5 @@
-#include "runtime/arena.h"
+#include "base/arena.h"
+#include "base/mem.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@ struct grt_arena {
 
 enum { kMinBlock = 64 * 1024 };
 
-grt_arena* grt_arena_new(void) { return calloc(1, sizeof(grt_arena)); }
+grt_arena* grt_arena_new(void) { return grt_calloc(1, sizeof(grt_arena)); }
 
 void grt_arena_free(grt_arena* a) {
   if (!a) return;
@@ -40,7 +41,7 @@ void* grt_arena_alloc(grt_arena* a, size_t size) {
     if (want < kMinBlock) want = kMinBlock;
     if (want < rounded) want = rounded;
     if (want > SIZE_MAX - sizeof(block)) return NULL;
-    block* nb = malloc(sizeof(block) + want);
+    block* nb = grt_malloc(sizeof(block) + want);
     if (!nb) return NULL;
     nb->size = want;
     nb->used = 0;

@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/status.h"
 #include "kernels/cpu/cpu_kernels.h"
-#include "runtime/device.h"
-#include "runtime/status.h"
+#include "runtime/device/device.h"
 
 /* Each logical CPU device has its own allocator, which keeps released
  * blocks on free lists by size class and hands them out again:
@@ -86,7 +87,7 @@ static void* counting_alloc(grt_allocator* self, size_t size, size_t alignment) 
   } else {
     rounded = size;
   }
-  if (!p && posix_memalign(&p, kHeader, rounded + kHeader) != 0) return NULL;
+  if (!p && grt_posix_memalign(&p, kHeader, rounded + kHeader) != 0) return NULL;
   *(size_t*)p = rounded;
   size_t now = __atomic_add_fetch(&a->in_use, rounded, __ATOMIC_RELAXED);
   if (now > __atomic_load_n(&a->peak, __ATOMIC_RELAXED))
@@ -167,7 +168,7 @@ static grt_stream* cpu_stream(grt_device* d, grt_stream_kind kind) {
 
 static grt_status* cpu_event_new(grt_device* d, grt_event** out) {
   (void)d;
-  *out = calloc(1, sizeof **out);
+  *out = grt_calloc(1, sizeof **out);
   return *out ? NULL : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
 }
 
@@ -204,7 +205,7 @@ static const grt_device_vtable kCpuVtable = {
 
 grt_status* grt_cpu_device_new(int32_t index, int32_t id, const char* name, grt_device** out) {
   *out = NULL;
-  cpu_device* d = calloc(1, sizeof *d);
+  cpu_device* d = grt_calloc(1, sizeof *d);
   if (!d) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory creating %s", name);
   d->base.vt = &kCpuVtable;
   d->base.index = index;

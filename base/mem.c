@@ -1,0 +1,40 @@
+#include "base/mem.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Injection state: g_budget < 0 means off. g_count counts allocations since
+ * the last grt_mem_fail_after call. */
+static int64_t g_budget = -1;
+static int64_t g_count;
+
+static int fail_now(void) {
+  __atomic_add_fetch(&g_count, 1, __ATOMIC_RELAXED);
+  if (__atomic_load_n(&g_budget, __ATOMIC_RELAXED) < 0) return 0;
+  /* Take one unit of budget; once it reaches zero every call fails. */
+  int64_t left = __atomic_sub_fetch(&g_budget, 1, __ATOMIC_RELAXED);
+  if (left >= 0) return 0;
+  __atomic_store_n(&g_budget, 0, __ATOMIC_RELAXED);
+  return 1;
+}
+
+int64_t grt_mem_fail_after(int64_t n) {
+  __atomic_store_n(&g_budget, n < 0 ? -1 : n, __ATOMIC_RELAXED);
+  return __atomic_exchange_n(&g_count, 0, __ATOMIC_RELAXED);
+}
+
+void* grt_malloc(size_t size) { return fail_now() ? NULL : malloc(size); }
+
+void* grt_calloc(size_t n, size_t size) { return fail_now() ? NULL : calloc(n, size); }
+
+void* grt_realloc(void* p, size_t size) { return fail_now() ? NULL : realloc(p, size); }
+
+char* grt_strdup(const char* s) { return fail_now() ? NULL : strdup(s); }
+
+char* grt_strndup(const char* s, size_t n) { return fail_now() ? NULL : strndup(s, n); }
+
+int grt_posix_memalign(void** out, size_t alignment, size_t size) {
+  if (fail_now()) return ENOMEM;
+  return posix_memalign(out, alignment, size);
+}

@@ -1,0 +1,33 @@
+/* The library's own heap allocations (not tensor memory, which comes from a
+ * device's allocator). Every malloc-family call in grt goes through these, so
+ * tests can make the Nth allocation fail and check that each failure
+ * becomes an error status with nothing leaked. */
+#ifndef GRT_BASE_MEM_H_
+#define GRT_BASE_MEM_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void* grt_malloc(size_t size);
+void* grt_calloc(size_t n, size_t size);
+void* grt_realloc(void* p, size_t size);
+char* grt_strdup(const char* s);
+char* grt_strndup(const char* s, size_t n);
+/* posix_memalign's contract: 0 on success, ENOMEM on failure. */
+int grt_posix_memalign(void** out, size_t alignment, size_t size);
+
+/* Fault injection for tests: after `n` more successful allocations, every
+ * allocation fails until the next call; n < 0 turns injection off (the
+ * default). Returns the allocations made since the previous call, so a test
+ * can count how many a piece of work takes. Process-wide and thread-safe. */
+int64_t grt_mem_fail_after(int64_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  /* GRT_BASE_MEM_H_ */
