@@ -6,6 +6,7 @@ GRT_COPTS = [
     "-Werror",
     "-Wno-unused-parameter",
     "-D_GNU_SOURCE",
+    "-fvisibility=hidden",
 ]
 
 # The layers, lowest first (ARCHITECTURE.md). A layer's package is visible

@@ -6,6 +6,8 @@
 #ifndef GRT_STATUS_H_
 #define GRT_STATUS_H_
 
+#include "grt/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
