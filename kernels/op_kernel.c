@@ -32,47 +32,22 @@ const grt_attr_value* grt_kernel_attr(const grt_kernel_ctx* ctx, const char* nam
   return grt_node_attr(ctx->node, name);
 }
 
-static grt_status* typed(const grt_kernel_ctx* ctx, const char* name, grt_attr_type type,
-                         const grt_attr_value** out) {
-  const grt_attr_value* v = grt_node_attr(ctx->node, name);
-  if (!v) return GRT_ERROR(INVALID_ARGUMENT, "missing attr '%s'", name);
-  if (v->type != type)
-    return GRT_ERROR(INVALID_ARGUMENT, "attr '%s' is %s, expected %s", name,
-                     grt_attr_type_name(v->type), grt_attr_type_name(type));
-  *out = v;
-  return NULL;
-}
-
+/* Typed reads go through ops' one accessor family (ops/attr.h). */
 grt_status* grt_kernel_attr_int(const grt_kernel_ctx* ctx, const char* name, int64_t* out) {
-  const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(typed(ctx, name, GRT_ATTR_INT, &v));
-  *out = v->u.i;
-  return NULL;
+  return grt_attr_get_int(grt_node_attr(ctx->node, name), name, out);
 }
 grt_status* grt_kernel_attr_float(const grt_kernel_ctx* ctx, const char* name, float* out) {
-  const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(typed(ctx, name, GRT_ATTR_FLOAT, &v));
-  *out = v->u.f;
-  return NULL;
+  return grt_attr_get_float(grt_node_attr(ctx->node, name), name, out);
 }
 grt_status* grt_kernel_attr_bool(const grt_kernel_ctx* ctx, const char* name, bool* out) {
-  const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(typed(ctx, name, GRT_ATTR_BOOL, &v));
-  *out = v->u.b;
-  return NULL;
+  return grt_attr_get_bool(grt_node_attr(ctx->node, name), name, out);
 }
 grt_status* grt_kernel_attr_type(const grt_kernel_ctx* ctx, const char* name, grt_dtype* out) {
-  const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(typed(ctx, name, GRT_ATTR_TYPE, &v));
-  *out = v->u.t;
-  return NULL;
+  return grt_attr_get_type(grt_node_attr(ctx->node, name), name, out);
 }
 grt_status* grt_kernel_attr_string(const grt_kernel_ctx* ctx, const char* name,
                                    const char** out) {
-  const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(typed(ctx, name, GRT_ATTR_STRING, &v));
-  *out = v->u.s;
-  return NULL;
+  return grt_attr_get_string(grt_node_attr(ctx->node, name), name, out);
 }
 
 grt_status* grt_kernel_read_int_vector(const grt_tensor* t, const char* what, int64_t* out,

@@ -1,5 +1,10 @@
-/* Attr type names, as op specs and error messages spell them. */
+/* Attr type names, as op specs and error messages spell them, and the typed
+ * reads every layer shares. */
 #include "ops/attr.h"
+
+#include "base/status.h"
+#include "ops/graph.h"
+#include "ops/op_def.h"
 
 /* Indexed by the scalar kind (GRT_ATTR_INT..GRT_ATTR_TENSOR). */
 static const char* const kScalarNames[] = {
@@ -26,4 +31,67 @@ const char* grt_attr_type_name(grt_attr_type t) {
   if (!grt_attr_type_valid((int)t)) return "invalid";
   int base = (int)t & ~GRT_ATTR_LIST;
   return ((int)t & GRT_ATTR_LIST) ? kListNames[base] : kScalarNames[base];
+}
+
+const grt_attr_value* grt_attr_lookup(const grt_node* node, const grt_op_def* def,
+                                      const char* name) {
+  const grt_attr_value* v = node ? grt_node_find_attr(node, name) : NULL;
+  if (v || !def) return v;
+  const grt_attr_def* ad = grt_op_find_attr(def, name);
+  return ad && ad->has_default ? &ad->default_value : NULL;
+}
+
+grt_status* grt_attr_get(const grt_attr_value* v, const char* name, grt_attr_type want,
+                         const grt_attr_value** out) {
+  if (!v) return GRT_ERROR(INVALID_ARGUMENT, "attr '%s' is missing", name);
+  if (v->type != want)
+    return GRT_ERROR(INVALID_ARGUMENT, "attr '%s' must be %s, got %s", name,
+                     grt_attr_type_name(want), grt_attr_type_name(v->type));
+  *out = v;
+  return NULL;
+}
+
+grt_status* grt_attr_get_int(const grt_attr_value* v, const char* name, int64_t* out) {
+  GRT_RETURN_IF_ERROR(grt_attr_get(v, name, GRT_ATTR_INT, &v));
+  *out = v->u.i;
+  return NULL;
+}
+
+grt_status* grt_attr_get_float(const grt_attr_value* v, const char* name, float* out) {
+  GRT_RETURN_IF_ERROR(grt_attr_get(v, name, GRT_ATTR_FLOAT, &v));
+  *out = v->u.f;
+  return NULL;
+}
+
+grt_status* grt_attr_get_bool(const grt_attr_value* v, const char* name, bool* out) {
+  GRT_RETURN_IF_ERROR(grt_attr_get(v, name, GRT_ATTR_BOOL, &v));
+  *out = v->u.b;
+  return NULL;
+}
+
+grt_status* grt_attr_get_string(const grt_attr_value* v, const char* name, const char** out) {
+  GRT_RETURN_IF_ERROR(grt_attr_get(v, name, GRT_ATTR_STRING, &v));
+  *out = v->u.s ? v->u.s : "";
+  return NULL;
+}
+
+grt_status* grt_attr_get_type(const grt_attr_value* v, const char* name, grt_dtype* out) {
+  GRT_RETURN_IF_ERROR(grt_attr_get(v, name, GRT_ATTR_TYPE, &v));
+  *out = v->u.t;
+  return NULL;
+}
+
+grt_status* grt_attr_get_tensor(const grt_attr_value* v, const char* name,
+                                const grt_tensor** out) {
+  GRT_RETURN_IF_ERROR(grt_attr_get(v, name, GRT_ATTR_TENSOR, &v));
+  *out = v->u.tensor;
+  return NULL;
+}
+
+grt_status* grt_attr_get_int_list(const grt_attr_value* v, const char* name,
+                                  const int64_t** out, int32_t* out_n) {
+  GRT_RETURN_IF_ERROR(grt_attr_get(v, name, GRT_ATTR_LIST_INT, &v));
+  *out = v->u.list.v.i;
+  *out_n = v->u.list.n > 0 ? v->u.list.n : 0;
+  return NULL;
 }

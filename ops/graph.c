@@ -334,11 +334,7 @@ const grt_attr_value* grt_node_find_attr(const grt_node* n, const char* name) {
 
 const grt_attr_value* grt_node_attr(const grt_node* n, const char* name) {
   const grt_attr_value* v = grt_node_find_attr(n, name);
-  if (v) return v;
-  const grt_op_def* def = n->def ? n->def : grt_op_lookup(n->op);
-  if (!def) return NULL;
-  const grt_attr_def* ad = grt_op_find_attr(def, name);
-  return ad && ad->has_default ? &ad->default_value : NULL;
+  return v ? v : grt_attr_lookup(NULL, n->def ? n->def : grt_op_lookup(n->op), name);
 }
 
 static const grt_node* cnode(const grt_graph* g, int32_t i) {
@@ -396,62 +392,59 @@ grt_attr_type grt_graph_node_attr_type(const grt_graph* g, int32_t i, const char
   return v ? v->type : GRT_ATTR_NONE;
 }
 
-static grt_status* get_attr(const grt_graph* g, int32_t i, const char* name, grt_attr_type type,
-                            const grt_attr_value** out) {
+/* The attr a public getter reads (the node's, else its op's default):
+ * NOT_FOUND when there is none, as grt/graph.h promises. */
+static grt_status* public_attr(const grt_graph* g, int32_t i, const char* name,
+                               const grt_attr_value** out) {
   const grt_node* n = cnode(g, i);
   if (!n) return GRT_ERROR(OUT_OF_RANGE, "node index %d out of range", (int)i);
-  const grt_attr_value* v = name ? grt_node_attr(n, name) : NULL;
-  if (!v)
+  *out = name ? grt_node_attr(n, name) : NULL;
+  if (!*out)
     return GRT_ERROR(NOT_FOUND, "node '%s' (%s): no attr '%s'", n->name, n->op,
                      name ? name : "(null)");
-  if (v->type != type)
-    return GRT_ERROR(INVALID_ARGUMENT, "node '%s' (%s): attr '%s' is %s, not %s", n->name, n->op,
-                     name, grt_attr_type_name(v->type), grt_attr_type_name(type));
-  *out = v;
   return NULL;
+}
+
+/* A typed read's error (a mismatched type) with the node in front. */
+static grt_status* named(const grt_graph* g, int32_t i, grt_status* s) {
+  return s ? grt_status_prefix(s, "node '%s' (%s)", g->nodes[i].name, g->nodes[i].op) : NULL;
 }
 
 grt_status* grt_graph_node_attr_int(const grt_graph* g, int32_t i, const char* name,
                                     int64_t* out) {
   const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(get_attr(g, i, name, GRT_ATTR_INT, &v));
-  *out = v->u.i;
-  return NULL;
+  GRT_RETURN_IF_ERROR(public_attr(g, i, name, &v));
+  return named(g, i, grt_attr_get_int(v, name, out));
 }
 grt_status* grt_graph_node_attr_float(const grt_graph* g, int32_t i, const char* name,
                                       float* out) {
   const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(get_attr(g, i, name, GRT_ATTR_FLOAT, &v));
-  *out = v->u.f;
-  return NULL;
+  GRT_RETURN_IF_ERROR(public_attr(g, i, name, &v));
+  return named(g, i, grt_attr_get_float(v, name, out));
 }
 grt_status* grt_graph_node_attr_bool(const grt_graph* g, int32_t i, const char* name,
                                      bool* out) {
   const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(get_attr(g, i, name, GRT_ATTR_BOOL, &v));
-  *out = v->u.b;
-  return NULL;
+  GRT_RETURN_IF_ERROR(public_attr(g, i, name, &v));
+  return named(g, i, grt_attr_get_bool(v, name, out));
 }
 grt_status* grt_graph_node_attr_string(const grt_graph* g, int32_t i, const char* name,
                                        const char** out) {
   const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(get_attr(g, i, name, GRT_ATTR_STRING, &v));
-  *out = v->u.s;
-  return NULL;
+  GRT_RETURN_IF_ERROR(public_attr(g, i, name, &v));
+  return named(g, i, grt_attr_get_string(v, name, out));
 }
 grt_status* grt_graph_node_attr_type_value(const grt_graph* g, int32_t i, const char* name,
                                            grt_dtype* out) {
   const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(get_attr(g, i, name, GRT_ATTR_TYPE, &v));
-  *out = v->u.t;
-  return NULL;
+  GRT_RETURN_IF_ERROR(public_attr(g, i, name, &v));
+  return named(g, i, grt_attr_get_type(v, name, out));
 }
 grt_status* grt_graph_node_attr_tensor(const grt_graph* g, int32_t i, const char* name,
                                        const grt_tensor** out) {
   const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(get_attr(g, i, name, GRT_ATTR_TENSOR, &v));
-  *out = v->u.tensor;
-  return NULL;
+  GRT_RETURN_IF_ERROR(public_attr(g, i, name, &v));
+  return named(g, i, grt_attr_get_tensor(v, name, out));
 }
 
 int32_t grt_graph_node_num_outputs(const grt_graph* g, int32_t i) {

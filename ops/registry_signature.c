@@ -16,25 +16,21 @@ enum { kMaxListLength = 1 << 20 };
 #define SIG_ERR(n, fmt, ...) \
   GRT_ERROR(INVALID_ARGUMENT, "node '%s' (%s): " fmt, (n)->name, (n)->op, __VA_ARGS__)
 
-/* The attr set on the node, else the def's default. Uses `def` rather than
- * n->def because callers may compute a signature before setting n->def. */
-static const grt_attr_value* attr_of(const grt_node* n, const grt_op_def* def, const char* name) {
-  const grt_attr_value* v = grt_node_find_attr(n, name);
-  if (v) return v;
-  const grt_attr_def* ad = grt_op_find_attr(def, name);
-  return ad && ad->has_default ? &ad->default_value : NULL;
+/* A typed read's error with the node in front, as SIG_ERR words it. */
+static grt_status* named(const grt_node* n, grt_status* s) {
+  return s ? grt_status_prefix(s, "node '%s' (%s)", n->name, n->op) : NULL;
 }
 
 static grt_status* arg_count(const grt_node* n, const grt_op_def* def, const grt_arg_def* a,
                              int32_t* out) {
   *out = 1;
   if (!a->number_attr) return NULL;
-  const grt_attr_value* v = attr_of(n, def, a->number_attr);
+  /* `def`, not n->def: callers may compute a signature before setting it. */
+  const grt_attr_value* v = grt_attr_lookup(n, def, a->number_attr);
   if (!v)
     return SIG_ERR(n, "attr '%s' is missing (it gives the length of '%s')", a->number_attr,
                    a->name);
-  if (v->type != GRT_ATTR_INT)
-    return SIG_ERR(n, "attr '%s' must be int, got %s", a->number_attr, grt_attr_type_name(v->type));
+  GRT_RETURN_IF_ERROR(named(n, grt_attr_get(v, a->number_attr, GRT_ATTR_INT, &v)));
   const grt_attr_def* ad = grt_op_find_attr(def, a->number_attr);
   int64_t min = ad && ad->has_minimum ? ad->minimum : 0;
   if (v->u.i < min)
@@ -53,11 +49,10 @@ static grt_status* arg_dtype(const grt_node* n, const grt_op_def* def, const grt
     *out = a->type;
     return NULL;
   }
-  const grt_attr_value* v = attr_of(n, def, a->type_attr);
+  const grt_attr_value* v = grt_attr_lookup(n, def, a->type_attr);
   if (!v)
     return SIG_ERR(n, "attr '%s' is missing (it gives the dtype of '%s')", a->type_attr, a->name);
-  if (v->type != GRT_ATTR_TYPE)
-    return SIG_ERR(n, "attr '%s' must be type, got %s", a->type_attr, grt_attr_type_name(v->type));
+  GRT_RETURN_IF_ERROR(named(n, grt_attr_get(v, a->type_attr, GRT_ATTR_TYPE, &v)));
   if (!grt_dtype_valid(v->u.t))
     return SIG_ERR(n, "attr '%s' holds an invalid dtype %d", a->type_attr, (int)v->u.t);
   *out = v->u.t;

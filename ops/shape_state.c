@@ -25,12 +25,9 @@ grt_status* grt_infer_variable_legacy(grt_shape_ctx* c) {
 
 grt_status* grt_infer_const(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_need(c, 0, 1));
-  const grt_attr_value* v = grt_infer_attr(c, "value");
-  if (!v) return GRT_ERROR(INVALID_ARGUMENT, "attr 'value' is missing");
-  if (v->type != GRT_ATTR_TENSOR || !v->u.tensor)
-    return GRT_ERROR(INVALID_ARGUMENT, "attr 'value' must be tensor, got %s",
-                     grt_attr_type_name(v->type));
-  return grt_infer_make(v->u.tensor->shape.rank, v->u.tensor->shape.dims, &c->output_shapes[0]);
+  const grt_tensor* t;
+  GRT_RETURN_IF_ERROR(grt_attr_get_tensor(grt_infer_attr(c, "value"), "value", &t));
+  return grt_infer_make(t->shape.rank, t->shape.dims, &c->output_shapes[0]);
 }
 
 /* Assign: with validate_shape the value must fit the variable; without it

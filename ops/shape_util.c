@@ -20,47 +20,24 @@ grt_status* grt_infer_need(const grt_shape_ctx* c, int32_t n_in, int32_t n_out) 
 /* ---- attrs ------------------------------------------------------------- */
 
 const grt_attr_value* grt_infer_attr(const grt_shape_ctx* c, const char* name) {
-  const grt_attr_value* v = c->node ? grt_node_find_attr(c->node, name) : NULL;
-  if (v) return v;
-  const grt_attr_def* ad = grt_op_find_attr(c->def, name);
-  return ad && ad->has_default ? &ad->default_value : NULL;
-}
-
-static grt_status* typed_attr(const grt_shape_ctx* c, const char* name, grt_attr_type want,
-                              const grt_attr_value** out) {
-  const grt_attr_value* v = grt_infer_attr(c, name);
-  if (!v) return GRT_ERROR(INVALID_ARGUMENT, "attr '%s' is missing", name);
-  if (v->type != want)
-    return GRT_ERROR(INVALID_ARGUMENT, "attr '%s' must be %s, got %s", name,
-                     grt_attr_type_name(want), grt_attr_type_name(v->type));
-  *out = v;
-  return NULL;
+  return grt_attr_lookup(c->node, c->def, name);
 }
 
 grt_status* grt_infer_attr_int(const grt_shape_ctx* c, const char* name, int64_t* out) {
-  const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(typed_attr(c, name, GRT_ATTR_INT, &v));
-  *out = v->u.i;
-  return NULL;
+  return grt_attr_get_int(grt_infer_attr(c, name), name, out);
 }
 
 grt_status* grt_infer_attr_bool(const grt_shape_ctx* c, const char* name, bool* out) {
-  const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(typed_attr(c, name, GRT_ATTR_BOOL, &v));
-  *out = v->u.b;
-  return NULL;
+  return grt_attr_get_bool(grt_infer_attr(c, name), name, out);
 }
 
 grt_status* grt_infer_attr_string(const grt_shape_ctx* c, const char* name, const char** out) {
-  const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(typed_attr(c, name, GRT_ATTR_STRING, &v));
-  *out = v->u.s ? v->u.s : "";
-  return NULL;
+  return grt_attr_get_string(grt_infer_attr(c, name), name, out);
 }
 
 grt_status* grt_infer_attr_shape(const grt_shape_ctx* c, const char* name, grt_shape* out) {
   const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(typed_attr(c, name, GRT_ATTR_SHAPE, &v));
+  GRT_RETURN_IF_ERROR(grt_attr_get(grt_infer_attr(c, name), name, GRT_ATTR_SHAPE, &v));
   if (v->u.shape.rank > GRT_MAX_RANK)
     return GRT_ERROR(INVALID_ARGUMENT, "attr '%s' has rank %d, above the maximum %d", name,
                      (int)v->u.shape.rank, GRT_MAX_RANK);
@@ -75,11 +52,7 @@ grt_status* grt_infer_attr_shape(const grt_shape_ctx* c, const char* name, grt_s
 
 grt_status* grt_infer_attr_int_list(const grt_shape_ctx* c, const char* name, const int64_t** out,
                                     int32_t* out_n) {
-  const grt_attr_value* v;
-  GRT_RETURN_IF_ERROR(typed_attr(c, name, GRT_ATTR_LIST_INT, &v));
-  *out = v->u.list.v.i;
-  *out_n = v->u.list.n > 0 ? v->u.list.n : 0;
-  return NULL;
+  return grt_attr_get_int_list(grt_infer_attr(c, name), name, out, out_n);
 }
 
 /* ---- constant inputs --------------------------------------------------- */

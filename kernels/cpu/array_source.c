@@ -10,9 +10,8 @@
 
 /* The graph owns the value (possibly in a mapped file); the output shares it. */
 grt_status* grt_array_const(grt_kernel_ctx* ctx) {
-  const grt_attr_value* v = grt_kernel_attr(ctx, "value");
-  if (!v || v->type != GRT_ATTR_TENSOR || !v->u.tensor)
-    return GRT_ERROR(INVALID_ARGUMENT, "attr 'value' is missing or not a tensor");
+  const grt_attr_value* v;
+  GRT_RETURN_IF_ERROR(grt_attr_get(grt_kernel_attr(ctx, "value"), "value", GRT_ATTR_TENSOR, &v));
   grt_kernel_set_output(ctx, 0, v->u.tensor);
   return NULL;
 }

@@ -170,9 +170,8 @@ grt_status* grt_cpu_cast(grt_kernel_ctx* ctx) {
   }
   cast_fn fn = kCast[src][dst];
   if (src == GRT_FLOAT32 && (dst == GRT_FLOAT16 || dst == GRT_BFLOAT16)) {
-    bool truncate = false;
-    const grt_attr_value* v = grt_kernel_attr(ctx, "Truncate");
-    if (v && v->type == GRT_ATTR_BOOL) truncate = v->u.b;
+    bool truncate;
+    GRT_RETURN_IF_ERROR(grt_kernel_attr_bool(ctx, "Truncate", &truncate));
     if (truncate) fn = dst == GRT_FLOAT16 ? cast_f32_f16_trunc : cast_f32_bf16_trunc;
   }
   grt_tensor* out;

@@ -42,8 +42,9 @@ grt_status* grt_cpu_greater_equal(grt_kernel_ctx* ctx) {
 /* With incompatible_shape_error=false, shapes that do not broadcast give a
  * scalar false instead of an error (TensorFlow's BinaryOpShared). */
 grt_status* grt_cpu_equal(grt_kernel_ctx* ctx) {
-  const grt_attr_value* strict = grt_kernel_attr(ctx, "incompatible_shape_error");
-  if (strict && strict->type == GRT_ATTR_BOOL && !strict->u.b) {
+  bool strict;
+  GRT_RETURN_IF_ERROR(grt_kernel_attr_bool(ctx, "incompatible_shape_error", &strict));
+  if (!strict) {
     grt_cpu_bcast plan;
     grt_status* s = grt_cpu_bcast_make(&ctx->inputs[0]->shape, &ctx->inputs[1]->shape, &plan);
     if (s) {

@@ -25,8 +25,9 @@ TEST(ShapeFnArray, Reshape) {
   // Shape not constant: its length still gives the rank.
   EXPECT_EQ(Infer("Reshape").In(S({2, 3})).In(S({3}), GRT_INT32).Out(), "[?,?,?]");
   EXPECT_EQ(Infer("Reshape").In(S({2, 3})).In(S({-1}), GRT_INT32).Out(), "<unknown>");
-  // Empty tensors: a -1 next to a 0 cannot be told.
-  EXPECT_EQ(Infer("Reshape").In(S({0, 3})).Const({-1, 0}).Out(), "[?,0]");
+  // Empty tensors: zeros are left out of both products, as the kernel does
+  // (ops/reshape.h), so a -1 next to a 0 is still told.
+  EXPECT_EQ(Infer("Reshape").In(S({0, 3})).Const({-1, 0}).Out(), "[3,0]");
 }
 
 TEST(ShapeFnArray, ReshapeErrors) {
