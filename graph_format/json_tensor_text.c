@@ -19,14 +19,13 @@ grt_status* grt_json_tensor_from_text(const char* text, size_t len, grt_tensor**
 grt_status* grt_json_tensor_to_text(const grt_tensor* t, char** out_text, size_t* out_len) {
   *out_text = NULL;
   if (out_len) *out_len = 0;
-  grt_json_buf b;
-  grt_json_buf_init(&b);
+  grt_strbuf b = {0};
   grt_status* s = grt_json_write_tensor(&b, t);
   if (s) {
-    grt_json_buf_free(&b);
+    grt_strbuf_free(&b);
     return s;
   }
-  *out_text = b.data;
+  *out_text = b.s;
   if (out_len) *out_len = b.len;
   return NULL;
 }

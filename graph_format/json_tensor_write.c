@@ -16,24 +16,24 @@
 #error "the base64 form holds little-endian bytes; a big-endian host needs byte swapping here"
 #endif
 
-static void write_shape(grt_json_buf* b, const grt_shape* s) {
-  grt_json_buf_puts(b, "[");
+static void write_shape(grt_strbuf* b, const grt_shape* s) {
+  grt_strbuf_puts(b, "[");
   for (int32_t i = 0; i < s->rank; i++)
-    grt_json_buf_printf(b, "%s%" PRId64, i ? ", " : "", s->dims[i]);
-  grt_json_buf_puts(b, "]");
+    grt_strbuf_printf(b, "%s%" PRId64, i ? ", " : "", s->dims[i]);
+  grt_strbuf_puts(b, "]");
 }
 
 /* Element i as a JSON number or literal; false for NaN and infinities. */
-static bool write_element(grt_json_buf* b, grt_dtype t, const void* data, int64_t i) {
+static bool write_element(grt_strbuf* b, grt_dtype t, const void* data, int64_t i) {
   if (t == GRT_BOOL) {
-    grt_json_buf_puts(b, grt_dtype_load_int(t, data, i) ? "true" : "false");
+    grt_strbuf_puts(b, grt_dtype_load_int(t, data, i) ? "true" : "false");
   } else if (grt_dtype_is_integer(t)) {
-    grt_json_buf_printf(b, "%" PRId64, grt_dtype_load_int(t, data, i));
+    grt_strbuf_printf(b, "%" PRId64, grt_dtype_load_int(t, data, i));
   } else {
     char num[GRT_JSON_FLOAT_MAX];
     size_t n = grt_json_format_float(t, grt_dtype_load_double(t, data, i), num);
     if (!n) return false;
-    grt_json_buf_append(b, num, n);
+    grt_strbuf_append(b, num, n);
   }
   return true;
 }
@@ -53,38 +53,37 @@ static bool uniform(const char* data, size_t esize, int64_t n) {
   return true;
 }
 
-grt_status* grt_json_write_tensor(grt_json_buf* b, const grt_tensor* t) {
+grt_status* grt_json_write_tensor(grt_strbuf* b, const grt_tensor* t) {
   grt_dtype dt = t->dtype;
   int64_t n = grt_shape_num_elements(&t->shape);
   if (!grt_dtype_valid(dt) || n < 0)
     return GRT_ERROR(INVALID_ARGUMENT, "tensor has an invalid dtype (%d) or shape", (int)dt);
   const char* data = grt_tensor_data(t);
   size_t esize = grt_dtype_size(dt);
-  grt_json_buf_printf(b, "{\"dtype\": \"%s\", \"shape\": ", grt_dtype_name(dt));
+  grt_strbuf_printf(b, "{\"dtype\": \"%s\", \"shape\": ", grt_dtype_name(dt));
   write_shape(b, &t->shape);
   if (n > 1 && uniform(data, esize, n) && all_finite(dt, data, 1)) {
-    grt_json_buf_puts(b, ", \"values\": [");
+    grt_strbuf_puts(b, ", \"values\": [");
     write_element(b, dt, data, 0);
-    grt_json_buf_puts(b, "]}");
+    grt_strbuf_puts(b, "]}");
   } else if (n <= GRT_JSON_MAX_VALUES && all_finite(dt, data, n)) {
-    grt_json_buf_puts(b, ", \"values\": [");
+    grt_strbuf_puts(b, ", \"values\": [");
     for (int64_t i = 0; i < n; i++) {
-      if (i) grt_json_buf_puts(b, ", ");
+      if (i) grt_strbuf_puts(b, ", ");
       write_element(b, dt, data, i);
     }
-    grt_json_buf_puts(b, "]}");
+    grt_strbuf_puts(b, "]}");
   } else {
     size_t bytes = (size_t)n * esize, chars;
     if (!grt_base64_encoded_len(bytes, &chars))
       return GRT_ERROR(INVALID_ARGUMENT, "tensor of %zu bytes is too big to encode", bytes);
-    grt_json_buf_puts(b, ", \"base64\": \"");
-    char* p = grt_json_buf_reserve(b, chars);
+    grt_strbuf_puts(b, ", \"base64\": \"");
+    char* p = grt_strbuf_reserve(b, chars);
     if (p) {
       grt_base64_encode(data, bytes, p);
-      b->len += chars;
-      b->data[b->len] = '\0';
+      grt_strbuf_added(b, chars);
     }
-    grt_json_buf_puts(b, "\"}");
+    grt_strbuf_puts(b, "\"}");
   }
-  return grt_json_buf_status(b);
+  return grt_json_text_status(b);
 }

@@ -61,12 +61,12 @@ size_t grt_json_attr_elem_size(grt_attr_type base);
 /* Appends the tensor as one line: the values form when it has at most
  * GRT_JSON_MAX_VALUES elements, all finite (a tensor whose elements are all
  * the same is written as a one-value fill), else the base64 form. */
-grt_status* grt_json_write_tensor(grt_json_buf* b, const grt_tensor* t);
+grt_status* grt_json_write_tensor(grt_strbuf* b, const grt_tensor* t);
 
 /* Appends the attr value on one line. Non-finite float attrs, which JSON
  * numbers cannot hold, are written as the strings "NaN", "Infinity" and
  * "-Infinity", which the reader accepts for float attrs. */
-grt_status* grt_json_write_attr(grt_json_buf* b, const grt_attr_value* v);
+grt_status* grt_json_write_attr(grt_strbuf* b, const grt_attr_value* v);
 
 #ifdef __cplusplus
 }

@@ -13,9 +13,9 @@
  *
  * A node is one line when it fits kMaxLine columns; otherwise its attrs
  * start a second line, and when they do not fit there either, each attr
- * gets a line of its own. Keys come in the contract's order and attrs in
- * name order, so the same graph always gives the same bytes and a change to
- * one node changes its lines only. jansson escapes strings; the layout is
+ * gets a line of its own. Keys come in one order (name, op, inputs, device,
+ * colocate_with, attrs) and attrs in name order, so the same graph always
+ * gives the same bytes and a change to one node changes its lines only. jansson escapes strings; the layout is
  * ours because jansson's pretty printer puts every list element on its own
  * line. */
 #include <errno.h>
@@ -38,13 +38,13 @@ static const char kAttrLineSep[] = ",\n               ";
 
 typedef struct writer {
   FILE* f;
-  grt_json_buf head;    /* {"name": ..., up to the attrs */
-  grt_json_buf attrs;   /* "key": value for each attr, back to back */
-  size_t* attr_end;     /* where each attr's text ends in `attrs` */
+  grt_strbuf head;         /* {"name": ..., up to the attrs */
+  grt_strbuf attrs;        /* "key": value for each attr, back to back */
+  size_t* attr_end;        /* where each attr's text ends in `attrs` */
   const grt_attr** sorted;
-  size_t cap;           /* of attr_end and sorted */
-  grt_json_buf scratch; /* an input spec being put together */
-  grt_json_buf out;     /* the node's finished lines */
+  size_t cap;              /* of attr_end and sorted */
+  grt_strbuf scratch;      /* an input spec being put together */
+  grt_strbuf out;          /* the node's finished lines */
 } writer;
 
 static grt_status* put(writer* w, const char* s, size_t n) {
@@ -59,50 +59,56 @@ static int by_name(const void* a, const void* b) {
   return strcmp((*(const grt_attr* const*)a)->name, (*(const grt_attr* const*)b)->name);
 }
 
-/* Appends the input spec "src", "src:k" or "^src" as a JSON string. */
+/* Appends the input spec "src", "src:k" or "^src" as a JSON string. Running
+ * out of memory for the spec counts as running out for the head, so the
+ * head's status reports it instead of a line missing an input. */
 static bool append_input(writer* w, const char* src, int32_t port) {
-  grt_json_buf_reset(&w->scratch);
-  if (port < 0) grt_json_buf_puts(&w->scratch, "^");
-  grt_json_buf_puts(&w->scratch, src);
-  if (port > 0) grt_json_buf_printf(&w->scratch, ":%d", (int)port);
-  return w->scratch.oom || grt_json_buf_string(&w->head, w->scratch.data);
+  grt_strbuf_reset(&w->scratch);
+  if (port < 0) grt_strbuf_puts(&w->scratch, "^");
+  grt_strbuf_puts(&w->scratch, src);
+  if (port > 0) grt_strbuf_printf(&w->scratch, ":%d", (int)port);
+  if (w->scratch.failed) {
+    w->head.failed = 1;
+    return true;
+  }
+  return grt_json_append_string(&w->head, w->scratch.s);
 }
 
 static grt_status* render_head(writer* w, const grt_node* n) {
-  grt_json_buf* b = &w->head;
-  grt_json_buf_reset(b);
+  grt_strbuf* b = &w->head;
+  grt_strbuf_reset(b);
   bool ok = true;
-  grt_json_buf_puts(b, "{\"name\": ");
-  ok &= grt_json_buf_string(b, n->name);
-  grt_json_buf_puts(b, ", \"op\": ");
-  ok &= grt_json_buf_string(b, n->op);
+  grt_strbuf_puts(b, "{\"name\": ");
+  ok &= grt_json_append_string(b, n->name);
+  grt_strbuf_puts(b, ", \"op\": ");
+  ok &= grt_json_append_string(b, n->op);
   if (n->n_inputs + n->n_controls > 0) {
-    grt_json_buf_puts(b, ", \"inputs\": [");
+    grt_strbuf_puts(b, ", \"inputs\": [");
     for (int32_t i = 0; i < n->n_inputs; i++) {
-      if (i) grt_json_buf_puts(b, ", ");
+      if (i) grt_strbuf_puts(b, ", ");
       ok &= append_input(w, n->inputs[i].node, n->inputs[i].port);
     }
     for (int32_t i = 0; i < n->n_controls; i++) {
-      if (i || n->n_inputs) grt_json_buf_puts(b, ", ");
+      if (i || n->n_inputs) grt_strbuf_puts(b, ", ");
       ok &= append_input(w, n->controls[i].node, -1);
     }
-    grt_json_buf_puts(b, "]");
+    grt_strbuf_puts(b, "]");
   }
   if (n->device && n->device[0]) {
-    grt_json_buf_puts(b, ", \"device\": ");
-    ok &= grt_json_buf_string(b, n->device);
+    grt_strbuf_puts(b, ", \"device\": ");
+    ok &= grt_json_append_string(b, n->device);
   }
   if (n->n_colocate > 0) {
-    grt_json_buf_puts(b, ", \"colocate_with\": [");
+    grt_strbuf_puts(b, ", \"colocate_with\": [");
     for (int32_t i = 0; i < n->n_colocate; i++) {
-      if (i) grt_json_buf_puts(b, ", ");
-      ok &= grt_json_buf_string(b, n->colocate_with[i]);
+      if (i) grt_strbuf_puts(b, ", ");
+      ok &= grt_json_append_string(b, n->colocate_with[i]);
     }
-    grt_json_buf_puts(b, "]");
+    grt_strbuf_puts(b, "]");
   }
   if (!ok)
     return GRT_ERROR(INVALID_ARGUMENT, "node '%s': a name or device is not valid UTF-8", n->name);
-  return grt_json_buf_status(b);
+  return grt_json_text_status(b);
 }
 
 static grt_status* render_attrs(writer* w, const grt_node* n) {
@@ -117,26 +123,26 @@ static grt_status* render_attrs(writer* w, const grt_node* n) {
   }
   for (size_t i = 0; i < count; i++) w->sorted[i] = &n->attrs[i];
   if (count > 1) qsort(w->sorted, count, sizeof *w->sorted, by_name);
-  grt_json_buf_reset(&w->attrs);
+  grt_strbuf_reset(&w->attrs);
   for (size_t i = 0; i < count; i++) {
     const grt_attr* a = w->sorted[i];
-    if (!grt_json_buf_string(&w->attrs, a->name))
+    if (!grt_json_append_string(&w->attrs, a->name))
       return GRT_ERROR(INVALID_ARGUMENT, "node '%s' (%s): an attr name is not valid UTF-8",
                        n->name, n->op);
-    grt_json_buf_puts(&w->attrs, ": ");
+    grt_strbuf_puts(&w->attrs, ": ");
     grt_status* s = grt_json_write_attr(&w->attrs, &a->value);
     if (s) return grt_status_prefix(s, "node '%s' (%s): attr '%s'", n->name, n->op, a->name);
     w->attr_end[i] = w->attrs.len;
   }
-  return grt_json_buf_status(&w->attrs);
+  return grt_json_text_status(&w->attrs);
 }
 
 /* Appends attrs [0, count) separated by `sep`. */
 static void join_attrs(writer* w, size_t count, const char* sep) {
   size_t start = 0;
   for (size_t i = 0; i < count; i++) {
-    if (i) grt_json_buf_puts(&w->out, sep);
-    grt_json_buf_append(&w->out, w->attrs.data + start, w->attr_end[i] - start);
+    if (i) grt_strbuf_puts(&w->out, sep);
+    grt_strbuf_append(&w->out, w->attrs.s + start, w->attr_end[i] - start);
     start = w->attr_end[i];
   }
 }
@@ -152,30 +158,26 @@ static grt_status* write_node(writer* w, const grt_node* n, bool last) {
   size_t one_line = strlen(kNodeIndent) + w->head.len + close +
                     (count ? strlen(", ") + strlen(kAttrsOpen) + joined + 1 : 0);
   size_t attrs_line = strlen(kAttrsIndent) + strlen(kAttrsOpen) + joined + 1 + close;
-  grt_json_buf* o = &w->out;
-  grt_json_buf_reset(o);
-  grt_json_buf_puts(o, kNodeIndent);
-  grt_json_buf_append(o, w->head.data, w->head.len);
+  grt_strbuf* o = &w->out;
+  grt_strbuf_reset(o);
+  grt_strbuf_puts(o, kNodeIndent);
+  grt_strbuf_append(o, w->head.s, w->head.len);
   if (count > 0 && one_line <= kMaxLine) {
-    grt_json_buf_printf(o, ", %s", kAttrsOpen);
+    grt_strbuf_printf(o, ", %s", kAttrsOpen);
     join_attrs(w, count, ", ");
-    grt_json_buf_puts(o, "}");
+    grt_strbuf_puts(o, "}");
   } else if (count > 0) {
-    grt_json_buf_printf(o, ",\n%s%s", kAttrsIndent, kAttrsOpen);
+    grt_strbuf_printf(o, ",\n%s%s", kAttrsIndent, kAttrsOpen);
     join_attrs(w, count, attrs_line <= kMaxLine ? ", " : kAttrLineSep);
-    grt_json_buf_puts(o, "}");
+    grt_strbuf_puts(o, "}");
   }
-  grt_json_buf_printf(o, "}%s\n", comma);
-  GRT_RETURN_IF_ERROR(grt_json_buf_status(o));
-  return put(w, o->data, o->len);
+  grt_strbuf_printf(o, "}%s\n", comma);
+  GRT_RETURN_IF_ERROR(grt_json_text_status(o));
+  return put(w, o->s, o->len);
 }
 
 grt_status* grt_format_write_json(grt_graph* g, FILE* f) {
   writer w = {.f = f};
-  grt_json_buf_init(&w.head);
-  grt_json_buf_init(&w.attrs);
-  grt_json_buf_init(&w.scratch);
-  grt_json_buf_init(&w.out);
   static const char kHeader[] = "{\n  \"format\": \"grt.graph\",\n  \"version\": 1,\n";
   grt_status* s = put_str(&w, kHeader);
   if (!s && g->n_nodes == 0) s = put_str(&w, "  \"nodes\": []\n}\n");
@@ -185,10 +187,10 @@ grt_status* grt_format_write_json(grt_graph* g, FILE* f) {
       s = write_node(&w, &g->nodes[i], i + 1 == g->n_nodes);
     if (!s) s = put_str(&w, "  ]\n}\n");
   }
-  grt_json_buf_free(&w.head);
-  grt_json_buf_free(&w.attrs);
-  grt_json_buf_free(&w.scratch);
-  grt_json_buf_free(&w.out);
+  grt_strbuf_free(&w.head);
+  grt_strbuf_free(&w.attrs);
+  grt_strbuf_free(&w.scratch);
+  grt_strbuf_free(&w.out);
   free(w.attr_end);
   free(w.sorted);
   return s;

@@ -37,13 +37,12 @@ class JsonValue : public ::testing::Test {
   }
 
   std::string Write(const grt_attr_value& v) {
-    grt_json_buf b;
-    grt_json_buf_init(&b);
+    grt_strbuf b = {};
     grt_status* s = grt_json_write_attr(&b, &v);
     EXPECT_EQ(s, nullptr) << grt_status_message(s);
     grt_status_free(s);
-    std::string out = b.data ? std::string(b.data, b.len) : "";
-    grt_json_buf_free(&b);
+    std::string out = b.s ? std::string(b.s, b.len) : "";
+    grt_strbuf_free(&b);
     return out;
   }
 
