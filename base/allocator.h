@@ -4,18 +4,12 @@
 
 #include <stddef.h>
 
+#include "grt/backend.h" /* struct grt_allocator */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* An allocator is a vtable plus its own state (embed this struct first).
- * alloc returns NULL when memory runs out; free(NULL) is a no-op. */
-typedef struct grt_allocator grt_allocator;
-struct grt_allocator {
-  const char* name;
-  void* (*alloc)(grt_allocator* self, size_t size, size_t alignment);
-  void (*free)(grt_allocator* self, void* ptr);
-};
 
 /* Alignment of every tensor buffer grt allocates (a cache line, and what
  * AVX-512 loads want). */

@@ -1,5 +1,7 @@
 #include "kernels/op_kernel.h"
 
+#include <stdarg.h>
+
 #include "base/dtype.h"
 #include "base/shape.h"
 #include "base/status.h"
@@ -8,8 +10,9 @@ grt_status* grt_kernel_alloc_output(grt_kernel_ctx* ctx, int32_t k, grt_dtype dt
                                     const grt_shape* shape, grt_tensor** out) {
   if (k < 0 || k >= ctx->n_outputs)
     return GRT_ERROR(INTERNAL, "kernel asked for output %d of %d", (int)k, (int)ctx->n_outputs);
+  grt_allocator* a = (k < 64 && (ctx->host_outputs >> k) & 1) ? ctx->host_allocator : ctx->allocator;
   grt_tensor* t;
-  GRT_RETURN_IF_ERROR(grt_tensor_new_packed(ctx->allocator, dtype, shape, &t));
+  GRT_RETURN_IF_ERROR(grt_tensor_new_packed(a, dtype, shape, &t));
   grt_tensor_free(ctx->outputs[k]);
   ctx->outputs[k] = t;
   if (out) *out = t;
@@ -68,4 +71,12 @@ grt_status* grt_kernel_read_int_vector(const grt_tensor* t, const char* what, in
   for (int64_t i = 0; i < n; i++) out[i] = grt_dtype_load_int(t->dtype, d, i);
   *out_n = (int32_t)n;
   return NULL;
+}
+
+grt_status* grt_kernel_error(grt_code code, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  grt_status* st = grt_status_newv(code, fmt, ap);
+  va_end(ap);
+  return st;
 }

@@ -8,11 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph_format/formats.h"
-#include "graph_format/json_tensor.h"
-#include "graph_format/npy.h"
 #include "grt/grt.h"
-#include "base/status.h"
 #include "tools/commands.h"
 
 static const char kUsage[] =
@@ -96,19 +92,27 @@ static int parse_args(int argc, char** argv, run_args* a) {
   return 0;
 }
 
-/* "cpu:N[,gpu:M]" -> session options; the GPUs must exist on this machine
- * (grt place plans for absent devices, grt run cannot run on them). */
+/* "cpu:N[,gpu:M,...]" -> session options; every device but the logical
+ * CPUs must exist on this machine (grt place plans for absent devices, grt
+ * run cannot run on them). */
 static grt_status* apply_devices(const char* spec, grt_session_options* o) {
   grt_device_set* ds = NULL;
-  GRT_RETURN_IF_ERROR(grt_device_set_from_spec(spec, &ds));
+  grt_status* st = grt_device_set_from_spec(spec, &ds);
+  if (st) return st;
   int32_t cpus = grt_device_set_count_type(ds, "CPU");
-  int32_t gpus = grt_device_set_count_type(ds, "GPU");
+  for (int32_t i = 0; !st && i < grt_device_set_count(ds); i++) {
+    if (grt_device_set_present(ds, i)) continue;
+    const char* type = grt_device_set_type(ds, i);
+    int32_t asked = grt_device_set_count_type(ds, type), have = 0;
+    for (int32_t j = 0; j < grt_device_set_count(ds); j++)
+      have += grt_device_set_present(ds, j) && strcmp(grt_device_set_type(ds, j), type) == 0;
+    st = grt_status_new(GRT_FAILED_PRECONDITION,
+                        "--devices %s asks for %d %s%s, but this machine has %d (grt place "
+                        "can plan for devices you don't have; grt run needs them)",
+                        spec, (int)asked, type, asked == 1 ? "" : "s", (int)have);
+  }
   grt_device_set_free(ds);
-  if (gpus > grt_machine_gpu_count())
-    return GRT_ERROR(FAILED_PRECONDITION,
-                     "--devices %s asks for %d GPU%s, but this machine has %d (grt place can plan "
-                     "for devices you don't have; grt run needs them)",
-                     spec, (int)gpus, gpus == 1 ? "" : "s", (int)grt_machine_gpu_count());
+  if (st) return st;
   char n[32];
   snprintf(n, sizeof n, "%d", (int)(cpus > 0 ? cpus : 1));
   return grt_session_options_set(o, "cpu.devices", n);
@@ -143,7 +147,7 @@ static grt_status* run(run_args* a) {
   grt_session* s = NULL;
   grt_trace* trace = NULL;
   grt_tensor** out = calloc((size_t)a->n_fetches + 1, sizeof *out);
-  grt_status* st = out ? NULL : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  grt_status* st = out ? NULL : grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
   for (int i = 0; !st && i < a->n_feeds; i++) st = load_feed(&a->feeds[i]);
   if (!st) st = grt_graph_load(a->file, &g);
   if (!st) st = grt_session_options_new(&o);

@@ -34,10 +34,10 @@ extern "C" {
  *   ps.strategy            greedy | round_robin */
 typedef struct grt_session_options grt_session_options;
 
-grt_status* grt_session_options_new(grt_session_options** out);
-void grt_session_options_free(grt_session_options* o); /* NULL is a no-op */
+GRT_API GRT_MUST_USE grt_status* grt_session_options_new(grt_session_options** out);
+GRT_API void grt_session_options_free(grt_session_options* o); /* NULL is a no-op */
 /* Sets one option; fails naming the key (unknown key, or a bad value). */
-grt_status* grt_session_options_set(grt_session_options* o, const char* key, const char* value);
+GRT_API GRT_MUST_USE grt_status* grt_session_options_set(grt_session_options* o, const char* key, const char* value);
 
 /* ---- sessions ---------------------------------------------------------- */
 
@@ -46,11 +46,11 @@ typedef struct grt_session grt_session;
 /* Validates and places `g` on this machine's devices and makes the per-node
  * kernel state (variables start uninitialised). The session borrows `g`,
  * which must outlive it unchanged. `opts` may be NULL. Caller owns *out. */
-grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_session** out);
-void grt_session_free(grt_session* s); /* NULL is a no-op */
+GRT_API GRT_MUST_USE grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_session** out);
+GRT_API void grt_session_free(grt_session* s); /* NULL is a no-op */
 
 /* The plan the session runs (owned by the session). */
-const grt_plan* grt_session_plan(const grt_session* s);
+GRT_API const grt_plan* grt_session_plan(const grt_session* s);
 
 /* A tensor to feed in place of output "node" (port 0) or "node:k". */
 typedef struct grt_feed {
@@ -60,23 +60,61 @@ typedef struct grt_feed {
 
 /* Records what a run did, for grt_trace_write_json. */
 typedef struct grt_trace grt_trace;
-grt_status* grt_trace_new(grt_trace** out);
-void grt_trace_free(grt_trace* t);
+GRT_API GRT_MUST_USE grt_status* grt_trace_new(grt_trace** out);
+GRT_API void grt_trace_free(grt_trace* t);
 /* Chrome trace-event JSON (loads in Perfetto and chrome://tracing): a
  * process per device, a track per stream and worker, a slice per kernel and
  * per Send/Recv. */
-grt_status* grt_trace_write_json(const grt_trace* t, FILE* f);
-int64_t grt_trace_num_events(const grt_trace* t);
+GRT_API GRT_MUST_USE grt_status* grt_trace_write_json(const grt_trace* t, FILE* f);
+GRT_API int64_t grt_trace_num_events(const grt_trace* t);
 
 /* Runs the graph: computes `fetches` ("node" or "node:k") and runs `targets`
  * (node names, for their effects), with `feeds` standing in for the tensors
  * they name. out_values[i] receives fetch i (a reference the caller frees);
  * on failure nothing is returned and the session stays usable. `trace` may
  * be NULL. */
-grt_status* grt_session_run(grt_session* s, const grt_feed* feeds, int32_t n_feeds,
-                            const char* const* fetches, int32_t n_fetches,
-                            const char* const* targets, int32_t n_targets,
-                            grt_tensor** out_values, grt_trace* trace);
+GRT_API GRT_MUST_USE grt_status* grt_session_run(grt_session* s, const grt_feed* feeds, int32_t n_feeds,
+                                                 const char* const* fetches, int32_t n_fetches,
+                                                 const char* const* targets, int32_t n_targets,
+                                                 grt_tensor** out_values, grt_trace* trace);
+
+/* ---- callables: one run signature prepared once -------------------------
+ * TensorFlow's Session::MakeCallable. A host that runs the same feeds,
+ * fetches and targets many times prepares them once: names are resolved,
+ * the graph is pruned and partitioned, and each call then runs with no name
+ * lookups, string keys or cache search. */
+
+/* A tensor of the graph by position: output `port` of node `node` (its
+ * index in the graph), TensorFlow's TF_Output. */
+typedef struct grt_output {
+  int32_t node;
+  int32_t port;
+} grt_output;
+
+/* Resolves "node" or "node:k"; fails naming it when the graph has no such
+ * node or output. */
+GRT_API GRT_MUST_USE grt_status* grt_graph_output(const grt_graph* g, const char* name,
+                                                  grt_output* out);
+
+typedef struct grt_callable grt_callable;
+
+/* Prepares a run of `s`: fed tensors, fetched tensors and target nodes (by
+ * index). The callable borrows the session, which must outlive it. Caller
+ * owns *out. */
+GRT_API GRT_MUST_USE grt_status* grt_session_make_callable(
+    grt_session* s, const grt_output* feeds, int32_t n_feeds, const grt_output* fetches,
+    int32_t n_fetches, const int32_t* targets, int32_t n_targets, grt_callable** out);
+/* The same by names, as grt_session_run takes them. */
+GRT_API GRT_MUST_USE grt_status* grt_session_make_callable_by_name(
+    grt_session* s, const char* const* feeds, int32_t n_feeds, const char* const* fetches,
+    int32_t n_fetches, const char* const* targets, int32_t n_targets, grt_callable** out);
+GRT_API void grt_callable_free(grt_callable* c); /* NULL is a no-op */
+
+/* Runs it: feeds[i] stands for feed i (borrowed for the call; dtype and
+ * shape checked), out_values[i] receives fetch i (a reference the caller
+ * frees). Safe from several threads at once. `trace` may be NULL. */
+GRT_API GRT_MUST_USE grt_status* grt_callable_run(grt_callable* c, grt_tensor* const* feeds,
+                                                  grt_tensor** out_values, grt_trace* trace);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
 #include "base/mem.h"
 #include "base/status.h"
 #include "kernels/cpu/cpu_kernels.h"
-#include "runtime/device/device.h"
+#include "grt/backend.h"
 
 /* Each logical CPU device has its own allocator, which keeps released
  * blocks on free lists by size class and hands them out again:
@@ -143,13 +143,22 @@ static void counting_release_cache(counting_allocator* a) {
   pthread_mutex_destroy(&a->mu);
 }
 
-struct grt_stream {
-  grt_stream_kind kind;
-};
+/* Host streams: work runs on the calling thread when it is queued, so
+ * events are complete when recorded and waits have nothing to wait for. */
+static grt_status* cpu_memcpy(grt_stream* s, void* dst, const void* src, size_t n) {
+  if (n) memcpy(dst, src, n);
+  return NULL;
+}
+static grt_status* cpu_record(grt_stream* s, grt_event* e) { return NULL; }
+static grt_status* cpu_wait(grt_stream* s, grt_event* e) { return NULL; }
+static grt_status* cpu_stream_sync(grt_stream* s) { return NULL; }
 
-struct grt_event {
-  int unused;
-};
+static const grt_stream_ops kCpuStreamOps = {cpu_memcpy, cpu_record, cpu_wait, cpu_stream_sync};
+
+static grt_status* cpu_event_sync(grt_event* e) { return NULL; }
+static void cpu_event_free(grt_event* e) { free(e); }
+
+static const grt_event_ops kCpuEventOps = {cpu_event_sync, cpu_event_free};
 
 typedef struct {
   grt_device base;
@@ -162,67 +171,60 @@ static void cpu_free(grt_device* d) {
   free(d);
 }
 
-static grt_stream* cpu_stream(grt_device* d, grt_stream_kind kind) {
-  return &((cpu_device*)d)->streams[kind];
-}
-
 static grt_status* cpu_event_new(grt_device* d, grt_event** out) {
-  (void)d;
   *out = grt_calloc(1, sizeof **out);
-  return *out ? NULL : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
-}
-
-static void cpu_event_free(grt_device* d, grt_event* e) {
-  (void)d;
-  free(e);
-}
-
-/* Synchronous streams: everything queued has already run. */
-static grt_status* cpu_event_record(grt_device* d, grt_event* e, grt_stream* s) { return NULL; }
-static grt_status* cpu_stream_wait(grt_device* d, grt_stream* s, grt_event* e) { return NULL; }
-static grt_status* cpu_event_sync(grt_device* d, grt_event* e) { return NULL; }
-static grt_status* cpu_stream_sync(grt_device* d, grt_stream* s) { return NULL; }
-
-static grt_status* cpu_memcpy(grt_device* d, grt_stream* s, void* dst, const void* src, size_t n) {
-  if (n) memcpy(dst, src, n);
+  if (!*out) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory making an event on %s", d->name);
+  (*out)->ops = &kCpuEventOps;
+  (*out)->device = d;
   return NULL;
 }
 
-static const grt_op_kernel* cpu_kernel(grt_device* d, const char* op) {
-  return grt_cpu_kernel_lookup(op);
+static void cpu_memory_stats(grt_device* d, grt_memory_kind kind, size_t* in_use, size_t* peak) {
+  const cpu_device* c = (const cpu_device*)d;
+  *in_use = __atomic_load_n(&c->alloc.in_use, __ATOMIC_RELAXED);
+  *peak = __atomic_load_n(&c->alloc.peak, __ATOMIC_RELAXED);
 }
 
-static grt_status* cpu_launch(grt_device* d, grt_stream* s, const grt_op_kernel* k,
-                              grt_kernel_ctx* ctx) {
-  return k->compute(ctx);
-}
+/* launch NULL: the executor calls the kernel on its own thread. */
+static const grt_device_ops kCpuDeviceOps = {cpu_free, cpu_event_new, NULL, cpu_memory_stats};
 
-static const grt_device_vtable kCpuVtable = {
-    "CPU",          cpu_free,         cpu_stream,      cpu_event_new,
-    cpu_event_free, cpu_event_record, cpu_stream_wait, cpu_event_sync,
-    cpu_stream_sync, cpu_memcpy,      cpu_kernel,      cpu_launch,
-};
-
-grt_status* grt_cpu_device_new(int32_t index, int32_t id, const char* name, grt_device** out) {
+static grt_status* cpu_device_new(const grt_device_config* cfg, grt_device** out) {
   *out = NULL;
   cpu_device* d = grt_calloc(1, sizeof *d);
-  if (!d) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory creating %s", name);
-  d->base.vt = &kCpuVtable;
-  d->base.index = index;
-  d->base.id = id;
-  d->base.name = name;
-  d->alloc.base.name = name;
+  if (!d) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory creating %s", cfg->name);
+  d->base.ops = &kCpuDeviceOps;
+  d->base.id = cfg->id;
+  d->base.name = cfg->name;
+  d->base.host_addressable = true;
+  d->alloc.base.name = cfg->name;
   d->alloc.base.alloc = counting_alloc;
   d->alloc.base.free = counting_free;
   pthread_mutex_init(&d->alloc.mu, NULL);
-  d->base.allocator = &d->alloc.base;
-  for (int k = 0; k < GRT_NUM_STREAM_KINDS; k++) d->streams[k].kind = (grt_stream_kind)k;
+  /* Host memory is device memory here: one allocator serves both kinds. */
+  d->base.memory[GRT_MEMORY_DEVICE] = &d->alloc.base;
+  d->base.memory[GRT_MEMORY_HOST] = &d->alloc.base;
+  for (int k = 0; k < GRT_NUM_STREAM_KINDS; k++) {
+    d->streams[k] = (grt_stream){&kCpuStreamOps, &d->base, (grt_stream_kind)k, true};
+    d->base.streams[k] = &d->streams[k];
+  }
   *out = &d->base;
   return NULL;
 }
 
-void grt_cpu_device_memory(const grt_device* d, size_t* in_use, size_t* peak) {
-  const cpu_device* c = (const cpu_device*)d;
-  *in_use = __atomic_load_n(&c->alloc.in_use, __ATOMIC_RELAXED);
-  *peak = __atomic_load_n(&c->alloc.peak, __ATOMIC_RELAXED);
+/* The logical CPU devices are the session's to choose (cpu.devices); the
+ * machine always has the host. */
+static int32_t cpu_probe(char* why, size_t why_size) { return 1; }
+
+static const grt_backend kCpuBackend = {
+    .api_version = GRT_BACKEND_API_VERSION,
+    .type = "CPU",
+    .priority = 70,
+    .probe = cpu_probe,
+    .device_new = cpu_device_new,
+    .kernel = grt_cpu_kernel_lookup,
+};
+
+/* Built in: registers itself when the library (or program) loads. */
+__attribute__((constructor)) static void register_cpu_backend(void) {
+  grt_status_free(grt_backend_register(&kCpuBackend));
 }

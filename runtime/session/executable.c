@@ -142,32 +142,78 @@ static grt_status* add_edge(builder* b, int32_t from, int32_t to) {
   return NULL;
 }
 
-/* The Recv on `dev` that delivers (src, port) from src's device, made with
- * its Send on first use. port -1: a control signal. */
-static grt_status* crossing(builder* b, const int32_t* exec_of, int32_t src, int32_t port,
-                            int32_t dev, int32_t* out_recv) {
-  int32_t* slot = copy_slot(&b->copies, copy_key(src, port, dev));
+/* The copy the plan lists for (src, port) into device dst, or NULL: the
+ * executable inserts exactly the plan's copies. */
+static const grt_plan_copy* plan_copy(const grt_plan* p, int32_t src, int32_t port, int32_t dst) {
+  int32_t lo = 0, hi = grt_plan_num_copies(p);
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo) / 2;
+    const grt_plan_copy* c = grt_plan_copy_at(p, mid);
+    int less = c->src != src ? c->src < src : c->port != port ? c->port < port : c->dst_device < dst;
+    if (less) lo = mid + 1;
+    else hi = mid;
+  }
+  const grt_plan_copy* c = lo < grt_plan_num_copies(p) ? grt_plan_copy_at(p, lo) : NULL;
+  return c && c->src == src && c->port == port && c->dst_device == dst ? c : NULL;
+}
+
+/* One side of a copy: where its value comes from. `from` is the exec node
+ * that produces it (-1 for a feed), `key` identifies the value (a graph
+ * node, or n_nodes + feed index), `slot` holds it, on device `device`. */
+typedef struct {
+  int32_t from, key, port, slot, device;
+  bool host;
+} copy_source;
+
+/* The Recv on `dev` that delivers `src` (a control signal when port is -1),
+ * made with its Send on first use: one pair per value and destination. */
+static grt_status* crossing(builder* b, const copy_source* src, int32_t dev, bool dst_host,
+                            int32_t* out_recv) {
+  int32_t* slot = copy_slot(&b->copies, copy_key(src->key, src->port, dev));
   if (*slot >= 0) {
     *out_recv = b->nodes[*slot].peer;
     return NULL;
   }
-  int32_t from = exec_of[src];
+  int32_t node = src->from >= 0 ? b->nodes[src->from].node : -1;
   int32_t send, recv;
-  GRT_RETURN_IF_ERROR(add_exec(b, src, b->nodes[from].device, EXEC_SEND, 0, &send));
-  GRT_RETURN_IF_ERROR(add_exec(b, src, dev, EXEC_RECV, port >= 0 ? 1 : 0, &recv));
-  b->nodes[send].peer = recv;
+  GRT_RETURN_IF_ERROR(add_exec(b, node, src->device, EXEC_SEND, 0, &send));
+  GRT_RETURN_IF_ERROR(add_exec(b, node, dev, EXEC_RECV, src->port >= 0 ? 1 : 0, &recv));
+  exec_node* x = &b->nodes[send];
+  x->peer = recv;
+  x->src_host = src->host;
+  x->dst_host = dst_host;
   b->nodes[recv].peer = send;
-  b->nodes[send].in_start = b->in_slots.n;
-  if (port >= 0) {
-    b->nodes[send].n_inputs = 1;
-    if (!ivec_push(&b->in_slots, b->nodes[from].out_start + port)) return OOM();
+  x->in_start = b->in_slots.n;
+  if (src->port >= 0) {
+    x->n_inputs = 1;
+    if (!ivec_push(&b->in_slots, src->slot)) return OOM();
   }
-  GRT_RETURN_IF_ERROR(add_edge(b, from, send));
+  if (src->from >= 0) GRT_RETURN_IF_ERROR(add_edge(b, src->from, send));
   GRT_RETURN_IF_ERROR(add_edge(b, send, recv));
   *slot = send;
   *out_recv = recv;
   return NULL;
 }
+
+/* A graph edge (src, port) into device dev, as the plan's copy. */
+static grt_status* plan_crossing(builder* b, const int32_t* exec_of, int32_t src, int32_t port,
+                                 int32_t dev, bool dst_host, int32_t* out_recv) {
+  const grt_plan_copy* c = plan_copy(b->s->plan, src, port, dev);
+  if (!c)
+    return GRT_ERROR(INTERNAL, "the plan lists no copy of %s:%d to %s", b->g->nodes[src].name,
+                     (int)port, grt_device_set_name(b->s->devices, dev));
+  int32_t from = exec_of[src];
+  copy_source cs = {from, src, port, port >= 0 ? b->nodes[from].out_start + port : -1,
+                    c->src_device, c->src_host_memory};
+  return crossing(b, &cs, dev, dst_host, out_recv);
+}
+
+static bool host_addressable(const builder* b, int32_t dev) {
+  return b->s->device[dev] && b->s->device[dev]->host_addressable;
+}
+
+/* Feeds arrive in host memory: the first CPU device stands for the host. */
+enum { kHostDevice = 0 };
 
 /* Small kernels run inline: known outputs of at most this many elements. */
 enum { kInlineElements = 4096 };
@@ -192,18 +238,18 @@ static int32_t fed_index(const uint8_t* has_feed, const int32_t* feed_node,
   return -1;
 }
 
-static grt_status* build(builder* b, const grt_feed* feeds, int32_t nf,
-                         const char* const* fetches, int32_t nx, const char* const* targets,
-                         int32_t nt) {
+static grt_status* build(builder* b, const grt_run_signature* sig) {
   const grt_graph* g = b->g;
   grt_executable* e = b->e;
   int32_t nn = g->n_nodes;
+  int32_t nf = sig->n_feeds, nx = sig->n_fetches, nt = sig->n_targets;
   int32_t* feed_node = grt_malloc(((size_t)nf + 1) * sizeof *feed_node);
   int32_t* feed_port = grt_malloc(((size_t)nf + 1) * sizeof *feed_port);
   int32_t* fetch_node = grt_malloc(((size_t)nx + 1) * sizeof *fetch_node);
   int32_t* fetch_port = grt_malloc(((size_t)nx + 1) * sizeof *fetch_port);
   int32_t* exec_of = grt_malloc(((size_t)nn + 1) * sizeof *exec_of);
   uint8_t* has_feed = grt_calloc((size_t)nn + 1, 1);
+  const int32_t* targets = sig->targets;
   ivec stack = {0};
   grt_status* st = NULL;
   if (!feed_node || !feed_port || !fetch_node || !fetch_port || !exec_of || !has_feed) {
@@ -212,13 +258,17 @@ static grt_status* build(builder* b, const grt_feed* feeds, int32_t nf,
   }
   for (int32_t i = 0; i < nn; i++) exec_of[i] = -1;
   for (int32_t i = 0; !st && i < nf; i++) {
-    st = parse_tensor_name(g, "feed", feeds[i].name, &feed_node[i], &feed_port[i]);
-    if (!st && fed_index(has_feed, feed_node, feed_port, i, feed_node[i], feed_port[i]) >= 0)
-      st = GRT_ERROR(INVALID_ARGUMENT, "feed '%s' is given twice", feeds[i].name);
-    if (!st) has_feed[feed_node[i]] = 1;
+    feed_node[i] = sig->feeds[i].node;
+    feed_port[i] = sig->feeds[i].port;
+    if (fed_index(has_feed, feed_node, feed_port, i, feed_node[i], feed_port[i]) >= 0)
+      st = GRT_ERROR(INVALID_ARGUMENT, "feed '%s:%d' is given twice", g->nodes[feed_node[i]].name,
+                     (int)feed_port[i]);
+    has_feed[feed_node[i]] = 1;
   }
-  for (int32_t i = 0; !st && i < nx; i++)
-    st = parse_tensor_name(g, "fetch", fetches[i], &fetch_node[i], &fetch_port[i]);
+  for (int32_t i = 0; i < nx; i++) {
+    fetch_node[i] = sig->fetches[i].node;
+    fetch_port[i] = sig->fetches[i].port;
+  }
   if (st) goto done;
 
   /* Prune: what fetches and targets reach through unfed edges. exec_of
@@ -228,14 +278,8 @@ static grt_status* build(builder* b, const grt_feed* feeds, int32_t nf,
         !ivec_push(&stack, fetch_node[i]))
       st = OOM();
   }
-  for (int32_t i = 0; !st && i < nt; i++) {
-    int32_t t = targets[i] ? grt_strmap_get(&g->by_name, targets[i]) : -1;
-    if (t < 0)
-      st = GRT_ERROR(NOT_FOUND, "target '%s': the graph has no node of that name",
-                     targets[i] ? targets[i] : "(null)");
-    else if (!ivec_push(&stack, t))
-      st = OOM();
-  }
+  for (int32_t i = 0; !st && i < nt; i++)
+    if (!ivec_push(&stack, targets[i])) st = OOM();
   while (!st && stack.n > 0) {
     int32_t v = stack.v[--stack.n];
     if (exec_of[v] == -2) continue;
@@ -292,21 +336,26 @@ static grt_status* build(builder* b, const grt_feed* feeds, int32_t nf,
       st = OOM();
       break;
     }
+    int32_t v = b->nodes[x].node;
     for (int32_t i = 0; !st && i < n->n_inputs; i++) {
       int32_t src = n->inputs[i].src, port = n->inputs[i].port;
       int32_t fi = fed_index(has_feed, feed_node, feed_port, nf, src, port);
-      if (fi >= 0) {
-        slots[i] = e->feed_slots[fi];
+      bool dst_host = grt_plan_input_in_host_memory(b->s->plan, v, i);
+      int32_t recv = -1;
+      if (fi >= 0 && host_addressable(b, dev)) {
+        slots[i] = e->feed_slots[fi]; /* fed values are host tensors */
+      } else if (fi >= 0) {
+        copy_source cs = {-1, nn + fi, 0, e->feed_slots[fi], kHostDevice, true};
+        st = crossing(b, &cs, dev, dst_host, &recv);
       } else if (b->nodes[exec_of[src]].device == dev) {
         slots[i] = b->nodes[exec_of[src]].out_start + port;
         st = add_edge(b, exec_of[src], x);
       } else {
-        int32_t recv;
-        st = crossing(b, exec_of, src, port, dev, &recv);
-        if (!st) {
-          slots[i] = b->nodes[recv].out_start;
-          st = add_edge(b, recv, x);
-        }
+        st = plan_crossing(b, exec_of, src, port, dev, dst_host, &recv);
+      }
+      if (!st && recv >= 0) {
+        slots[i] = b->nodes[recv].out_start;
+        st = add_edge(b, recv, x);
       }
     }
     for (int32_t i = 0; !st && i < n->n_controls; i++) {
@@ -315,10 +364,13 @@ static grt_status* build(builder* b, const grt_feed* feeds, int32_t nf,
         st = add_edge(b, exec_of[src], x);
       } else {
         int32_t recv;
-        st = crossing(b, exec_of, src, -1, dev, &recv);
+        st = plan_crossing(b, exec_of, src, -1, dev, false, &recv);
         if (!st) st = add_edge(b, recv, x);
       }
     }
+    for (int32_t o = 0; o < n->sig.n_outputs && o < 64; o++)
+      if (grt_plan_output_in_host_memory(b->s->plan, v, o))
+        b->nodes[x].host_outputs |= (uint64_t)1 << o;
     b->nodes[x].in_start = b->in_slots.n;
     b->nodes[x].n_inputs = n->n_inputs;
     for (int32_t i = 0; !st && i < n->n_inputs; i++)
@@ -326,21 +378,53 @@ static grt_status* build(builder* b, const grt_feed* feeds, int32_t nf,
     free(slots);
     b->nodes[x].run_inline = cheap(n, b->s->kernels[b->nodes[x].node]);
   }
-  for (int32_t x = n_kernels; x < b->n_nodes; x++) b->nodes[x].run_inline = true;
   if (st) goto done;
 
-  /* Fetch slots. */
+  /* Fetch slots: values come back in host memory, so a fetch from a device
+   * whose memory the host cannot read goes through a copy to the host. */
   e->n_fetches = nx;
   e->fetch_slots = grt_malloc(((size_t)nx + 1) * sizeof *e->fetch_slots);
   if (!e->fetch_slots) {
     st = OOM();
     goto done;
   }
-  for (int32_t i = 0; i < nx; i++) {
+  for (int32_t i = 0; !st && i < nx; i++) {
     int32_t fi = fed_index(has_feed, feed_node, feed_port, nf, fetch_node[i], fetch_port[i]);
-    e->fetch_slots[i] =
-        fi >= 0 ? e->feed_slots[fi] : b->nodes[exec_of[fetch_node[i]]].out_start + fetch_port[i];
+    int32_t v = fetch_node[i], port = fetch_port[i], from = exec_of[v];
+    if (fi >= 0) {
+      e->fetch_slots[i] = e->feed_slots[fi];
+    } else if (host_addressable(b, b->nodes[from].device)) {
+      e->fetch_slots[i] = b->nodes[from].out_start + port;
+    } else {
+      copy_source cs = {from, v, port, b->nodes[from].out_start + port, b->nodes[from].device,
+                        grt_plan_output_in_host_memory(b->s->plan, v, port)};
+      int32_t recv;
+      st = crossing(b, &cs, kHostDevice, true, &recv);
+      if (!st) e->fetch_slots[i] = b->nodes[recv].out_start;
+    }
   }
+  for (int32_t x = n_kernels; x < b->n_nodes; x++) b->nodes[x].run_inline = true;
+  if (st) goto done;
+
+  /* Devices whose streams run asynchronously: the run waits for them at
+   * its end, as TensorFlow's sessions do. */
+  e->async_devices = grt_malloc(((size_t)b->s->n_devices + 1) * sizeof *e->async_devices);
+  uint8_t* seen = grt_calloc((size_t)b->s->n_devices + 1, 1);
+  if (!e->async_devices || !seen) {
+    free(seen);
+    st = OOM();
+    goto done;
+  }
+  for (int32_t x = 0; x < b->n_nodes; x++) {
+    int32_t d = b->nodes[x].device;
+    grt_device* dv = b->s->device[d];
+    if (seen[d] || !dv) continue;
+    seen[d] = 1;
+    bool sync = true;
+    for (int k = 0; k < GRT_NUM_STREAM_KINDS; k++) sync = sync && dv->streams[k]->synchronous;
+    if (!sync) e->async_devices[e->n_async++] = d;
+  }
+  free(seen);
 
   /* Successors in CSR form, slot use counts, the initially ready set. */
   e->n_nodes = b->n_nodes;
@@ -394,7 +478,69 @@ void grt_executable_free(grt_executable* e) {
   free(e->feed_slots);
   free(e->fetch_slots);
   free(e->initial);
+  free(e->async_devices);
   free(e);
+}
+
+grt_status* grt_executable_build(grt_session* s, const grt_run_signature* sig,
+                                 grt_executable** out) {
+  *out = NULL;
+  grt_executable* e = grt_calloc(1, sizeof *e);
+  if (!e) return OOM();
+  builder b = {0};
+  b.s = s;
+  b.g = s->graph;
+  b.e = e;
+  grt_status* st = build(&b, sig);
+  free(b.nodes);
+  free(b.edge_from.v);
+  free(b.edge_to.v);
+  free(b.in_slots.v);
+  free(b.copies.keys);
+  free(b.copies.send);
+  if (st) {
+    grt_executable_free(e);
+    return st;
+  }
+  *out = e;
+  return NULL;
+}
+
+grt_status* grt_run_signature_resolve(const grt_graph* g, const grt_feed* feeds, int32_t nf,
+                                      const char* const* fetches, int32_t nx,
+                                      const char* const* targets, int32_t nt,
+                                      grt_run_signature* sig) {
+  memset(sig, 0, sizeof *sig);
+  sig->feeds = grt_malloc(((size_t)nf + 1) * sizeof *sig->feeds);
+  sig->fetches = grt_malloc(((size_t)nx + 1) * sizeof *sig->fetches);
+  sig->targets = grt_malloc(((size_t)nt + 1) * sizeof *sig->targets);
+  if (!sig->feeds || !sig->fetches || !sig->targets) {
+    grt_run_signature_clear(sig);
+    return OOM();
+  }
+  sig->n_feeds = nf;
+  sig->n_fetches = nx;
+  sig->n_targets = nt;
+  grt_status* st = NULL;
+  for (int32_t i = 0; !st && i < nf; i++)
+    st = parse_tensor_name(g, "feed", feeds[i].name, &sig->feeds[i].node, &sig->feeds[i].port);
+  for (int32_t i = 0; !st && i < nx; i++)
+    st = parse_tensor_name(g, "fetch", fetches[i], &sig->fetches[i].node, &sig->fetches[i].port);
+  for (int32_t i = 0; !st && i < nt; i++) {
+    sig->targets[i] = targets[i] ? grt_strmap_get(&g->by_name, targets[i]) : -1;
+    if (sig->targets[i] < 0)
+      st = GRT_ERROR(NOT_FOUND, "target '%s': the graph has no node of that name",
+                     targets[i] ? targets[i] : "(null)");
+  }
+  if (st) grt_run_signature_clear(sig);
+  return st;
+}
+
+void grt_run_signature_clear(grt_run_signature* sig) {
+  free(sig->feeds);
+  free(sig->fetches);
+  free(sig->targets);
+  memset(sig, 0, sizeof *sig);
 }
 
 grt_status* grt_session_executable(grt_session* s, const grt_feed* feeds, int32_t n_feeds,
@@ -415,27 +561,17 @@ grt_status* grt_session_executable(grt_session* s, const grt_feed* feeds, int32_
   }
   pthread_mutex_unlock(&s->cache_mu);
 
-  grt_executable* e = grt_calloc(1, sizeof *e);
-  if (!e) {
-    free(key);
-    return OOM();
-  }
-  e->key = key;
-  builder b = {0};
-  b.s = s;
-  b.g = s->graph;
-  b.e = e;
-  grt_status* st = build(&b, feeds, n_feeds, fetches, n_fetches, targets, n_targets);
-  free(b.nodes);
-  free(b.edge_from.v);
-  free(b.edge_to.v);
-  free(b.in_slots.v);
-  free(b.copies.keys);
-  free(b.copies.send);
+  grt_run_signature sig;
+  grt_executable* e = NULL;
+  grt_status* st = grt_run_signature_resolve(s->graph, feeds, n_feeds, fetches, n_fetches,
+                                             targets, n_targets, &sig);
+  if (!st) st = grt_executable_build(s, &sig, &e);
+  grt_run_signature_clear(&sig);
   if (st) {
-    grt_executable_free(e);
+    free(key);
     return st;
   }
+  e->key = key;
   /* Another thread may have built the same one meanwhile: keep the first. */
   pthread_mutex_lock(&s->cache_mu);
   for (grt_executable* c = s->cache; c; c = c->next) {

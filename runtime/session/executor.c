@@ -15,9 +15,14 @@
 #include "base/tensor.h"
 #include "runtime/session/session_internal.h"
 
+/* A value slot. A Recv's slot that received a copy also keeps the source
+ * tensor and the copy's events until the value is released: an
+ * asynchronous copy may still read the source until its event completes. */
 typedef struct {
   grt_tensor* t;
   grt_var* ref;
+  grt_tensor* copy_src;
+  grt_event* copy_events[2];
 } slot;
 
 typedef struct run_state {
@@ -46,11 +51,21 @@ static void fail(run_state* r, grt_status* st) {
   pthread_mutex_unlock(&r->mu);
 }
 
-static void release_slot(run_state* r, int32_t i) {
-  if (__atomic_sub_fetch(&r->uses[i], 1, __ATOMIC_ACQ_REL) == 0) {
-    grt_tensor_free(r->slots[i].t);
-    r->slots[i].t = NULL;
+/* Drops what a slot holds; a copy's source goes once the copy is done. */
+static void clear_slot(slot* sl) {
+  grt_tensor_free(sl->t);
+  sl->t = NULL;
+  if (sl->copy_events[1]) grt_status_free(grt_event_sync(sl->copy_events[1]));
+  for (int k = 0; k < 2; k++) {
+    grt_event_free(sl->copy_events[k]);
+    sl->copy_events[k] = NULL;
   }
+  grt_tensor_free(sl->copy_src);
+  sl->copy_src = NULL;
+}
+
+static void release_slot(run_state* r, int32_t i) {
+  if (__atomic_sub_fetch(&r->uses[i], 1, __ATOMIC_ACQ_REL) == 0) clear_slot(&r->slots[i]);
 }
 
 /* The value in a slot, as a new reference: a Ref slot gives the variable's
@@ -110,9 +125,23 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
     orefs[i] = NULL;
   }
   if (!st) {
-    grt_kernel_ctx ctx = {n, ni, in, refs, no, out, orefs, dev->allocator, s->intra_op,
-                          s->states[x->node], r->step};
-    st = dev->vt->launch(dev, dev->vt->stream(dev, GRT_STREAM_COMPUTE), k, &ctx);
+    grt_kernel_ctx ctx = {
+        .node = n,
+        .n_inputs = ni,
+        .inputs = in,
+        .input_refs = refs,
+        .n_outputs = no,
+        .outputs = out,
+        .output_refs = orefs,
+        .allocator = dev->memory[GRT_MEMORY_DEVICE],
+        .host_allocator = dev->memory[GRT_MEMORY_HOST],
+        .host_outputs = x->host_outputs,
+        .stream = dev->streams[GRT_STREAM_COMPUTE],
+        .intra_op = s->intra_op,
+        .state = s->states[x->node],
+        .step = r->step,
+    };
+    st = dev->ops->launch ? dev->ops->launch(dev, ctx.stream, k, &ctx) : k->compute(&ctx);
   }
   for (int32_t i = 0; i < got; i++) grt_tensor_free(in[i]);
   for (int32_t i = 0; i < no; i++) {
@@ -134,20 +163,86 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
   return st;
 }
 
-/* Send: hand the tensor to the Recv on the other device. Between host
- * devices that is the same buffer; a device backend copies on its streams. */
+/* The stream a copy runs on, by where each side's tensor lives: the
+ * destination's host-to-device stream, the source's device-to-host or
+ * device-to-device stream. */
+static grt_stream* copy_stream(grt_device* from, grt_device* to, bool src_host, bool dst_host) {
+  if (src_host && !dst_host) return to->streams[GRT_STREAM_HOST_TO_DEVICE];
+  if (!src_host && dst_host) return from->streams[GRT_STREAM_DEVICE_TO_HOST];
+  if (!src_host) return from->streams[GRT_STREAM_DEVICE_TO_DEVICE];
+  return to->streams[GRT_STREAM_HOST_TO_DEVICE]; /* host to host: a plain copy */
+}
+
+/* Copies t from `from` into a new tensor on `to`, ordered with events: the
+ * copy stream waits for the producer's compute stream, and the consumer's
+ * compute stream waits for the copy (or, for a host-side consumer, this
+ * thread does). Events on synchronous streams are skipped. */
+static grt_status* copy_between(const exec_node* x, grt_device* from, grt_device* to,
+                                grt_tensor* t, slot* dst) {
+  bool src_host = from->host_addressable || x->src_host;
+  bool dst_host = to->host_addressable || x->dst_host;
+  grt_allocator* a = to->memory[x->dst_host ? GRT_MEMORY_HOST : GRT_MEMORY_DEVICE];
+  grt_tensor* u = NULL;
+  grt_event* ev[2] = {NULL, NULL};
+  GRT_RETURN_IF_ERROR(grt_tensor_new_packed(a, t->dtype, &t->shape, &u));
+  grt_stream* producer = from->streams[GRT_STREAM_COMPUTE];
+  grt_stream* cs = copy_stream(from, to, src_host, dst_host);
+  grt_stream* consumer = to->streams[GRT_STREAM_COMPUTE];
+  grt_status* st = NULL;
+  if (!producer->synchronous && cs != producer) {
+    st = grt_device_event_new(from, &ev[0]);
+    if (!st) st = grt_stream_record_event(producer, ev[0]);
+    if (!st) st = grt_stream_wait_event(cs, ev[0]);
+  }
+  if (!st) st = grt_stream_memcpy(cs, grt_tensor_data(u), grt_tensor_data(t), grt_tensor_byte_size(t));
+  bool host_consumer = consumer->synchronous || x->dst_host;
+  if (!st && !cs->synchronous) {
+    st = grt_device_event_new(cs->device, &ev[1]);
+    if (!st) st = grt_stream_record_event(cs, ev[1]);
+    if (!st) st = host_consumer ? grt_event_sync(ev[1]) : grt_stream_wait_event(consumer, ev[1]);
+  }
+  if (st || host_consumer) {
+    /* Done (or failed): nothing in flight reads t any more... unless a
+     * failed call left work queued: wait for the copy stream then. */
+    if (st) grt_status_free(grt_stream_sync(cs));
+    grt_event_free(ev[0]);
+    grt_event_free(ev[1]);
+    grt_tensor_free(t);
+    if (st) {
+      grt_tensor_free(u);
+      return st;
+    }
+  } else {
+    dst->copy_src = t;
+    dst->copy_events[0] = ev[0];
+    dst->copy_events[1] = ev[1];
+  }
+  dst->t = u;
+  return NULL;
+}
+
+/* Send: deliver the tensor to the Recv on the other device. Between devices
+ * the host addresses directly (logical CPUs) that is the same buffer;
+ * otherwise a copy on the devices' streams. */
 static grt_status* run_send(run_state* r, const exec_node* x) {
   if (x->n_inputs == 0) return NULL; /* a control signal */
   const exec_node* recv = &r->e->nodes[x->peer];
+  grt_device* from = r->s->device[x->device];
+  grt_device* to = r->s->device[recv->device];
   grt_tensor* t = NULL;
   grt_status* st = read_slot(r, r->e->in_slots[x->in_start], &t);
-  if (st) {
-    const grt_node* n = &r->s->graph->nodes[x->node];
-    return grt_status_prefix(st, "send of '%s' to %s", n->name, r->s->device[recv->device]->name);
-  }
   int32_t si = recv->out_start;
-  if (r->uses[si] == 0) grt_tensor_free(t);
-  else r->slots[si].t = t;
+  if (!st && r->uses[si] == 0) {
+    grt_tensor_free(t);
+  } else if (!st && from->host_addressable && to->host_addressable) {
+    r->slots[si].t = t;
+  } else if (!st) {
+    st = copy_between(x, from, to, t, &r->slots[si]);
+  }
+  if (st)
+    return grt_status_prefix(st, "send of '%s' to %s",
+                             x->node >= 0 ? r->s->graph->nodes[x->node].name : "a fed value",
+                             to->name);
   return NULL;
 }
 
@@ -235,10 +330,10 @@ static void run_node(run_state* r, int32_t xi) {
   else if (x->kind == EXEC_SEND) st = run_send(r, x);
   if (st) fail(r, st);
   if (r->trace) {
-    const grt_node* n = &r->s->graph->nodes[x->node];
+    const grt_node* n = x->node >= 0 ? &r->s->graph->nodes[x->node] : NULL;
     static const char* const kCat[] = {"kernel", "send", "recv"};
-    grt_trace_add(r->trace, n->name, x->kind == EXEC_KERNEL ? n->op : kCat[x->kind], kCat[x->kind],
-                  x->device, thread_id(), t0, grt_trace_now_ns() - t0);
+    grt_trace_add(r->trace, n ? n->name : "(feed)", x->kind == EXEC_KERNEL ? n->op : kCat[x->kind],
+                  kCat[x->kind], x->device, thread_id(), t0, grt_trace_now_ns() - t0);
   }
 }
 
@@ -284,6 +379,15 @@ grt_status* grt_executor_run(grt_session* s, const grt_executable* e, grt_tensor
   while (__atomic_load_n(&r.remaining, __ATOMIC_ACQUIRE) > 0) pthread_cond_wait(&r.done, &r.mu);
   pthread_mutex_unlock(&r.mu);
 
+  /* Wait for what asynchronous devices still have queued (TensorFlow's
+   * sessions sync their devices at the end of a step too). */
+  for (int32_t i = 0; i < e->n_async; i++) {
+    grt_device* d = s->device[e->async_devices[i]];
+    for (int k = 0; k < GRT_NUM_STREAM_KINDS; k++) {
+      grt_status* sst = grt_stream_sync(d->streams[k]);
+      if (sst) fail(&r, sst);
+    }
+  }
   grt_status* st = r.status;
   for (int32_t i = 0; i < e->n_fetches; i++) {
     out_values[i] = NULL;
@@ -291,7 +395,7 @@ grt_status* grt_executor_run(grt_session* s, const grt_executable* e, grt_tensor
   }
   for (int32_t i = 0; i < e->n_fetches; i++) release_slot(&r, e->fetch_slots[i]);
   /* Slots nobody consumed because the run failed early. */
-  for (size_t i = 0; i < ns; i++) grt_tensor_free(r.slots[i].t);
+  for (size_t i = 0; i < ns; i++) clear_slot(&r.slots[i]);
   if (st) {
     for (int32_t i = 0; i < e->n_fetches; i++) {
       grt_tensor_free(out_values[i]);

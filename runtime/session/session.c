@@ -3,10 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/mem.h"
 #include "base/shape.h"
 #include "base/status.h"
 #include "base/tensor.h"
+#include "runtime/device/device.h"
 #include "runtime/session/session_internal.h"
 
 static grt_status* copy_options(const grt_session_options* in, grt_session_options* out) {
@@ -40,16 +42,24 @@ static grt_status* place(grt_session* s) {
   return st;
 }
 
+/* A device for every device in the set this machine has, each made by the
+ * backend of its type. */
 static grt_status* make_devices(grt_session* s) {
   int32_t n = grt_device_set_count(s->devices);
   s->device = grt_calloc((size_t)n + 1, sizeof *s->device);
   if (!s->device) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   s->n_devices = n;
   for (int32_t i = 0; i < n; i++) {
-    const char* type = grt_device_set_type(s->devices, i);
-    if (strcmp(type, "CPU") != 0 || !grt_device_set_present(s->devices, i)) continue;
-    GRT_RETURN_IF_ERROR(grt_cpu_device_new(i, grt_device_set_id(s->devices, i),
-                                           grt_device_set_name(s->devices, i), &s->device[i]));
+    if (!grt_device_set_present(s->devices, i)) continue;
+    grt_device_config cfg = {
+        .id = grt_device_set_id(s->devices, i),
+        .name = grt_device_set_name(s->devices, i),
+        .gpu_allow_growth = s->opts.gpu_allow_growth,
+        .gpu_memory_fraction = s->opts.gpu_memory_fraction,
+        .gpu_virtual_mib = s->opts.gpu_virtual_mib,
+        .gpu_virtual_count = s->opts.gpu_virtual_count,
+    };
+    GRT_RETURN_IF_ERROR(grt_registry_device_new(s->devices, i, &cfg, &s->device[i]));
   }
   return NULL;
 }
@@ -69,10 +79,10 @@ static grt_status* make_kernels(grt_session* s) {
       return GRT_ERROR(UNAVAILABLE,
                        "node '%s' (%s) is placed on %s, which this machine cannot run", n->name,
                        n->op, grt_plan_node_device_name(s->plan, i));
-    const grt_op_kernel* k = dev->vt->kernel(dev, n->op);
+    const grt_op_kernel* k = dev->backend->kernel(n->op);
     if (!k)
-      return GRT_ERROR(UNIMPLEMENTED, "node '%s': no %s kernel for op %s", n->name, dev->vt->type,
-                       n->op);
+      return GRT_ERROR(UNIMPLEMENTED, "node '%s': the %s backend has no kernel for op %s",
+                       n->name, dev->backend->type, n->op);
     s->kernels[i] = k;
     if (k->create_state) {
       grt_status* st = k->create_state(n, &s->states[i]);
@@ -80,6 +90,20 @@ static grt_status* make_kernels(grt_session* s) {
     }
   }
   return NULL;
+}
+
+/* The placement log (log_device_placement) through the log sink, one INFO
+ * message per line, never to stdout. */
+static grt_status* log_placement(const grt_plan* plan) {
+  char* text = NULL;
+  size_t len = 0;
+  FILE* f = open_memstream(&text, &len);
+  if (!f) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory writing the placement log");
+  grt_status* st = grt_plan_write_log(plan, f);
+  if (fclose(f) != 0 && !st) st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory writing the placement log");
+  if (!st) grt_log_lines(GRT_LOG_INFO, text, len);
+  free(text);
+  return st;
 }
 
 grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_session** out) {
@@ -100,9 +124,9 @@ grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_s
     grt_session_free(s);
     return st;
   }
-  if (s->opts.log_device_placement) {
-    grt_plan_write_log(s->plan, stdout);
-    fflush(stdout);
+  if (s->opts.log_device_placement && (st = log_placement(s->plan))) {
+    grt_session_free(s);
+    return st;
   }
   *out = s;
   return NULL;
@@ -138,34 +162,33 @@ const grt_plan* grt_session_plan(const grt_session* s) { return s ? s->plan : NU
 
 /* A fed value must have the tensor's dtype and a shape its inferred shape
  * allows. */
-static grt_status* check_feed(const grt_session* s, const grt_feed* f) {
-  if (!f->name || !f->value) return GRT_ERROR(INVALID_ARGUMENT, "feed with a NULL name or value");
-  const char* src;
-  size_t len;
-  int32_t port;
-  bool control;
-  if (!grt_parse_input_spec(f->name, &src, &len, &port, &control) || control)
-    return GRT_ERROR(INVALID_ARGUMENT, "feed '%s' is not a tensor name", f->name);
-  int32_t node = grt_strmap_getn(&s->graph->by_name, src, len);
-  if (node < 0)
-    return GRT_ERROR(NOT_FOUND, "feed '%s': the graph has no node named '%.*s'", f->name, (int)len,
-                     src);
-  const grt_node* n = &s->graph->nodes[node];
-  if (port >= n->sig.n_outputs)
-    return GRT_ERROR(OUT_OF_RANGE, "feed '%s': node '%s' (%s) has %d outputs", f->name, n->name,
-                     n->op, (int)n->sig.n_outputs);
-  if (f->value->dtype != n->sig.output_types[port])
-    return GRT_ERROR(INVALID_ARGUMENT, "feed '%s': the tensor is %s, but a %s value was fed",
-                     f->name, grt_dtype_name(n->sig.output_types[port]),
-                     grt_dtype_name(f->value->dtype));
-  if (!grt_shape_compatible(&f->value->shape, &n->sig.output_shapes[port])) {
+grt_status* grt_session_check_feed(const grt_session* s, grt_output at, const char* name,
+                                   const grt_tensor* value) {
+  const grt_node* n = &s->graph->nodes[at.node];
+  char buf[256];
+  if (!name) {
+    snprintf(buf, sizeof buf, "%s:%d", n->name, (int)at.port);
+    name = buf;
+  }
+  if (!value) return GRT_ERROR(INVALID_ARGUMENT, "feed '%s': no value", name);
+  if (value->dtype != n->sig.output_types[at.port])
+    return GRT_ERROR(INVALID_ARGUMENT, "feed '%s': the tensor is %s, but a %s value was fed", name,
+                     grt_dtype_name(n->sig.output_types[at.port]), grt_dtype_name(value->dtype));
+  if (!grt_shape_compatible(&value->shape, &n->sig.output_shapes[at.port])) {
     char a[GRT_SHAPE_STR_MAX], b[GRT_SHAPE_STR_MAX];
     return GRT_ERROR(INVALID_ARGUMENT,
-                     "feed '%s': cannot feed a value of shape %s for a tensor of shape %s",
-                     f->name, grt_shape_str(&f->value->shape, a, sizeof a),
-                     grt_shape_str(&n->sig.output_shapes[port], b, sizeof b));
+                     "feed '%s': cannot feed a value of shape %s for a tensor of shape %s", name,
+                     grt_shape_str(&value->shape, a, sizeof a),
+                     grt_shape_str(&n->sig.output_shapes[at.port], b, sizeof b));
   }
   return NULL;
+}
+
+static grt_status* check_feed(const grt_session* s, const grt_feed* f) {
+  if (!f->name || !f->value) return GRT_ERROR(INVALID_ARGUMENT, "feed with a NULL name or value");
+  grt_output at;
+  GRT_RETURN_IF_ERROR(grt_graph_output(s->graph, f->name, &at));
+  return grt_session_check_feed(s, at, f->name, f->value);
 }
 
 grt_status* grt_session_run(grt_session* s, const grt_feed* feeds, int32_t n_feeds,

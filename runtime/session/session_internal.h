@@ -48,6 +48,8 @@ typedef struct exec_node {
   int32_t succ_start, succ_end; /* exe->succ[]: nodes whose pending count it decrements */
   int32_t pending;              /* initial pending count */
   int32_t peer;                 /* SEND: its RECV; RECV: its SEND */
+  bool src_host, dst_host;      /* SEND: which side's tensor is in host memory (plan flags) */
+  uint64_t host_outputs;        /* KERNEL: bit k, output k is a HostMemory output */
 } exec_node;
 
 struct grt_executable {
@@ -65,19 +67,45 @@ struct grt_executable {
   int32_t* fetch_slots;
   int32_t n_initial;
   int32_t* initial; /* nodes ready at the start */
+  int32_t n_async;
+  int32_t* async_devices; /* devices with asynchronous streams the run uses: synced at its end */
 };
 
+/* A run's feeds, fetches and targets resolved to graph nodes. */
+typedef struct grt_run_signature {
+  int32_t n_feeds, n_fetches, n_targets;
+  grt_output* feeds;
+  grt_output* fetches;
+  int32_t* targets;
+} grt_run_signature;
+
+/* Resolves names ("node", "node:k"; targets by node name); errors name the
+ * one at fault. Clear with grt_run_signature_clear. */
+grt_status* grt_run_signature_resolve(const grt_graph* g, const grt_feed* feeds, int32_t nf,
+                                      const char* const* fetches, int32_t nx,
+                                      const char* const* targets, int32_t nt,
+                                      grt_run_signature* out);
+void grt_run_signature_clear(grt_run_signature* sig);
+
+/* Prunes and partitions the graph for `sig` (not cached; caller frees). */
+grt_status* grt_executable_build(grt_session* s, const grt_run_signature* sig,
+                                 grt_executable** out);
+
+/* Checks a fed value against the tensor it stands for (dtype, shape). */
+grt_status* grt_session_check_feed(const grt_session* s, grt_output at, const char* name,
+                                   const grt_tensor* value);
+
 /* Builds (or finds in the cache) the executable for a run. */
-grt_status* grt_session_executable(grt_session* s, const grt_feed* feeds, int32_t n_feeds,
-                                   const char* const* fetches, int32_t n_fetches,
-                                   const char* const* targets, int32_t n_targets,
-                                   grt_executable** out);
+GRT_MUST_USE grt_status* grt_session_executable(grt_session* s, const grt_feed* feeds, int32_t n_feeds,
+                                                const char* const* fetches, int32_t n_fetches,
+                                                const char* const* targets, int32_t n_targets,
+                                                grt_executable** out);
 void grt_executable_free(grt_executable* e);
 
 /* Runs `e` once with the fed tensors (in e's feed order). On success
  * out_values[i] holds fetch i. */
-grt_status* grt_executor_run(grt_session* s, const grt_executable* e, grt_tensor* const* feeds,
-                             grt_tensor** out_values, grt_trace* trace);
+GRT_MUST_USE grt_status* grt_executor_run(grt_session* s, const grt_executable* e, grt_tensor* const* feeds,
+                                          grt_tensor** out_values, grt_trace* trace);
 
 /* Trace recording (trace.c). */
 void grt_trace_begin_run(grt_trace* t, const grt_session* s);

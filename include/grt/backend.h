@@ -1,0 +1,272 @@
+/* grt — the backend interface: what a device backend implements and what
+ * it may call. The CPU backend is built into the library; others (CUDA, a
+ * test backend) are plugins: shared libraries named libgrt_backend_*.so,
+ * found beside libgrt.so or on GRT_PLUGIN_PATH, each exporting
+ *
+ *   const grt_backend* grt_backend_entry(uint32_t host_api_version);
+ *
+ * The host refuses a plugin whose api_version differs from its own
+ * GRT_BACKEND_API_VERSION (with a one-line reason in grt_backends_report).
+ *
+ * The split follows ggml's reg -> device -> stream and IREE's driver
+ * factories: a backend probes how many devices the machine has and makes
+ * them; a device owns its memory kinds (allocators) and its streams; a
+ * stream runs work in order; events order work across streams. Kernels are
+ * looked up by op and launched on a device's compute stream. */
+#ifndef GRT_BACKEND_H_
+#define GRT_BACKEND_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grt/status.h"
+#include "grt/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a struct below changes layout or meaning. */
+#define GRT_BACKEND_API_VERSION 1u
+
+typedef struct grt_backend grt_backend;
+typedef struct grt_device grt_device;
+typedef struct grt_stream grt_stream;
+typedef struct grt_event grt_event;
+typedef struct grt_op_kernel grt_op_kernel;
+typedef struct grt_kernel_ctx grt_kernel_ctx;
+
+/* ---- memory --------------------------------------------------------------
+ * An allocator is a vtable plus its own state (embed this struct first).
+ * alloc returns NULL when memory runs out; free(NULL) is a no-op. */
+typedef struct grt_allocator grt_allocator;
+struct grt_allocator {
+  const char* name;
+  void* (*alloc)(grt_allocator* self, size_t size, size_t alignment);
+  void (*free)(grt_allocator* self, void* ptr);
+};
+
+/* Every device has both kinds; on a host device they may be one allocator.
+ * HOST is memory the host reads and writes directly (pinned staging memory
+ * on a GPU; TensorFlow's HostMemory arguments live there). */
+typedef enum grt_memory_kind {
+  GRT_MEMORY_DEVICE = 0,
+  GRT_MEMORY_HOST = 1,
+} grt_memory_kind;
+#define GRT_NUM_MEMORY_KINDS 2
+
+/* ---- streams and events -------------------------------------------------- */
+
+typedef enum grt_stream_kind {
+  GRT_STREAM_COMPUTE = 0,
+  GRT_STREAM_HOST_TO_DEVICE = 1,
+  GRT_STREAM_DEVICE_TO_HOST = 2,
+  GRT_STREAM_DEVICE_TO_DEVICE = 3,
+} grt_stream_kind;
+#define GRT_NUM_STREAM_KINDS 4
+
+typedef struct grt_stream_ops {
+  /* Queues a copy of n bytes; the stream's kind says which memory each side
+   * is in. src must stay valid until the copy completes (an event recorded
+   * after it). */
+  grt_status* (*memcpy)(grt_stream* s, void* dst, const void* src, size_t n);
+  /* `e` completes when the work queued on `s` so far completes. */
+  grt_status* (*record)(grt_stream* s, grt_event* e);
+  /* Work queued on `s` after this call waits for `e`. */
+  grt_status* (*wait)(grt_stream* s, grt_event* e);
+  /* Blocks the calling thread until the work queued on `s` completes. */
+  grt_status* (*sync)(grt_stream* s);
+} grt_stream_ops;
+
+struct grt_stream {
+  const grt_stream_ops* ops;
+  grt_device* device;
+  grt_stream_kind kind;
+  /* Work is complete when the call queuing it returns (host streams): the
+   * executor then needs no events for it. */
+  bool synchronous;
+};
+
+typedef struct grt_event_ops {
+  /* Blocks the calling thread until the event completes. */
+  grt_status* (*sync)(grt_event* e);
+  void (*free)(grt_event* e);
+} grt_event_ops;
+
+struct grt_event {
+  const grt_event_ops* ops;
+  grt_device* device;
+};
+
+/* ---- devices ------------------------------------------------------------- */
+
+typedef struct grt_device_ops {
+  void (*free)(grt_device* d);
+  /* A new event of this device (caller frees with grt_event_free). */
+  grt_status* (*event_new)(grt_device* d, grt_event** out);
+  /* Runs kernel k for ctx on stream s: queues its work there and returns;
+   * outputs exist (allocated, shaped) on return, their contents once the
+   * stream reaches them. NULL: the device calls k->compute(ctx) itself. */
+  grt_status* (*launch)(grt_device* d, grt_stream* s, const grt_op_kernel* k,
+                        grt_kernel_ctx* ctx);
+  /* Bytes in use and the peak so far, in one memory kind (may be NULL). */
+  void (*memory_stats)(grt_device* d, grt_memory_kind kind, size_t* in_use, size_t* peak);
+} grt_device_ops;
+
+struct grt_device {
+  const grt_device_ops* ops;
+  const grt_backend* backend;
+  const char* name; /* canonical "/job:localhost/replica:0/task:0/device:TYPE:ID" */
+  int32_t id;       /* the ID in TYPE:ID */
+  int32_t index;    /* in the session's device set (set by the session) */
+  /* Its memory is ordinary host memory and its streams are synchronous, so
+   * a tensor can pass to another such device without a copy. */
+  bool host_addressable;
+  grt_allocator* memory[GRT_NUM_MEMORY_KINDS];
+  grt_stream* streams[GRT_NUM_STREAM_KINDS];
+};
+
+/* What the session tells a backend about the device it wants. */
+typedef struct grt_device_config {
+  int32_t id;
+  const char* name;           /* canonical; lives as long as the device */
+  bool gpu_allow_growth;      /* session options a GPU backend honours */
+  double gpu_memory_fraction;
+  const int64_t* gpu_virtual_mib; /* MiB per logical GPU on each physical one */
+  int32_t gpu_virtual_count;       /* 0: one logical GPU per physical GPU */
+} grt_device_config;
+
+/* ---- kernels ------------------------------------------------------------- */
+
+typedef struct grt_node grt_node;             /* a graph node (attrs via grt_kernel_attr_*) */
+typedef struct grt_var grt_var;               /* a variable's storage (Ref edges) */
+typedef struct grt_threadpool grt_threadpool; /* for grt_parallel_for */
+
+struct grt_kernel_ctx {
+  const grt_node* node;
+  int32_t n_inputs;
+  grt_tensor* const* inputs;   /* values; for Ref inputs the variable's tensor or NULL */
+  grt_var* const* input_refs;  /* the variable for each Ref input, else NULL */
+  int32_t n_outputs;
+  grt_tensor** outputs;        /* the kernel sets each (one reference, owned by the executor) */
+  grt_var** output_refs;       /* the kernel sets these for Ref outputs */
+  grt_allocator* allocator;    /* device memory, for outputs and scratch */
+  grt_allocator* host_allocator; /* host memory, for HostMemory outputs */
+  uint64_t host_outputs;       /* bit k: output k is a HostMemory output */
+  grt_stream* stream;          /* the compute stream the kernel's work goes on */
+  grt_threadpool* intra_op;    /* for grt_parallel_for; may be NULL */
+  void* state;                 /* from create_state, per node, lives with the session */
+  int64_t step;                /* counts runs of the session, from 0 */
+};
+
+/* Kernel flags. */
+enum {
+  GRT_KERNEL_CHEAP = 1u << 0, /* constant-time work: run inline, never on another thread */
+};
+
+struct grt_op_kernel {
+  const char* op;
+  grt_status* (*compute)(grt_kernel_ctx* ctx);
+  /* Optional: per-node state made once when the session is built
+   * (a variable's grt_var, a random generator's counter). */
+  grt_status* (*create_state)(const grt_node* node, void** out_state);
+  void (*free_state)(void* state);
+  uint32_t flags;
+};
+
+/* One kernel support row, as the placer reads it: the op, the device type,
+ * dtype constraints ("T: {float32, float64}"; "" for none), the arguments
+ * kept in host memory ("shape, output"; "" for none) and TensorFlow's
+ * kernel priority (0 normally). */
+typedef struct grt_kernel_spec {
+  const char* op;
+  const char* device;
+  const char* constraints;
+  const char* host_memory;
+  int32_t priority;
+} grt_kernel_spec;
+
+/* What a kernel may call (exported by libgrt). Errors describe the fault
+ * without the node name: the executor puts "node 'x' (Op): " in front. */
+GRT_API grt_status* grt_kernel_alloc_output(grt_kernel_ctx* ctx, int32_t k, grt_dtype dtype,
+                                            const grt_shape* shape, grt_tensor** out);
+GRT_API void grt_kernel_set_output(grt_kernel_ctx* ctx, int32_t k, grt_tensor* t);
+GRT_API grt_status* grt_kernel_attr_type(const grt_kernel_ctx* ctx, const char* name,
+                                         grt_dtype* out);
+GRT_API grt_status* grt_kernel_attr_bool(const grt_kernel_ctx* ctx, const char* name, bool* out);
+GRT_API grt_status* grt_kernel_error(grt_code code, const char* fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- backends ------------------------------------------------------------ */
+
+struct grt_backend {
+  uint32_t api_version; /* GRT_BACKEND_API_VERSION the backend was built with */
+  const char* type;     /* the device type it provides: "CPU", "GPU", "TEST" */
+  /* For a type grt does not know yet: its placement priority (CPU 70,
+   * GPU 210) and kernel support rows. Ignored for CPU and GPU, whose rows
+   * are built in so plans for them work on any machine. */
+  int32_t priority;
+  const grt_kernel_spec* rows;
+  int32_t n_rows;
+  /* How many devices of the type this machine has; with 0, one line in
+   * `why` saying why (no driver, no device, ...). */
+  int32_t (*probe)(char* why, size_t why_size);
+  grt_status* (*device_new)(const grt_device_config* cfg, grt_device** out);
+  /* The kernel for `op`, or NULL. */
+  const grt_op_kernel* (*kernel)(const char* op);
+};
+
+/* The symbol a plugin exports, and its type. */
+#define GRT_BACKEND_ENTRY_SYMBOL "grt_backend_entry"
+typedef const grt_backend* (*grt_backend_entry_fn)(uint32_t host_api_version);
+
+/* ---- the registry (for hosts) -------------------------------------------- */
+
+/* Loads the backend plugin at `path` now (plugins beside libgrt.so and on
+ * GRT_PLUGIN_PATH load on first use without this). Fails with a message
+ * naming the file and the reason (not found, no entry point, ABI version,
+ * a type that exists already). */
+GRT_API grt_status* grt_backend_load(const char* path);
+
+/* Registers a backend compiled into the host program. The backend struct
+ * must live for the rest of the process. */
+GRT_API grt_status* grt_backend_register(const grt_backend* b);
+
+/* One line per backend and per refused plugin: "CPU: 1 device",
+ * "GPU: 0 devices (no CUDA driver)", "plugin /x/libgrt_backend_y.so
+ * refused: ABI version 7, expected 1". Writes at most `size` bytes
+ * (NUL-terminated) and returns the length the whole text needs. */
+GRT_API size_t grt_backends_report(char* buf, size_t size);
+
+/* ---- stream and event calls ----------------------------------------------- */
+
+static inline grt_status* grt_stream_memcpy(grt_stream* s, void* dst, const void* src, size_t n) {
+  return s->ops->memcpy(s, dst, src, n);
+}
+static inline grt_status* grt_stream_record_event(grt_stream* s, grt_event* e) {
+  return s->ops->record(s, e);
+}
+static inline grt_status* grt_stream_wait_event(grt_stream* s, grt_event* e) {
+  return s->ops->wait(s, e);
+}
+static inline grt_status* grt_stream_sync(grt_stream* s) { return s->ops->sync(s); }
+static inline grt_status* grt_event_sync(grt_event* e) { return e->ops->sync(e); }
+static inline void grt_event_free(grt_event* e) {
+  if (e) e->ops->free(e);
+}
+static inline grt_status* grt_device_event_new(grt_device* d, grt_event** out) {
+  return d->ops->event_new(d, out);
+}
+static inline grt_stream* grt_device_stream(grt_device* d, grt_stream_kind k) {
+  return d->streams[k];
+}
+static inline void grt_device_free(grt_device* d) {
+  if (d) d->ops->free(d);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  /* GRT_BACKEND_H_ */

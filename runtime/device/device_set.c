@@ -1,0 +1,37 @@
+/* Device sets as the runtime sees them: the placer builds the set; which of
+ * its devices this machine has comes from the backends loaded here. */
+#include "base/status.h"
+#include "kernels/kernel_registry.h"
+#include "placer/internal.h"
+#include "runtime/device/device.h"
+
+grt_status* grt_device_set_from_spec(const char* spec, grt_device_set** out) {
+  *out = NULL;
+  grt_registry_count(); /* plugins first: they may add device types */
+  grt_device_count c[GRT_MAX_DEVICE_TYPES];
+  int32_t n = 0;
+  GRT_RETURN_IF_ERROR(grt_device_spec_parse(spec, c, GRT_MAX_DEVICE_TYPES, &n));
+  for (int32_t i = 0; i < n; i++) {
+    grt_device_type t;
+    if (grt_device_type_from_name(c[i].type, &t) && t == GRT_DEVICE_CPU) continue;
+    int32_t have = grt_registry_device_count(c[i].type);
+    c[i].present = have < c[i].declared ? have : c[i].declared;
+  }
+  return grt_device_set_new(c, n, out);
+}
+
+grt_status* grt_device_set_from_machine(int32_t n_cpus, grt_device_set** out) {
+  *out = NULL;
+  grt_device_count c[GRT_MAX_DEVICE_TYPES];
+  int32_t n = 0;
+  c[n++] = (grt_device_count){"CPU", n_cpus, n_cpus};
+  int32_t nb = grt_registry_count();
+  for (int32_t i = 0; i < nb && n < GRT_MAX_DEVICE_TYPES; i++) {
+    const grt_backend* b = grt_registry_at(i);
+    grt_device_type t;
+    if (grt_device_type_from_name(b->type, &t) && t == GRT_DEVICE_CPU) continue;
+    int32_t have = grt_registry_device_count(b->type);
+    if (have > 0) c[n++] = (grt_device_count){b->type, have, have};
+  }
+  return grt_device_set_new(c, n, out);
+}

@@ -1,0 +1,143 @@
+// Backend plugins: a test backend ("TEST", asynchronous streams) built as its
+// own shared library is loaded, planned for, and runs a graph across TEST and
+// CPU devices with copies on streams ordered by events; a plugin built for
+// another API version is refused with a clear message.
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "grt/backend.h"
+#include "grt/grt.h"
+
+namespace {
+
+#define ASSERT_OK(expr)                                 \
+  do {                                                  \
+    grt_status* s_ = (expr);                            \
+    ASSERT_EQ(s_, nullptr) << grt_status_message(s_);   \
+  } while (0)
+
+std::string Path(const char* name) {
+  std::string rel = std::string("tests/plugin/") + name;
+  char buf[PATH_MAX];
+  return realpath(rel.c_str(), buf) ? std::string(buf) : rel;
+}
+
+void LoadTestBackend() { ASSERT_OK(grt_backend_load(Path("libgrt_backend_test.so").c_str())); }
+
+std::vector<float> Floats(const grt_tensor* t) {
+  const float* p = static_cast<const float*>(grt_tensor_data(t));
+  return std::vector<float>(p, p + grt_tensor_num_elements(t));
+}
+
+// m = x @ b on TEST:0, s = m + c on TEST:1, y = s * s on the CPU, z = s on
+// TEST:1: host-to-device, device-to-device and device-to-host copies, and a
+// fetch from a TEST device.
+const char* kGraph = R"({"format":"grt.graph","version":1,"nodes":[
+  {"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[2,3]}},
+  {"name":"b","op":"Const","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[3,2],"values":[1,2,3,4,5,6]}}},
+  {"name":"m","op":"MatMul","inputs":["x","b"],"device":"/device:TEST:0","attrs":{"T":"float32"}},
+  {"name":"c","op":"Const","device":"/cpu:0","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[2,2],"values":[10,20,30,40]}}},
+  {"name":"s","op":"Add","inputs":["m","c"],"device":"/device:TEST:1","attrs":{"T":"float32"}},
+  {"name":"y","op":"Mul","inputs":["s","s"],"device":"/cpu:0","attrs":{"T":"float32"}},
+  {"name":"z","op":"Identity","inputs":["s"],"device":"/device:TEST:1","attrs":{"T":"float32"}}
+]})";
+
+TEST(Plugin, RunsAcrossTestDevicesAndCpuWithCopiesOnStreams) {
+  LoadTestBackend();
+  grt_graph* g = nullptr;
+  ASSERT_OK(grt_graph_from_json(kGraph, strlen(kGraph), &g));
+  grt_session* s = nullptr;
+  ASSERT_OK(grt_session_new(g, nullptr, &s));
+  const grt_plan* p = grt_session_plan(s);
+  auto device_of = [&](const char* name) {
+    for (int32_t i = 0; i < grt_graph_num_nodes(g); i++)
+      if (std::string(grt_graph_node_name(g, i)) == name) return std::string(grt_plan_node_device_name(p, i));
+    return std::string();
+  };
+  EXPECT_EQ(device_of("m"), "/job:localhost/replica:0/task:0/device:TEST:0");
+  EXPECT_EQ(device_of("s"), "/job:localhost/replica:0/task:0/device:TEST:1");
+  EXPECT_EQ(device_of("y"), "/job:localhost/replica:0/task:0/device:CPU:0");
+  EXPECT_EQ(device_of("x"), "/job:localhost/replica:0/task:0/device:CPU:0");  // no TEST kernel
+  EXPECT_GE(grt_plan_num_copies(p), 3);
+
+  // Every run feeds new values, so a consumer that read a buffer before its
+  // copy or kernel finished would see the previous run's values or garbage.
+  for (int run = 0; run < 25; run++) {
+    grt_tensor* x = nullptr;
+    int64_t dims[2] = {2, 3};
+    ASSERT_OK(grt_tensor_new(GRT_FLOAT32, 2, dims, &x));
+    float* xv = static_cast<float*>(grt_tensor_data(x));
+    for (int i = 0; i < 6; i++) xv[i] = static_cast<float>(run * 7 + i);
+    const float bv[6] = {1, 2, 3, 4, 5, 6}, cv[4] = {10, 20, 30, 40};
+    std::vector<float> want_s(4), want_y(4);
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 2; j++) {
+        float acc = 0;
+        for (int k = 0; k < 3; k++) acc += xv[i * 3 + k] * bv[k * 2 + j];
+        want_s[i * 2 + j] = acc + cv[i * 2 + j];
+        want_y[i * 2 + j] = want_s[i * 2 + j] * want_s[i * 2 + j];
+      }
+    grt_feed feed = {"x", x};
+    const char* fetches[] = {"y", "s", "z"};
+    grt_tensor* out[3] = {nullptr, nullptr, nullptr};
+    ASSERT_OK(grt_session_run(s, &feed, 1, fetches, 3, nullptr, 0, out, nullptr));
+    EXPECT_EQ(Floats(out[0]), want_y) << "run " << run;
+    EXPECT_EQ(Floats(out[1]), want_s) << "run " << run;
+    EXPECT_EQ(Floats(out[2]), want_s) << "run " << run;
+    for (grt_tensor* t : out) grt_tensor_free(t);
+    grt_tensor_free(x);
+  }
+  grt_session_free(s);
+  grt_graph_free(g);
+}
+
+TEST(Plugin, MachineDevicesAndReport) {
+  LoadTestBackend();
+  grt_device_set* ds = nullptr;
+  ASSERT_OK(grt_device_set_from_machine(1, &ds));
+  EXPECT_EQ(grt_device_set_count_type(ds, "TEST"), 2);
+  EXPECT_GE(grt_device_set_find(ds, "/device:TEST:1"), 0);
+  grt_device_set_free(ds);
+  ASSERT_OK(grt_device_set_from_spec("cpu:1,test:4", &ds));
+  int32_t present = 0;
+  for (int32_t i = 0; i < grt_device_set_count(ds); i++) present += grt_device_set_present(ds, i);
+  EXPECT_EQ(present, 3);  // one CPU, two of the four TEST devices asked for
+  grt_device_set_free(ds);
+  char buf[1024];
+  grt_backends_report(buf, sizeof buf);
+  EXPECT_NE(std::string(buf).find("TEST: 2 devices (plugin)"), std::string::npos) << buf;
+  EXPECT_NE(std::string(buf).find("CPU: 1 device"), std::string::npos) << buf;
+}
+
+TEST(Plugin, LoadingTheSamePluginTwiceIsHarmless) {
+  LoadTestBackend();
+  LoadTestBackend();
+}
+
+TEST(Plugin, WrongApiVersionIsRefused) {
+  std::string path = Path("libgrt_backend_badabi.so");
+  grt_status* st = grt_backend_load(path.c_str());
+  ASSERT_NE(st, nullptr);
+  std::string m = grt_status_message(st);
+  grt_status_free(st);
+  EXPECT_NE(m.find(path), std::string::npos) << m;
+  EXPECT_NE(m.find("refused"), std::string::npos) << m;
+  EXPECT_NE(m.find("API version 2, this library has version 1"), std::string::npos) << m;
+  grt_device_set* ds = nullptr;
+  st = grt_device_set_from_spec("badabi:1", &ds);
+  EXPECT_NE(st, nullptr);  // its type was never registered
+  grt_status_free(st);
+}
+
+TEST(Plugin, MissingFileAndNoEntryPoint) {
+  grt_status* st = grt_backend_load("/nonexistent/libgrt_backend_x.so");
+  ASSERT_NE(st, nullptr);
+  EXPECT_NE(std::string(grt_status_message(st)).find("cannot load"), std::string::npos);
+  grt_status_free(st);
+}
+
+}  // namespace
