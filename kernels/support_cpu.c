@@ -3,7 +3,7 @@
  * allows; constraints appear where TensorFlow's CPU kernels cover fewer.
  * Host memory is not listed: on the CPU everything is in host memory. */
 #include "kernels/kernel_registry.h"
-#include "kernels/support_types.h"
+#include "ops/dtype_sets.h"
 
 #define ANY(op) {op, "CPU", "", "", 0}
 #define ONLY(op, constraints) {op, "CPU", constraints, "", 0}
@@ -39,10 +39,10 @@ static const grt_kernel_spec kRows[] = {
     ANY("AddV2"),
     ANY("Sub"),
     ANY("Mul"),
-    ONLY("RealDiv", "T: " KT_FLOAT), /* integer division is Div/FloorDiv in TensorFlow */
+    ONLY("RealDiv", "T: " GRT_TYPES_FLOAT), /* integer division is Div/FloorDiv in TensorFlow */
     ANY("Maximum"),
     ANY("Minimum"),
-    ONLY("Pow", "T: {float16, bfloat16, float32, float64, int32, int64}"),
+    ONLY("Pow", "T: " GRT_TYPES_FLOAT_INDEX),
     ANY("SquaredDifference"),
     ANY("Neg"),
     ANY("Abs"),
@@ -64,8 +64,8 @@ static const grt_kernel_spec kRows[] = {
     ANY("Cast"),
     ANY("AddN"),
     /* math_ops: products and reductions (no int8/uint8 GEMM in TensorFlow) */
-    ONLY("MatMul", "T: {float16, bfloat16, float32, float64, int16, int32, int64}"),
-    ONLY("BatchMatMulV2", "T: {float16, bfloat16, float32, float64, int16, int32, int64}"),
+    ONLY("MatMul", "T: " GRT_TYPES_NUMBER_NO_INT8),
+    ONLY("BatchMatMulV2", "T: " GRT_TYPES_NUMBER_NO_INT8),
     ANY("Sum"),
     ANY("Mean"),
     ANY("Prod"),
@@ -91,9 +91,9 @@ static const grt_kernel_spec kRows[] = {
     ANY("RandomStandardNormal"),
     ANY("TruncatedNormal"),
     /* training_ops: TensorFlow registers the optimizers for float types only */
-    ONLY("ApplyGradientDescent", "T: " KT_FLOAT),
-    ONLY("ApplyMomentum", "T: " KT_FLOAT),
-    ONLY("ApplyAdam", "T: " KT_FLOAT),
+    ONLY("ApplyGradientDescent", "T: " GRT_TYPES_FLOAT),
+    ONLY("ApplyMomentum", "T: " GRT_TYPES_FLOAT),
+    ONLY("ApplyAdam", "T: " GRT_TYPES_FLOAT),
 };
 
 GRT_KERNEL_TABLE(grt_kernels_cpu, "CPU", kRows);

@@ -30,7 +30,7 @@ static const grt_op_spec kRows[] = {
     {"Slice", "input: T, begin: Index, size: Index", "output: T",
      "T: type; Index: " GRT_TYPES_INDEX, 0, grt_infer_slice},
     {"StridedSlice", "input: T, begin: Index, end: Index, strides: Index", "output: T",
-     "T: type; Index: {int16, int32, int64}; begin_mask: int = 0; end_mask: int = 0; "
+     "T: type; Index: " GRT_TYPES_INDEX_INT16 "; begin_mask: int = 0; end_mask: int = 0; "
      "ellipsis_mask: int = 0; new_axis_mask: int = 0; shrink_axis_mask: int = 0",
      0, grt_infer_strided_slice},
     {"Tile", "input: T, multiples: Tmultiples", "output: T",
@@ -45,7 +45,7 @@ static const grt_op_spec kRows[] = {
      GRT_OP_METADATA, grt_infer_size_op},
     {"Rank", "input: T", "output: int32", "T: type", GRT_OP_METADATA, grt_infer_rank_op},
     {"OneHot", "indices: TI, depth: int32, on_value: T, off_value: T", "output: T",
-     "axis: int = -1; T: type; TI: {uint8, int8, int32, int64} = int64", 0, grt_infer_one_hot},
+     "axis: int = -1; T: type; TI: {int8, int32, int64, uint8} = int64", 0, grt_infer_one_hot},
     {"BroadcastGradientArgs", "s0: T, s1: T", "r0: T, r1: T", "T: " GRT_TYPES_INDEX " = int32", 0,
      grt_infer_broadcast_gradient_args},
 };

@@ -30,7 +30,7 @@ static const grt_op_spec kRows[] = {
     BINARY("Maximum", GRT_TYPES_REAL),
     BINARY("Minimum", GRT_TYPES_REAL),
     BINARY("Pow", GRT_TYPES_SIGNED),
-    BINARY("SquaredDifference", "{float16, bfloat16, float32, float64, int32, int64}"),
+    BINARY("SquaredDifference", GRT_TYPES_FLOAT_INDEX),
     UNARY("Neg", GRT_TYPES_SIGNED),
     UNARY("Abs", GRT_TYPES_SIGNED),
     UNARY("Square", GRT_TYPES_NUMBER),
@@ -68,7 +68,7 @@ static const grt_op_spec kRows[] = {
     REDUCE("Min", GRT_TYPES_REAL),
     {"ArgMax", "input: T, dimension: Tidx", "output: output_type",
      "T: {float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, bool}; "
-     "Tidx: {int16, int32, int64} = int32; output_type: {int16, int32, int64} = int64",
+     "Tidx: " GRT_TYPES_INDEX_INT16 " = int32; output_type: " GRT_TYPES_INDEX_INT16 " = int64",
      0, grt_infer_argmax},
 };
 
