@@ -26,7 +26,7 @@ typedef struct grt_device_name {
 } grt_device_name;
 
 /* Parses `spec`; an error names the spec and the part that is wrong. */
-grt_status* grt_device_name_parse(const char* spec, grt_device_name* out);
+GRT_MUST_USE grt_status* grt_device_name_parse(const char* spec, grt_device_name* out);
 
 /* Writes the spec back with only the fields it has, in canonical spelling
  * ("/job:localhost/device:GPU:0"; "" for an empty spec). */
@@ -44,7 +44,7 @@ bool grt_device_name_matches(const grt_device_name* spec, const grt_device_name*
 bool grt_device_name_compatible(const grt_device_name* a, const grt_device_name* b);
 
 /* Adds b's fields to a; fails (leaving a unchanged) when they conflict. */
-grt_status* grt_device_name_merge(grt_device_name* a, const grt_device_name* b);
+GRT_MUST_USE grt_status* grt_device_name_merge(grt_device_name* a, const grt_device_name* b);
 
 #ifdef __cplusplus
 }

@@ -10,23 +10,10 @@
 extern "C" {
 #endif
 
-#if defined(__GNUC__)
-#define GRT_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#define GRT_MUST_USE __attribute__((warn_unused_result))
-#else
-#define GRT_PRINTF(f, a)
-#define GRT_MUST_USE
-#endif
+/* grt_status_new and grt_status_prefix are public (grt/status.h). */
 
-/* A new status with `code` (not GRT_OK) and a printf-formatted message.
- * Never returns NULL: if memory runs out, a static RESOURCE_EXHAUSTED status
- * is returned instead (grt_status_free knows not to free it). */
-grt_status* grt_status_new(grt_code code, const char* fmt, ...) GRT_PRINTF(2, 3);
-grt_status* grt_status_newv(grt_code code, const char* fmt, va_list ap);
-
-/* Returns `s` with "prefix: " put in front of its message (same code), for
- * adding context such as a file name as an error travels up. Takes `s`. */
-grt_status* grt_status_prefix(grt_status* s, const char* fmt, ...) GRT_PRINTF(2, 3);
+/* grt_status_new with a va_list. */
+GRT_MUST_USE grt_status* grt_status_newv(grt_code code, const char* fmt, va_list ap);
 
 /* Returns the first non-NULL status, freeing nothing. */
 #define GRT_RETURN_IF_ERROR(expr)          \

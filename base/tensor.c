@@ -119,6 +119,65 @@ grt_status* grt_tensor_new(grt_dtype dtype, int32_t rank, const int64_t* dims, g
   return grt_tensor_new_from(grt_host_allocator(), dtype, &s, out);
 }
 
+/* A buffer over host memory handed over by grt_tensor_wrap: the buffer
+ * header and the deallocator share one block, which release frees. */
+typedef struct wrapped_buffer {
+  grt_buffer b; /* first: release gets &b */
+  void (*deallocator)(void* data, size_t len, void* arg);
+  void* arg;
+} wrapped_buffer;
+
+static void release_wrapped(grt_buffer* b) {
+  wrapped_buffer* w = (wrapped_buffer*)b;
+  if (w->deallocator) w->deallocator(b->data, b->size, w->arg);
+  free(w);
+}
+
+grt_status* grt_tensor_wrap(void* data, grt_dtype dtype, int32_t rank, const int64_t* dims,
+                            void (*deallocator)(void* data, size_t len, void* arg), void* arg,
+                            grt_tensor** out) {
+  *out = NULL;
+  if (!grt_dtype_valid(dtype))
+    return GRT_ERROR(INVALID_ARGUMENT, "grt_tensor_wrap: invalid dtype %d", (int)dtype);
+  if (rank < 0 || rank > GRT_MAX_RANK)
+    return GRT_ERROR(INVALID_ARGUMENT, "grt_tensor_wrap: tensor rank %d is outside 0..%d",
+                     (int)rank, GRT_MAX_RANK);
+  if (rank > 0 && !dims)
+    return GRT_ERROR(INVALID_ARGUMENT, "grt_tensor_wrap: rank %d needs dims", (int)rank);
+  grt_shape shape = grt_shape_make(rank, dims);
+  size_t bytes;
+  if (!grt_tensor_bytes_for(dtype, &shape, &bytes))
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "grt_tensor_wrap: a tensor of %s needs known, non-negative dims whose "
+                     "byte size does not overflow",
+                     grt_dtype_name(dtype));
+  if (!data && bytes)
+    return GRT_ERROR(INVALID_ARGUMENT, "grt_tensor_wrap: NULL data for %zu bytes of %s", bytes,
+                     grt_dtype_name(dtype));
+  size_t align = grt_dtype_size(dtype);
+  if ((uintptr_t)data % align != 0)
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "grt_tensor_wrap: data at %p is not aligned for %s (needs %zu bytes)", data,
+                     grt_dtype_name(dtype), align);
+  wrapped_buffer* w = grt_malloc(sizeof *w);
+  if (!w) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory allocating a buffer header");
+  w->b.refs = 1;
+  w->b.data = data;
+  w->b.size = bytes;
+  w->b.release = release_wrapped;
+  w->b.owner = NULL;
+  w->b.embedded = true;
+  w->deallocator = deallocator;
+  w->arg = arg;
+  grt_status* s = grt_tensor_new_view(dtype, &shape, &w->b, 0, out);
+  if (s) {
+    free(w); /* never shared: the caller keeps `data` and no deallocator runs */
+    return s;
+  }
+  grt_buffer_unref(&w->b); /* the tensor holds the only reference now */
+  return NULL;
+}
+
 grt_tensor* grt_tensor_ref(grt_tensor* t) {
   if (t) __atomic_fetch_add(&t->refs, 1, __ATOMIC_RELAXED);
   return t;

@@ -23,12 +23,12 @@ struct grt_buffer {
 };
 
 /* A buffer of `size` bytes from `a` (64-byte aligned, not zeroed). */
-grt_status* grt_buffer_alloc(grt_allocator* a, size_t size, grt_buffer** out);
+GRT_MUST_USE grt_status* grt_buffer_alloc(grt_allocator* a, size_t size, grt_buffer** out);
 
 /* A buffer over memory someone else owns; `release(self)` runs when the last
  * reference goes (it should drop whatever `owner` refers to). */
-grt_status* grt_buffer_wrap(void* data, size_t size, void (*release)(grt_buffer*),
-                            void* owner, grt_buffer** out);
+GRT_MUST_USE grt_status* grt_buffer_wrap(void* data, size_t size, void (*release)(grt_buffer*),
+                                         void* owner, grt_buffer** out);
 
 grt_buffer* grt_buffer_ref(grt_buffer* b);
 void grt_buffer_unref(grt_buffer* b);
@@ -44,18 +44,18 @@ struct grt_tensor {
 
 /* A tensor over `buffer` at `offset` (takes a new reference to the buffer).
  * Fails if the elements do not fit in the buffer. */
-grt_status* grt_tensor_new_view(grt_dtype dtype, const grt_shape* shape, grt_buffer* buffer,
-                                size_t offset, grt_tensor** out);
+GRT_MUST_USE grt_status* grt_tensor_new_view(grt_dtype dtype, const grt_shape* shape, grt_buffer* buffer,
+                                             size_t offset, grt_tensor** out);
 
 /* A new tensor allocated from `a`, zero-filled. */
-grt_status* grt_tensor_new_from(grt_allocator* a, grt_dtype dtype, const grt_shape* shape,
-                                grt_tensor** out);
+GRT_MUST_USE grt_status* grt_tensor_new_from(grt_allocator* a, grt_dtype dtype, const grt_shape* shape,
+                                             grt_tensor** out);
 
 /* A new tensor whose header, buffer header and data share one block from
  * `a` (data 64-byte aligned, not zeroed): one allocation and one free per
  * tensor, which is what the executor's per-node outputs want. */
-grt_status* grt_tensor_new_packed(grt_allocator* a, grt_dtype dtype, const grt_shape* shape,
-                                  grt_tensor** out);
+GRT_MUST_USE grt_status* grt_tensor_new_packed(grt_allocator* a, grt_dtype dtype, const grt_shape* shape,
+                                               grt_tensor** out);
 
 /* Bytes needed for `shape` elements of `dtype`; false if unknown or overflowing. */
 bool grt_tensor_bytes_for(grt_dtype dtype, const grt_shape* shape, size_t* out);

@@ -14,7 +14,7 @@ extern "C" {
 typedef struct grt_threadpool grt_threadpool;
 
 /* `threads` workers (0 or less: one per online CPU). Caller owns the pool. */
-grt_status* grt_threadpool_new(int threads, const char* name, grt_threadpool** out);
+GRT_MUST_USE grt_status* grt_threadpool_new(int threads, const char* name, grt_threadpool** out);
 /* Finishes queued work, joins the workers. NULL is a no-op. */
 void grt_threadpool_free(grt_threadpool* p);
 

@@ -6,12 +6,24 @@
  *   host_app [OUT_DIR]      (default: $TEST_TMPDIR or /tmp)
  *
  * Every call that can fail returns a grt_status*; this program shows the
- * pattern: check, print the message, free the status and everything else. */
+ * pattern: check, print the message, free the status and everything else.
+ * It also checks that the library it runs with is the version its headers
+ * describe, takes the library's messages (the placement log) through a log
+ * sink, and feeds its own memory to the session without a copy.
+ *
+ * Outside Bazel, against an installed grt (scripts/install.sh PREFIX):
+ *   cc host_app.c $(pkg-config --cflags --libs grt) -o host_app */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grt/grt.h"
+
+/* The library's messages, prefixed, on our stdout. */
+static void log_to_stdout(void* arg, grt_log_level level, const char* message) {
+  (void)level;
+  printf("%s%s\n", (const char*)arg, message);
+}
 
 static int check(grt_status* s, const char* what) {
   if (!s) return 0;
@@ -87,6 +99,12 @@ static void print_graph(const grt_graph* g) {
 int main(int argc, char** argv) {
   const char* dir = argc > 1 ? argv[1] : getenv("TEST_TMPDIR");
   if (!dir) dir = "/tmp";
+  if (strcmp(grt_version(), GRT_VERSION_STRING) != 0) {
+    fprintf(stderr, "host_app: built against grt %s but running with %s\n", GRT_VERSION_STRING,
+            grt_version());
+    return 1;
+  }
+  grt_set_log_sink(log_to_stdout, "grt: ");
   char grt_path[4096], json_path[4096];
   snprintf(grt_path, sizeof grt_path, "%s/host_app.grt", dir);
   snprintf(json_path, sizeof json_path, "%s/host_app.json", dir);
@@ -123,13 +141,13 @@ int main(int argc, char** argv) {
   grt_tensor* x = NULL;
   grt_tensor* y = NULL;
   int64_t xdims[] = {1, 3};
+  float xdata[3] = {1.0f, 2.0f, 3.0f}; /* ours: the tensor wraps it, no copy */
   if (!rc) rc = check(grt_session_options_new(&opts), "session options");
   if (!rc) rc = check(grt_session_options_set(opts, "allow_soft_placement", "true"), "option");
+  if (!rc) rc = check(grt_session_options_set(opts, "log_device_placement", "true"), "option");
   if (!rc) rc = check(grt_session_new(loaded, opts, &session), "session");
-  if (!rc) rc = check(grt_tensor_new(GRT_FLOAT32, 2, xdims, &x), "x");
+  if (!rc) rc = check(grt_tensor_wrap(xdata, GRT_FLOAT32, 2, xdims, NULL, NULL, &x), "x");
   if (!rc) {
-    float* xv = grt_tensor_data(x);
-    xv[0] = 1.0f, xv[1] = 2.0f, xv[2] = 3.0f;
     grt_feed feed = {"x", x};
     const char* fetch[] = {"y"};
     rc = check(grt_session_run(session, &feed, 1, fetch, 1, NULL, 0, &y, NULL), "run");

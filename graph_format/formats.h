@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "grt/graph.h"
+#include "grt/tensor_io.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,37 +19,33 @@ extern "C" {
 
 /* Maps `path` read-only, verifies it and builds a graph whose strings and
  * constants point into the mapping (kept alive by the graph and tensors). */
-grt_status* grt_format_open_grt(const char* path, grt_graph** out);
+GRT_MUST_USE grt_status* grt_format_open_grt(const char* path, grt_graph** out);
 
 /* Verifies and builds a graph over `size` bytes at `data`. The graph borrows
  * them: `release(backing)` is called when the graph and every tensor taken
  * from it are gone (release may be NULL when the caller outlives them). */
-grt_status* grt_format_parse_grt(const void* data, size_t size, void* backing,
-                                 void (*release)(void* backing), grt_graph** out);
+GRT_MUST_USE grt_status* grt_format_parse_grt(const void* data, size_t size, void* backing,
+                                              void (*release)(void* backing), grt_graph** out);
 
 /* Writes the binary form. Deterministic: the same graph gives the same bytes. */
-grt_status* grt_format_write_grt(grt_graph* g, FILE* f);
+GRT_MUST_USE grt_status* grt_format_write_grt(grt_graph* g, FILE* f);
 
 /* ---- JSON text form (json_*.c; contract section 2) ---- */
 
 /* Parses the text form. Errors name the node (or JSON line/column). */
-grt_status* grt_format_parse_json(const char* text, size_t len, grt_graph** out);
+GRT_MUST_USE grt_status* grt_format_parse_json(const char* text, size_t len, grt_graph** out);
 
 /* Writes the text form: one node per line group, values arrays on one line,
  * attrs in name order, floats in the shortest form that reads back exactly. */
-grt_status* grt_format_write_json(grt_graph* g, FILE* f);
+GRT_MUST_USE grt_status* grt_format_write_json(grt_graph* g, FILE* f);
 
 /* ---- files (file_io.c) ---- */
 
-/* Calls write(ctx, f) on a temporary file beside `path`, then flushes, syncs
- * and renames it into place; on any failure the temporary is removed and
- * `path` is untouched. */
-grt_status* grt_write_file_atomic(const char* path, grt_status* (*write)(void* ctx, FILE* f),
-                                  void* ctx);
+/* grt_write_file_atomic is public: grt/tensor_io.h. */
 
 /* Reads a whole file into a malloc'd buffer (NUL-terminated; *out_len without
  * the NUL). */
-grt_status* grt_read_file(const char* path, char** out, size_t* out_len);
+GRT_MUST_USE grt_status* grt_read_file(const char* path, char** out, size_t* out_len);
 
 #ifdef __cplusplus
 }

@@ -36,10 +36,10 @@ typedef struct grt_file_strtab {
   grt_file_buf bytes;
 } grt_file_strtab;
 
-grt_status* grt_file_strtab_init(grt_file_strtab* t);
+GRT_MUST_USE grt_status* grt_file_strtab_init(grt_file_strtab* t);
 void grt_file_strtab_free(grt_file_strtab* t);
 /* The ref of `s` (NULL is taken as ""), adding it if new. */
-grt_status* grt_file_strtab_ref(grt_file_strtab* t, const char* s, uint32_t* out);
+GRT_MUST_USE grt_status* grt_file_strtab_ref(grt_file_strtab* t, const char* s, uint32_t* out);
 
 #ifdef __cplusplus
 }

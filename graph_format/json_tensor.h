@@ -6,19 +6,15 @@
 #include <stddef.h>
 
 #include "grt/status.h"
+#include "grt/tensor_io.h"
 #include "grt/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Parses {"dtype", "shape", "values"} or {"dtype", "shape", "base64"}.
- * Caller owns *out (grt_tensor_free). */
-grt_status* grt_json_tensor_from_text(const char* text, size_t len, grt_tensor** out);
-
-/* The tensor as one line of JSON (no newline) in a malloc'd, NUL-terminated
- * string the caller frees; same spelling as in a graph file. */
-grt_status* grt_json_tensor_to_text(const grt_tensor* t, char** out_text, size_t* out_len);
+/* grt_json_tensor_from_text and grt_json_tensor_to_text are public:
+ * grt/tensor_io.h. */
 
 #ifdef __cplusplus
 }

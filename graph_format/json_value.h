@@ -36,17 +36,17 @@ const char* grt_json_kind(const json_t* j);
 
 /* A shape: a list of ints (each >= 0, or -1 where `allow_unknown`) of at
  * most GRT_MAX_RANK; null (unknown rank) only where `allow_unknown`. */
-grt_status* grt_json_read_shape(const json_t* j, bool allow_unknown, grt_shape* out);
+GRT_MUST_USE grt_status* grt_json_read_shape(const json_t* j, bool allow_unknown, grt_shape* out);
 
 /* A tensor {"dtype", "shape", "values" | "base64"}, allocated from the host
  * allocator. Caller owns *out. */
-grt_status* grt_json_read_tensor(const json_t* j, grt_tensor** out);
+GRT_MUST_USE grt_status* grt_json_read_tensor(const json_t* j, grt_tensor** out);
 
 /* Reads `j` as an attr of declared type `type` (a scalar type or a list of
  * one). Strings and lists are allocated from `arena`; tensors are new
  * references the caller owns (grt_json_attr_value_release drops them). */
-grt_status* grt_json_read_attr(const json_t* j, grt_attr_type type, grt_arena* arena,
-                               grt_attr_value* out);
+GRT_MUST_USE grt_status* grt_json_read_attr(const json_t* j, grt_attr_type type, grt_arena* arena,
+                                            grt_attr_value* out);
 
 /* Drops the tensor references `v` holds (an error path's clean-up; once
  * handed to a graph, the graph owns them). */
@@ -61,12 +61,12 @@ size_t grt_json_attr_elem_size(grt_attr_type base);
 /* Appends the tensor as one line: the values form when it has at most
  * GRT_JSON_MAX_VALUES elements, all finite (a tensor whose elements are all
  * the same is written as a one-value fill), else the base64 form. */
-grt_status* grt_json_write_tensor(grt_strbuf* b, const grt_tensor* t);
+GRT_MUST_USE grt_status* grt_json_write_tensor(grt_strbuf* b, const grt_tensor* t);
 
 /* Appends the attr value on one line. Non-finite float attrs, which JSON
  * numbers cannot hold, are written as the strings "NaN", "Infinity" and
  * "-Infinity", which the reader accepts for float attrs. */
-grt_status* grt_json_write_attr(grt_strbuf* b, const grt_attr_value* v);
+GRT_MUST_USE grt_status* grt_json_write_attr(grt_strbuf* b, const grt_attr_value* v);
 
 #ifdef __cplusplus
 }

@@ -6,18 +6,14 @@
 #include <stddef.h>
 
 #include "grt/status.h"
+#include "grt/tensor_io.h"
 #include "grt/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Parses `len` bytes of a .npy file into a new tensor (caller owns it).
- * `name` is used in error messages. */
-grt_status* grt_npy_parse(const void* data, size_t len, const char* name, grt_tensor** out);
-
-/* Reads and parses the file at `path`. */
-grt_status* grt_npy_read(const char* path, grt_tensor** out);
+/* grt_npy_parse and grt_npy_read are public: grt/tensor_io.h. */
 
 #ifdef __cplusplus
 }

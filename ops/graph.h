@@ -75,16 +75,16 @@ bool grt_node_name_valid(const char* name);
 
 /* Adds a node whose strings are already owned by the graph (arena or mapped
  * file), skipping the copy. Loaders use this; checks name and uniqueness. */
-grt_status* grt_graph_add_node_borrowed(grt_graph* g, const char* name, const char* op,
-                                        int32_t* out_index);
+GRT_MUST_USE grt_status* grt_graph_add_node_borrowed(grt_graph* g, const char* name, const char* op,
+                                                     int32_t* out_index);
 
 /* Reserves room for n nodes (loaders know the count up front). */
-grt_status* grt_graph_reserve(grt_graph* g, int32_t n);
+GRT_MUST_USE grt_status* grt_graph_reserve(grt_graph* g, int32_t n);
 
 /* Sets (or replaces) an attr with a value whose memory the graph already owns
  * (arena-allocated lists and strings; tensors with a reference handed over). */
-grt_status* grt_graph_set_attr_value(grt_graph* g, int32_t node, const char* name,
-                                     const grt_attr_value* v);
+GRT_MUST_USE grt_status* grt_graph_set_attr_value(grt_graph* g, int32_t node, const char* name,
+                                                  const grt_attr_value* v);
 
 /* The attr named `name` set on the node, or NULL. */
 const grt_attr_value* grt_node_find_attr(const grt_node* n, const char* name);

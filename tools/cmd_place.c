@@ -9,10 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph_format/formats.h"
 #include "grt/grt.h"
-#include "grt/placer.h"
 #include "tools/commands.h"
+#include "tools/picture.h"
 
 #define USAGE                                                                   \
   "usage: grt place FILE --devices SPEC [--soft-placement] [--log]\n"           \
@@ -140,7 +139,7 @@ int grt_cmd_place(int argc, char** argv) {
     if (strcmp(a.plan_json, "-") == 0) s = grt_plan_write_json(plan, stdout);
     else s = grt_write_file_atomic(a.plan_json, write_json, plan);
   }
-  if (!s && a.dot) s = grt_plan_save_picture(plan, a.dot);
+  if (!s && a.dot) s = grt_tool_save_picture(plan, a.dot);
   if (!s && !a.log) summary(plan);
   rc = s ? fail(s) : 0;
   grt_plan_free(plan);

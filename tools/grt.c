@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "grt/grt.h"
 #include "tools/blas_core.h"
 #include "tools/commands.h"
 
@@ -25,6 +26,14 @@ static const command kCommands[] = {
      "             [--init TARGET] [--steps N] [--trace OUT.json]"},
 };
 
+/* The library's messages: the placement log (INFO) on stdout, where the
+ * command has always printed it; warnings and errors on stderr. */
+static void log_sink(void* arg, grt_log_level level, const char* message) {
+  FILE* f = level <= GRT_LOG_INFO ? stdout : stderr;
+  fputs(message, f);
+  fputc('\n', f);
+}
+
 static void usage(FILE* f) {
   fprintf(f, "usage:\n");
   for (size_t i = 0; i < sizeof kCommands / sizeof kCommands[0]; i++)
@@ -33,6 +42,7 @@ static void usage(FILE* f) {
 
 int main(int argc, char** argv) {
   grt_select_blas_core(argv);
+  grt_set_log_sink(log_sink, NULL);
   if (argc < 2) {
     usage(stderr);
     return 2;

@@ -43,103 +43,103 @@ typedef enum grt_attr_type {
 /* ---- lifetime ---------------------------------------------------------- */
 
 /* An empty graph. Caller owns it; free with grt_graph_free. */
-grt_status* grt_graph_new(grt_graph** out);
-void grt_graph_free(grt_graph* g); /* NULL is a no-op */
+GRT_API GRT_MUST_USE grt_status* grt_graph_new(grt_graph** out);
+GRT_API void grt_graph_free(grt_graph* g); /* NULL is a no-op */
 
 /* Loads a graph: ".grt" files are memory-mapped (constants used in place,
  * the mapping lives until the graph and every tensor taken from it are
  * freed); ".json" files are parsed. Any other extension is sniffed by
  * content. The graph is validated. Caller owns *out. */
-grt_status* grt_graph_load(const char* path, grt_graph** out);
+GRT_API GRT_MUST_USE grt_status* grt_graph_load(const char* path, grt_graph** out);
 
 /* Parses the JSON text form from memory and validates it. */
-grt_status* grt_graph_from_json(const char* text, size_t len, grt_graph** out);
+GRT_API GRT_MUST_USE grt_status* grt_graph_from_json(const char* text, size_t len, grt_graph** out);
 
 /* Writes the graph; the format is chosen by extension (".grt" or ".json").
  * The file is written to a temporary name and renamed into place, so a
  * failure never leaves a partial output. Validates first. */
-grt_status* grt_graph_save(grt_graph* g, const char* path);
+GRT_API GRT_MUST_USE grt_status* grt_graph_save(grt_graph* g, const char* path);
 
 /* The JSON text form in a new malloc'd string (caller frees with free()). */
-grt_status* grt_graph_to_json(grt_graph* g, char** out_text, size_t* out_len);
+GRT_API GRT_MUST_USE grt_status* grt_graph_to_json(grt_graph* g, char** out_text, size_t* out_len);
 
 /* ---- building ---------------------------------------------------------- */
 
 /* Adds a node. Fails on a malformed or duplicate name. *out_index (may be
  * NULL) receives the new node's index. */
-grt_status* grt_graph_add_node(grt_graph* g, const char* name, const char* op,
-                               int32_t* out_index);
+GRT_API GRT_MUST_USE grt_status* grt_graph_add_node(grt_graph* g, const char* name, const char* op,
+                                                    int32_t* out_index);
 /* Requested device ("" or NULL: unconstrained). Kept exactly as written. */
-grt_status* grt_graph_set_device(grt_graph* g, int32_t node, const char* device);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_device(grt_graph* g, int32_t node, const char* device);
 /* "src", "src:k" for a data input, "^src" for a control input. Data inputs
  * must all come before control inputs are added, as in the text form. */
-grt_status* grt_graph_add_input(grt_graph* g, int32_t node, const char* input);
-grt_status* grt_graph_add_colocation(grt_graph* g, int32_t node, const char* other);
+GRT_API GRT_MUST_USE grt_status* grt_graph_add_input(grt_graph* g, int32_t node, const char* input);
+GRT_API GRT_MUST_USE grt_status* grt_graph_add_colocation(grt_graph* g, int32_t node, const char* other);
 
-grt_status* grt_graph_set_attr_int(grt_graph* g, int32_t node, const char* name, int64_t v);
-grt_status* grt_graph_set_attr_float(grt_graph* g, int32_t node, const char* name, float v);
-grt_status* grt_graph_set_attr_bool(grt_graph* g, int32_t node, const char* name, bool v);
-grt_status* grt_graph_set_attr_string(grt_graph* g, int32_t node, const char* name,
-                                      const char* v);
-grt_status* grt_graph_set_attr_type(grt_graph* g, int32_t node, const char* name, grt_dtype v);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_int(grt_graph* g, int32_t node, const char* name, int64_t v);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_float(grt_graph* g, int32_t node, const char* name, float v);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_bool(grt_graph* g, int32_t node, const char* name, bool v);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_string(grt_graph* g, int32_t node, const char* name,
+                                                           const char* v);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_type(grt_graph* g, int32_t node, const char* name, grt_dtype v);
 /* rank -1: unknown rank; a dim -1: unknown dimension. */
-grt_status* grt_graph_set_attr_shape(grt_graph* g, int32_t node, const char* name,
-                                     int32_t rank, const int64_t* dims);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_shape(grt_graph* g, int32_t node, const char* name,
+                                                          int32_t rank, const int64_t* dims);
 /* Takes a new reference to `t`; the caller keeps its own. */
-grt_status* grt_graph_set_attr_tensor(grt_graph* g, int32_t node, const char* name,
-                                      grt_tensor* t);
-grt_status* grt_graph_set_attr_int_list(grt_graph* g, int32_t node, const char* name,
-                                        const int64_t* v, int32_t n);
-grt_status* grt_graph_set_attr_type_list(grt_graph* g, int32_t node, const char* name,
-                                         const grt_dtype* v, int32_t n);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_tensor(grt_graph* g, int32_t node, const char* name,
+                                                           grt_tensor* t);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_int_list(grt_graph* g, int32_t node, const char* name,
+                                                             const int64_t* v, int32_t n);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_type_list(grt_graph* g, int32_t node, const char* name,
+                                                              const grt_dtype* v, int32_t n);
 
 /* Checks the whole graph against the op registry: unique names, known ops,
  * inputs that exist with ports in range, no cycles, attrs of the declared
  * types and dtype constraints, tensor values that fit their shapes, device
  * specs that parse, and shapes that agree. The first fault is returned,
  * naming the node. */
-grt_status* grt_graph_validate(grt_graph* g);
+GRT_API GRT_MUST_USE grt_status* grt_graph_validate(grt_graph* g);
 
 /* ---- queries ----------------------------------------------------------- */
 
-int32_t grt_graph_num_nodes(const grt_graph* g);
+GRT_API int32_t grt_graph_num_nodes(const grt_graph* g);
 /* Index of the node called `name`, or -1. */
-int32_t grt_graph_find_node(const grt_graph* g, const char* name);
-const char* grt_graph_node_name(const grt_graph* g, int32_t node);
-const char* grt_graph_node_op(const grt_graph* g, int32_t node);
+GRT_API int32_t grt_graph_find_node(const grt_graph* g, const char* name);
+GRT_API const char* grt_graph_node_name(const grt_graph* g, int32_t node);
+GRT_API const char* grt_graph_node_op(const grt_graph* g, int32_t node);
 /* The requested device as written ("" when unconstrained). */
-const char* grt_graph_node_device(const grt_graph* g, int32_t node);
-int32_t grt_graph_node_num_inputs(const grt_graph* g, int32_t node);
+GRT_API const char* grt_graph_node_device(const grt_graph* g, int32_t node);
+GRT_API int32_t grt_graph_node_num_inputs(const grt_graph* g, int32_t node);
 /* Data input i as the source node's name and output port. */
-const char* grt_graph_node_input(const grt_graph* g, int32_t node, int32_t i, int32_t* out_port);
-int32_t grt_graph_node_num_control_inputs(const grt_graph* g, int32_t node);
-const char* grt_graph_node_control_input(const grt_graph* g, int32_t node, int32_t i);
-int32_t grt_graph_node_num_colocations(const grt_graph* g, int32_t node);
-const char* grt_graph_node_colocation(const grt_graph* g, int32_t node, int32_t i);
+GRT_API const char* grt_graph_node_input(const grt_graph* g, int32_t node, int32_t i, int32_t* out_port);
+GRT_API int32_t grt_graph_node_num_control_inputs(const grt_graph* g, int32_t node);
+GRT_API const char* grt_graph_node_control_input(const grt_graph* g, int32_t node, int32_t i);
+GRT_API int32_t grt_graph_node_num_colocations(const grt_graph* g, int32_t node);
+GRT_API const char* grt_graph_node_colocation(const grt_graph* g, int32_t node, int32_t i);
 /* Attr type as set on the node (GRT_ATTR_NONE when not set). */
-grt_attr_type grt_graph_node_attr_type(const grt_graph* g, int32_t node, const char* name);
+GRT_API grt_attr_type grt_graph_node_attr_type(const grt_graph* g, int32_t node, const char* name);
 /* Attr getters fall back to the op's declared default; NOT_FOUND otherwise. */
-grt_status* grt_graph_node_attr_int(const grt_graph* g, int32_t node, const char* name,
-                                    int64_t* out);
-grt_status* grt_graph_node_attr_float(const grt_graph* g, int32_t node, const char* name,
-                                      float* out);
-grt_status* grt_graph_node_attr_bool(const grt_graph* g, int32_t node, const char* name,
-                                     bool* out);
-grt_status* grt_graph_node_attr_string(const grt_graph* g, int32_t node, const char* name,
-                                       const char** out);
-grt_status* grt_graph_node_attr_type_value(const grt_graph* g, int32_t node,
-                                           const char* name, grt_dtype* out);
+GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_int(const grt_graph* g, int32_t node, const char* name,
+                                                         int64_t* out);
+GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_float(const grt_graph* g, int32_t node, const char* name,
+                                                           float* out);
+GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_bool(const grt_graph* g, int32_t node, const char* name,
+                                                          bool* out);
+GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_string(const grt_graph* g, int32_t node, const char* name,
+                                                            const char** out);
+GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_type_value(const grt_graph* g, int32_t node,
+                                                                const char* name, grt_dtype* out);
 /* A borrowed tensor owned by the graph (grt_tensor_ref it to keep it). */
-grt_status* grt_graph_node_attr_tensor(const grt_graph* g, int32_t node, const char* name,
-                                       const grt_tensor** out);
+GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_tensor(const grt_graph* g, int32_t node, const char* name,
+                                                            const grt_tensor** out);
 /* After a successful validate: the number of outputs and output k's dtype
  * and inferred shape (rank -1 where unknown). */
-int32_t grt_graph_node_num_outputs(const grt_graph* g, int32_t node);
-grt_dtype grt_graph_node_output_type(const grt_graph* g, int32_t node, int32_t k);
-grt_status* grt_graph_node_output_shape(const grt_graph* g, int32_t node, int32_t k,
-                                        int32_t* out_rank, int64_t* out_dims);
+GRT_API int32_t grt_graph_node_num_outputs(const grt_graph* g, int32_t node);
+GRT_API grt_dtype grt_graph_node_output_type(const grt_graph* g, int32_t node, int32_t k);
+GRT_API GRT_MUST_USE grt_status* grt_graph_node_output_shape(const grt_graph* g, int32_t node, int32_t k,
+                                                             int32_t* out_rank, int64_t* out_dims);
 /* Total bytes of constant tensor data held by the graph's attrs. */
-size_t grt_graph_constant_bytes(const grt_graph* g);
+GRT_API size_t grt_graph_constant_bytes(const grt_graph* g);
 
 #ifdef __cplusplus
 }

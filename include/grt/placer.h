@@ -30,42 +30,42 @@ typedef struct grt_device_set grt_device_set;
 /* A device set declared in text, as on the command line: "cpu:N" and/or
  * "gpu:N" separated by commas ("cpu:1,gpu:8"; "gpu:2" alone keeps the one
  * CPU). Used to plan for machines you don't have. Caller owns *out. */
-grt_status* grt_device_set_from_spec(const char* spec, grt_device_set** out);
+GRT_API GRT_MUST_USE grt_status* grt_device_set_from_spec(const char* spec, grt_device_set** out);
 
 /* The devices this machine has: `n_cpus` logical CPU devices (>= 1) and
  * every GPU the CUDA backend reports (grt_machine_gpu_count()). */
-grt_status* grt_device_set_from_machine(int32_t n_cpus, grt_device_set** out);
+GRT_API GRT_MUST_USE grt_status* grt_device_set_from_machine(int32_t n_cpus, grt_device_set** out);
 
 /* A copy of `ds` (caller owns *out). */
-grt_status* grt_device_set_copy(const grt_device_set* ds, grt_device_set** out);
-void grt_device_set_free(grt_device_set* ds); /* NULL is a no-op */
+GRT_API GRT_MUST_USE grt_status* grt_device_set_copy(const grt_device_set* ds, grt_device_set** out);
+GRT_API void grt_device_set_free(grt_device_set* ds); /* NULL is a no-op */
 
-int32_t grt_device_set_count(const grt_device_set* ds);
+GRT_API int32_t grt_device_set_count(const grt_device_set* ds);
 /* Canonical name "/job:localhost/replica:0/task:0/device:GPU:1"; "" when
  * out of range. Owned by the set. */
-const char* grt_device_set_name(const grt_device_set* ds, int32_t i);
+GRT_API const char* grt_device_set_name(const grt_device_set* ds, int32_t i);
 /* "CPU" or "GPU" ("" when out of range). Static storage. */
-const char* grt_device_set_type(const grt_device_set* ds, int32_t i);
-int32_t grt_device_set_id(const grt_device_set* ds, int32_t i);
+GRT_API const char* grt_device_set_type(const grt_device_set* ds, int32_t i);
+GRT_API int32_t grt_device_set_id(const grt_device_set* ds, int32_t i);
 /* Whether device i exists on this machine (false for declared devices the
  * machine lacks). */
-bool grt_device_set_present(const grt_device_set* ds, int32_t i);
+GRT_API bool grt_device_set_present(const grt_device_set* ds, int32_t i);
 /* Number of devices of a type ("CPU"/"GPU", any case). */
-int32_t grt_device_set_count_type(const grt_device_set* ds, const char* type);
+GRT_API int32_t grt_device_set_count_type(const grt_device_set* ds, const char* type);
 /* Index of the one device a full or short name denotes ("/gpu:1",
  * "/job:localhost/replica:0/task:0/device:GPU:1"), or -1. */
-int32_t grt_device_set_find(const grt_device_set* ds, const char* name);
+GRT_API int32_t grt_device_set_find(const grt_device_set* ds, const char* name);
 
 /* "Device mapping:" and one line per device, as TensorFlow logs it:
  * "<canonical name> -> device: <id>, name: logical GPU device", marking
  * declared devices this machine lacks. */
-grt_status* grt_device_set_write(const grt_device_set* ds, FILE* f);
+GRT_API GRT_MUST_USE grt_status* grt_device_set_write(const grt_device_set* ds, FILE* f);
 
 /* GPUs the CUDA backend reports on this machine; 0 until a backend installs
  * its probe, and 0 whenever the probe finds no driver or device. */
-int32_t grt_machine_gpu_count(void);
+GRT_API int32_t grt_machine_gpu_count(void);
 /* Installed by the CUDA backend when it loads (NULL removes it). */
-void grt_machine_set_gpu_probe(int32_t (*probe)(void));
+GRT_API void grt_machine_set_gpu_probe(int32_t (*probe)(void));
 
 /* ---- options ----------------------------------------------------------- */
 
@@ -77,14 +77,14 @@ typedef enum grt_ps_strategy {
 } grt_ps_strategy;
 
 /* Defaults: no soft placement, no ps devices, greedy. Caller owns *out. */
-grt_status* grt_place_options_new(grt_place_options** out);
-void grt_place_options_free(grt_place_options* o); /* NULL is a no-op */
-void grt_place_options_set_soft_placement(grt_place_options* o, bool on);
+GRT_API GRT_MUST_USE grt_status* grt_place_options_new(grt_place_options** out);
+GRT_API void grt_place_options_free(grt_place_options* o); /* NULL is a no-op */
+GRT_API void grt_place_options_set_soft_placement(grt_place_options* o, bool on);
 /* Comma-separated device specs ("/gpu:0,/gpu:1"); "" clears. Fails on a
  * malformed spec, naming it. */
-grt_status* grt_place_options_set_ps_devices(grt_place_options* o, const char* list);
+GRT_API GRT_MUST_USE grt_status* grt_place_options_set_ps_devices(grt_place_options* o, const char* list);
 /* "greedy" or "round_robin". */
-grt_status* grt_place_options_set_ps_strategy(grt_place_options* o, const char* name);
+GRT_API GRT_MUST_USE grt_status* grt_place_options_set_ps_strategy(grt_place_options* o, const char* name);
 
 /* ---- placing ----------------------------------------------------------- */
 
@@ -96,9 +96,9 @@ typedef struct grt_plan grt_plan;
  * TensorFlow's ("Cannot assign a device for operation X: ..."). The plan
  * borrows `g`, which must outlive it unchanged; it keeps its own copy of
  * the device set. Caller owns *out. */
-grt_status* grt_place(grt_graph* g, const grt_device_set* devices,
-                      const grt_place_options* opts, grt_plan** out);
-void grt_plan_free(grt_plan* p); /* NULL is a no-op */
+GRT_API GRT_MUST_USE grt_status* grt_place(grt_graph* g, const grt_device_set* devices,
+                                           const grt_place_options* opts, grt_plan** out);
+GRT_API void grt_plan_free(grt_plan* p); /* NULL is a no-op */
 
 /* Why a node is where it is. */
 typedef enum grt_place_reason {
@@ -123,23 +123,23 @@ typedef enum grt_place_cause {
 /* "explicit", "colocation", "soft_fallback", "default", "consumers", "input",
  * "ps_setter"; and "none", "no_such_device", "no_kernel",
  * "colocation_conflict", "ref_edge". Static storage. */
-const char* grt_place_reason_name(grt_place_reason r);
-const char* grt_place_cause_name(grt_place_cause c);
+GRT_API const char* grt_place_reason_name(grt_place_reason r);
+GRT_API const char* grt_place_cause_name(grt_place_cause c);
 
-const grt_device_set* grt_plan_devices(const grt_plan* p);
-int32_t grt_plan_num_nodes(const grt_plan* p);
+GRT_API const grt_device_set* grt_plan_devices(const grt_plan* p);
+GRT_API int32_t grt_plan_num_nodes(const grt_plan* p);
 /* Index into grt_plan_devices() of the node's device (-1 out of range). */
-int32_t grt_plan_node_device(const grt_plan* p, int32_t node);
+GRT_API int32_t grt_plan_node_device(const grt_plan* p, int32_t node);
 /* Its canonical name ("" out of range). */
-const char* grt_plan_node_device_name(const grt_plan* p, int32_t node);
+GRT_API const char* grt_plan_node_device_name(const grt_plan* p, int32_t node);
 /* The request the placer honoured for this node: the node's device as
  * written, or the ps device the setter chose; "" when none. */
-const char* grt_plan_node_requested(const grt_plan* p, int32_t node);
-grt_place_reason grt_plan_node_reason(const grt_plan* p, int32_t node);
-grt_place_cause grt_plan_node_cause(const grt_plan* p, int32_t node);
+GRT_API const char* grt_plan_node_requested(const grt_plan* p, int32_t node);
+GRT_API grt_place_reason grt_plan_node_reason(const grt_plan* p, int32_t node);
+GRT_API grt_place_cause grt_plan_node_cause(const grt_plan* p, int32_t node);
 /* One sentence explaining the placement, snprintf-style: writes at most
  * `size` bytes and returns the length the whole text needs. */
-size_t grt_plan_node_reason_text(const grt_plan* p, int32_t node, char* buf, size_t size);
+GRT_API size_t grt_plan_node_reason_text(const grt_plan* p, int32_t node, char* buf, size_t size);
 
 /* Copies execution inserts: one per (source tensor, destination device) for
  * data edges that cross devices. port is -1 for a control edge that crosses
@@ -153,30 +153,28 @@ typedef struct grt_plan_copy {
   bool src_host_memory; /* the tensor sits in host memory on the source side */
 } grt_plan_copy;
 
-int32_t grt_plan_num_copies(const grt_plan* p);
+GRT_API int32_t grt_plan_num_copies(const grt_plan* p);
 /* Copy i, or NULL out of range. Owned by the plan. */
-const grt_plan_copy* grt_plan_copy_at(const grt_plan* p, int32_t i);
+GRT_API const grt_plan_copy* grt_plan_copy_at(const grt_plan* p, int32_t i);
 
 /* Whether data input `input` / output `output` of the node is held in host
  * memory by the kernel chosen for its device (TensorFlow's HostMemory: int32
  * tensors on GPU, Shape's output, Reshape's shape...). */
-bool grt_plan_input_in_host_memory(const grt_plan* p, int32_t node, int32_t input);
-bool grt_plan_output_in_host_memory(const grt_plan* p, int32_t node, int32_t output);
+GRT_API bool grt_plan_input_in_host_memory(const grt_plan* p, int32_t node, int32_t input);
+GRT_API bool grt_plan_output_in_host_memory(const grt_plan* p, int32_t node, int32_t output);
 
 /* ---- writers ----------------------------------------------------------- */
 
 /* TensorFlow's placement log: "Device mapping:" and one line per device,
  * then one line per node in graph order,
  * "<name>: (<op>): /job:localhost/replica:0/task:0/device:<TYPE>:<ID>". */
-grt_status* grt_plan_write_log(const grt_plan* p, FILE* f);
+GRT_API GRT_MUST_USE grt_status* grt_plan_write_log(const grt_plan* p, FILE* f);
 /* The plan as JSON: devices, options, and per node the request, assignment,
  * reason (with its details) and the copies out of it. */
-grt_status* grt_plan_write_json(const grt_plan* p, FILE* f);
-/* A DOT graph: nodes coloured by device, cross-device edges red and dashed. */
-grt_status* grt_plan_write_dot(const grt_plan* p, FILE* f);
-/* Writes DOT to `path`, or SVG when it ends in ".svg" (by running Graphviz's
- * `dot -Tsvg`); the file appears whole or not at all. */
-grt_status* grt_plan_save_picture(const grt_plan* p, const char* path);
+GRT_API GRT_MUST_USE grt_status* grt_plan_write_json(const grt_plan* p, FILE* f);
+/* A DOT graph: nodes coloured by device, cross-device edges red and dashed
+ * (`grt place --dot OUT.svg` renders it with Graphviz). */
+GRT_API GRT_MUST_USE grt_status* grt_plan_write_dot(const grt_plan* p, FILE* f);
 
 #ifdef __cplusplus
 }

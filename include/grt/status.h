@@ -35,16 +35,29 @@ typedef enum grt_code {
 typedef struct grt_status grt_status;
 
 /* The code of `s`; GRT_OK for NULL. */
-grt_code grt_status_code(const grt_status* s);
+GRT_API grt_code grt_status_code(const grt_status* s);
 
 /* The message of `s` ("" for NULL). Owned by `s`. */
-const char* grt_status_message(const grt_status* s);
+GRT_API const char* grt_status_message(const grt_status* s);
 
 /* A readable name for `code`, e.g. "INVALID_ARGUMENT". Static storage. */
-const char* grt_code_name(grt_code code);
+GRT_API const char* grt_code_name(grt_code code);
 
 /* Frees `s`. NULL is a no-op. */
-void grt_status_free(grt_status* s);
+GRT_API void grt_status_free(grt_status* s);
+
+/* A new status with `code` (GRT_OK is taken as GRT_UNKNOWN) and a
+ * printf-formatted message, for host code that reports errors the way grt
+ * does. Never returns NULL: if memory runs out, a static RESOURCE_EXHAUSTED
+ * status is returned instead (grt_status_free knows not to free it). */
+GRT_API GRT_MUST_USE grt_status* grt_status_new(grt_code code, const char* fmt, ...)
+    GRT_PRINTF(2, 3);
+
+/* Returns `s` with "prefix: " put in front of its message (same code), for
+ * adding context such as a file name as an error travels up. Takes `s`
+ * (NULL gives NULL). */
+GRT_API GRT_MUST_USE grt_status* grt_status_prefix(grt_status* s, const char* fmt, ...)
+    GRT_PRINTF(2, 3);
 
 #ifdef __cplusplus
 }

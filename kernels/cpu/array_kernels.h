@@ -18,53 +18,53 @@
 /* ---- compute functions, by file --------------------------------------- */
 
 /* array_source.c */
-grt_status* grt_array_const(grt_kernel_ctx* ctx);
-grt_status* grt_array_placeholder(grt_kernel_ctx* ctx);
-grt_status* grt_array_noop(grt_kernel_ctx* ctx);
-grt_status* grt_array_identity(grt_kernel_ctx* ctx);
-grt_status* grt_array_zeros_like(grt_kernel_ctx* ctx);
-grt_status* grt_array_ones_like(grt_kernel_ctx* ctx);
-grt_status* grt_array_fill(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_const(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_placeholder(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_noop(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_identity(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_zeros_like(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_ones_like(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_fill(grt_kernel_ctx* ctx);
 /* array_reshape.c */
-grt_status* grt_array_reshape(grt_kernel_ctx* ctx);
-grt_status* grt_array_squeeze(grt_kernel_ctx* ctx);
-grt_status* grt_array_expand_dims(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_reshape(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_squeeze(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_expand_dims(grt_kernel_ctx* ctx);
 /* array_metadata.c */
-grt_status* grt_array_shape(grt_kernel_ctx* ctx);
-grt_status* grt_array_size(grt_kernel_ctx* ctx);
-grt_status* grt_array_rank(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_shape(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_size(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_rank(grt_kernel_ctx* ctx);
 /* array_concat.c */
-grt_status* grt_array_concat_v2(grt_kernel_ctx* ctx);
-grt_status* grt_array_pack(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_concat_v2(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_pack(grt_kernel_ctx* ctx);
 /* array_split.c */
-grt_status* grt_array_split(grt_kernel_ctx* ctx);
-grt_status* grt_array_unpack(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_split(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_unpack(grt_kernel_ctx* ctx);
 /* array_slice.c */
-grt_status* grt_array_slice(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_slice(grt_kernel_ctx* ctx);
 /* array_strided_slice.c */
-grt_status* grt_array_strided_slice(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_strided_slice(grt_kernel_ctx* ctx);
 /* array_tile.c */
-grt_status* grt_array_tile(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_tile(grt_kernel_ctx* ctx);
 /* array_transpose.c */
-grt_status* grt_array_transpose(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_transpose(grt_kernel_ctx* ctx);
 /* array_one_hot.c */
-grt_status* grt_array_one_hot(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_one_hot(grt_kernel_ctx* ctx);
 /* array_bcast_args.c */
-grt_status* grt_array_broadcast_gradient_args(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_array_broadcast_gradient_args(grt_kernel_ctx* ctx);
 
 /* ---- helpers (array_util.c) ------------------------------------------- */
 
 /* Input i, failing (INTERNAL) when the executor passed none. */
-grt_status* grt_array_input(const grt_kernel_ctx* ctx, int32_t i, const grt_tensor** out);
+GRT_MUST_USE grt_status* grt_array_input(const grt_kernel_ctx* ctx, int32_t i, const grt_tensor** out);
 
 
 /* Reads a tensor holding exactly one integer (a scalar or a 1-element vector). */
-grt_status* grt_array_read_scalar(const grt_tensor* t, const char* what, int64_t* out);
+GRT_MUST_USE grt_status* grt_array_read_scalar(const grt_tensor* t, const char* what, int64_t* out);
 
 /* Output k becomes a view of `in`'s buffer with `shape`, starting `byte_offset`
  * bytes after `in`'s first element. */
-grt_status* grt_array_set_view(grt_kernel_ctx* ctx, int32_t k, const grt_tensor* in,
-                               const grt_shape* shape, size_t byte_offset);
+GRT_MUST_USE grt_status* grt_array_set_view(grt_kernel_ctx* ctx, int32_t k, const grt_tensor* in,
+                                            const grt_shape* shape, size_t byte_offset);
 
 /* Row-major element strides of `s` (innermost 1). */
 void grt_array_strides(const grt_shape* s, int64_t* out);

@@ -67,7 +67,7 @@ typedef struct grt_cpu_bcast {
 } grt_cpu_bcast;
 
 /* Plans x op y. Fails with TensorFlow's "Incompatible shapes: [2,3] vs. [4]". */
-grt_status* grt_cpu_bcast_make(const grt_shape* x, const grt_shape* y, grt_cpu_bcast* out);
+GRT_MUST_USE grt_status* grt_cpu_bcast_make(const grt_shape* x, const grt_shape* y, grt_cpu_bcast* out);
 
 /* Runs `row` over a plan: x and y have elements of `in_size` bytes, z of
  * `out_size`. Work is split over `pool` (may be NULL) when n * cost_ns is
@@ -97,7 +97,7 @@ void grt_cpu_narrow(grt_dtype t, const float* in, void* out, int64_t n);
 
 /* A new float32 tensor of t's shape from ctx's allocator holding t widened
  * (t must be float16 or bfloat16). Caller frees *out. */
-grt_status* grt_cpu_widen_tensor(grt_kernel_ctx* ctx, const grt_tensor* t, grt_tensor** out);
+GRT_MUST_USE grt_status* grt_cpu_widen_tensor(grt_kernel_ctx* ctx, const grt_tensor* t, grt_tensor** out);
 
 /* ---- math ---------------------------------------------------------------- */
 
@@ -167,7 +167,7 @@ static inline float grt_cpu_tanhf(float x) {
 /* ---- messages ----------------------------------------------------------- */
 
 /* "Cast has no CPU kernel for T=int8" (UNIMPLEMENTED). */
-grt_status* grt_cpu_no_kernel(const grt_kernel_ctx* ctx, grt_dtype t);
+GRT_MUST_USE grt_status* grt_cpu_no_kernel(const grt_kernel_ctx* ctx, grt_dtype t);
 
 /* Writes "[2,3]" for `s` into buf (GRT_SHAPE_STR_MAX bytes); returns buf. */
 const char* grt_cpu_shape_str(const grt_shape* s, char* buf);

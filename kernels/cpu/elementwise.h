@@ -30,20 +30,20 @@ typedef struct grt_cpu_unary_op {
 } grt_cpu_unary_op;
 
 /* Broadcasting x op y from ctx's inputs 0 and 1 into output 0. */
-grt_status* grt_cpu_binary_compute(grt_kernel_ctx* ctx, const grt_cpu_binary_op* op);
+GRT_MUST_USE grt_status* grt_cpu_binary_compute(grt_kernel_ctx* ctx, const grt_cpu_binary_op* op);
 
 /* out = x op y for tensors of equal element counts, no broadcasting
  * (TensorFlow's cwise gradient ops): the output takes x's shape. */
-grt_status* grt_cpu_binary_same_size(grt_kernel_ctx* ctx, const grt_cpu_binary_op* op);
+GRT_MUST_USE grt_status* grt_cpu_binary_same_size(grt_kernel_ctx* ctx, const grt_cpu_binary_op* op);
 
 /* y = f(x) from input 0 into output 0. */
-grt_status* grt_cpu_unary_compute(grt_kernel_ctx* ctx, const grt_cpu_unary_op* op);
+GRT_MUST_USE grt_status* grt_cpu_unary_compute(grt_kernel_ctx* ctx, const grt_cpu_unary_op* op);
 
 /* Runs a planned broadcast of x and y (already checked against `op`) into
  * `out`, widening half types; used by BiasAdd too. */
-grt_status* grt_cpu_binary_apply(grt_kernel_ctx* ctx, const grt_cpu_binary_op* op,
-                                 const grt_cpu_bcast* plan, const grt_tensor* x,
-                                 const grt_tensor* y, grt_tensor* out);
+GRT_MUST_USE grt_status* grt_cpu_binary_apply(grt_kernel_ctx* ctx, const grt_cpu_binary_op* op,
+                                              const grt_cpu_bcast* plan, const grt_tensor* x,
+                                              const grt_tensor* y, grt_tensor* out);
 
 /* Ops other files reuse. */
 extern const grt_cpu_binary_op grt_cpu_op_add;

@@ -12,10 +12,10 @@
 float grt_cpu_softmax_row_f32(const float* x, float* y, int64_t n, float* out_max);
 double grt_cpu_softmax_row_f64(const double* x, double* y, int64_t n, double* out_max);
 
-grt_status* grt_cpu_bias_add(grt_kernel_ctx* ctx);
-grt_status* grt_cpu_bias_add_grad(grt_kernel_ctx* ctx);
-grt_status* grt_cpu_softmax(grt_kernel_ctx* ctx);
-grt_status* grt_cpu_sparse_xent(grt_kernel_ctx* ctx);
-grt_status* grt_cpu_xent(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_bias_add(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_bias_add_grad(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_softmax(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_sparse_xent(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_xent(grt_kernel_ctx* ctx);
 
 #endif  /* GRT_KERNELS_CPU_NN_H_ */

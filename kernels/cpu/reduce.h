@@ -22,15 +22,15 @@ typedef enum grt_cpu_reducer {
  * in float32. An empty reduction gives the identity (0, 1, -inf / lowest,
  * +inf / highest; Mean of nothing is NaN, or 0 for integers). Fails with
  * UNIMPLEMENTED for dtypes without a kernel (bool). */
-grt_status* grt_cpu_reduce(grt_kernel_ctx* ctx, grt_cpu_reducer r, const grt_tensor* in,
-                           const bool* reduced, grt_tensor* out);
+GRT_MUST_USE grt_status* grt_cpu_reduce(grt_kernel_ctx* ctx, grt_cpu_reducer r, const grt_tensor* in,
+                                        const bool* reduced, grt_tensor* out);
 
 /* Kernels. */
-grt_status* grt_cpu_sum(grt_kernel_ctx* ctx);
-grt_status* grt_cpu_mean(grt_kernel_ctx* ctx);
-grt_status* grt_cpu_prod(grt_kernel_ctx* ctx);
-grt_status* grt_cpu_max(grt_kernel_ctx* ctx);
-grt_status* grt_cpu_min(grt_kernel_ctx* ctx);
-grt_status* grt_cpu_arg_max(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_sum(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_mean(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_prod(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_max(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_min(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_arg_max(grt_kernel_ctx* ctx);
 
 #endif  /* GRT_KERNELS_CPU_REDUCE_H_ */

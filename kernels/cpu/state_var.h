@@ -14,7 +14,7 @@
 
 /* create_state/free_state of VariableV2 and Variable: a grt_var with its
  * mutex initialised, no value, and a copy of the node's name. */
-grt_status* grt_state_var_create(const grt_node* node, void** out_state);
+GRT_MUST_USE grt_status* grt_state_var_create(const grt_node* node, void** out_state);
 void grt_state_var_free(void* state);
 
 #define GRT_STATE_MAX_REFS 4
@@ -31,8 +31,8 @@ typedef struct grt_state_update {
  * With `lock` their mutexes stay held until grt_state_update_end. A
  * variable without a value fails (FAILED_PRECONDITION) with
  * "<uninit_prefix><name>", holding nothing. */
-grt_status* grt_state_update_begin(const grt_kernel_ctx* ctx, const int32_t* refs, int32_t n,
-                                   bool lock, const char* uninit_prefix, grt_state_update* u);
+GRT_MUST_USE grt_status* grt_state_update_begin(const grt_kernel_ctx* ctx, const int32_t* refs, int32_t n,
+                                                bool lock, const char* uninit_prefix, grt_state_update* u);
 void grt_state_update_end(grt_state_update* u);
 
 #endif /* GRT_KERNELS_CPU_STATE_VAR_H_ */

@@ -81,19 +81,19 @@ typedef struct grt_run_signature {
 
 /* Resolves names ("node", "node:k"; targets by node name); errors name the
  * one at fault. Clear with grt_run_signature_clear. */
-grt_status* grt_run_signature_resolve(const grt_graph* g, const grt_feed* feeds, int32_t nf,
-                                      const char* const* fetches, int32_t nx,
-                                      const char* const* targets, int32_t nt,
-                                      grt_run_signature* out);
+GRT_MUST_USE grt_status* grt_run_signature_resolve(const grt_graph* g, const grt_feed* feeds, int32_t nf,
+                                                   const char* const* fetches, int32_t nx,
+                                                   const char* const* targets, int32_t nt,
+                                                   grt_run_signature* out);
 void grt_run_signature_clear(grt_run_signature* sig);
 
 /* Prunes and partitions the graph for `sig` (not cached; caller frees). */
-grt_status* grt_executable_build(grt_session* s, const grt_run_signature* sig,
-                                 grt_executable** out);
+GRT_MUST_USE grt_status* grt_executable_build(grt_session* s, const grt_run_signature* sig,
+                                              grt_executable** out);
 
 /* Checks a fed value against the tensor it stands for (dtype, shape). */
-grt_status* grt_session_check_feed(const grt_session* s, grt_output at, const char* name,
-                                   const grt_tensor* value);
+GRT_MUST_USE grt_status* grt_session_check_feed(const grt_session* s, grt_output at, const char* name,
+                                                const grt_tensor* value);
 
 /* Builds (or finds in the cache) the executable for a run. */
 GRT_MUST_USE grt_status* grt_session_executable(grt_session* s, const grt_feed* feeds, int32_t n_feeds,

@@ -1,13 +1,10 @@
-// The plan's writers: TensorFlow's placement log, the JSON plan, DOT and
-// SVG pictures.
+// The plan's writers: TensorFlow's placement log, the JSON plan and DOT
+// (the grt command draws SVG from it).
 #include <gtest/gtest.h>
 #include <jansson.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "tests/placer/placer_helper.h"
@@ -165,31 +162,7 @@ TEST(WritersTest, DotColoursDevicesAndMarksCrossings) {
   EXPECT_NE(dot.find("style=\"dotted\""), std::string::npos);  // the control edge
 }
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-TEST(WritersTest, SavePictureWritesDotOrSvg) {
-  Graph g;
-  Small(g);
-  Placed p(g, "cpu:1,gpu:2", true);
-  ASSERT_TRUE(p.ok()) << p.error();
-  const char* tmp = getenv("TEST_TMPDIR");
-  std::string dir = tmp ? tmp : "/tmp";
-  std::string dot = dir + "/plan.dot", svg = dir + "/plan.svg";
-  GRT_ASSERT_OK(grt_plan_save_picture(p.plan(), dot.c_str()));
-  EXPECT_EQ(Slurp(dot), Capture(grt_plan_write_dot, p.plan()));
-  if (access("/usr/bin/dot", X_OK) != 0) GTEST_SKIP() << "Graphviz is not installed";
-  GRT_ASSERT_OK(grt_plan_save_picture(p.plan(), svg.c_str()));
-  std::string text = Slurp(svg);
-  EXPECT_NE(text.find("<svg"), std::string::npos) << text.substr(0, 200);
-  EXPECT_NE(text.find("MatMul"), std::string::npos);
-  // A directory that does not exist: an error, and nothing left behind.
-  grt_test::Status bad(grt_plan_save_picture(p.plan(), (dir + "/no/such/dir/p.svg").c_str()));
-  EXPECT_EQ(bad.code(), GRT_UNAVAILABLE);
-}
+// Saving pictures (DOT files, SVG through Graphviz) is the grt command's job
+// now: cli_test's PlanJsonAndPictures covers `grt place --dot`.
 
 }  // namespace

@@ -1,0 +1,49 @@
+/* grt — tensors to and from files and text, and atomic file writes: what
+ * the grt command uses to read feeds and print fetches, for hosts that want
+ * the same spellings. */
+#ifndef GRT_TENSOR_IO_H_
+#define GRT_TENSOR_IO_H_
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "grt/api.h"
+#include "grt/status.h"
+#include "grt/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A NumPy .npy file (format versions 1.0, 2.0 and 3.0: little-endian,
+ * C-order arrays of grt's dtypes) as a new tensor the caller owns. */
+GRT_API GRT_MUST_USE grt_status* grt_npy_read(const char* path, grt_tensor** out);
+
+/* The same from `len` bytes of a .npy file in memory; `name` is used in
+ * error messages. */
+GRT_API GRT_MUST_USE grt_status* grt_npy_parse(const void* data, size_t len, const char* name,
+                                               grt_tensor** out);
+
+/* Parses one tensor in the JSON text form, {"dtype", "shape", "values"} or
+ * {"dtype", "shape", "base64"} (CONTRACT section 2's tensor value). Caller
+ * owns *out (grt_tensor_free). */
+GRT_API GRT_MUST_USE grt_status* grt_json_tensor_from_text(const char* text, size_t len,
+                                                           grt_tensor** out);
+
+/* The tensor as one line of JSON (no newline), spelled as in a graph file,
+ * in a malloc'd, NUL-terminated string the caller frees with free(). */
+GRT_API GRT_MUST_USE grt_status* grt_json_tensor_to_text(const grt_tensor* t, char** out_text,
+                                                         size_t* out_len);
+
+/* Calls write(ctx, f) on a temporary file beside `path`, then flushes, syncs
+ * and renames it into place; on any failure (write's status included) the
+ * temporary is removed and `path` is untouched. */
+GRT_API GRT_MUST_USE grt_status* grt_write_file_atomic(const char* path,
+                                                       grt_status* (*write)(void* ctx, FILE* f),
+                                                       void* ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  /* GRT_TENSOR_IO_H_ */
