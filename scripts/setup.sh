@@ -13,6 +13,7 @@ packages=(
   graphviz                           # grt place --dot OUT.svg
   valgrind                           # memory checks
   python3                            # a CLI test reads the trace JSON
+  pkg-config                         # the install test builds a host with it
 )
 
 missing=()
