@@ -189,13 +189,15 @@ typedef struct grt_kernel_spec {
 
 /* What a kernel may call (exported by libgrt). Errors describe the fault
  * without the node name: the executor puts "node 'x' (Op): " in front. */
-GRT_API grt_status* grt_kernel_alloc_output(grt_kernel_ctx* ctx, int32_t k, grt_dtype dtype,
-                                            const grt_shape* shape, grt_tensor** out);
+GRT_API GRT_MUST_USE grt_status* grt_kernel_alloc_output(grt_kernel_ctx* ctx, int32_t k,
+                                                         grt_dtype dtype, const grt_shape* shape,
+                                                         grt_tensor** out);
 GRT_API void grt_kernel_set_output(grt_kernel_ctx* ctx, int32_t k, grt_tensor* t);
-GRT_API grt_status* grt_kernel_attr_type(const grt_kernel_ctx* ctx, const char* name,
-                                         grt_dtype* out);
-GRT_API grt_status* grt_kernel_attr_bool(const grt_kernel_ctx* ctx, const char* name, bool* out);
-GRT_API grt_status* grt_kernel_error(grt_code code, const char* fmt, ...)
+GRT_API GRT_MUST_USE grt_status* grt_kernel_attr_type(const grt_kernel_ctx* ctx, const char* name,
+                                                      grt_dtype* out);
+GRT_API GRT_MUST_USE grt_status* grt_kernel_attr_bool(const grt_kernel_ctx* ctx, const char* name,
+                                                      bool* out);
+GRT_API GRT_MUST_USE grt_status* grt_kernel_error(grt_code code, const char* fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* ---- backends ------------------------------------------------------------ */
@@ -227,11 +229,11 @@ typedef const grt_backend* (*grt_backend_entry_fn)(uint32_t host_api_version);
  * GRT_PLUGIN_PATH load on first use without this). Fails with a message
  * naming the file and the reason (not found, no entry point, ABI version,
  * a type that exists already). */
-GRT_API grt_status* grt_backend_load(const char* path);
+GRT_API GRT_MUST_USE grt_status* grt_backend_load(const char* path);
 
 /* Registers a backend compiled into the host program. The backend struct
  * must live for the rest of the process. */
-GRT_API grt_status* grt_backend_register(const grt_backend* b);
+GRT_API GRT_MUST_USE grt_status* grt_backend_register(const grt_backend* b);
 
 /* One line per backend and per refused plugin: "CPU: 1 device",
  * "GPU: 0 devices (no CUDA driver)", "plugin /x/libgrt_backend_y.so
@@ -241,21 +243,21 @@ GRT_API size_t grt_backends_report(char* buf, size_t size);
 
 /* ---- stream and event calls ----------------------------------------------- */
 
-static inline grt_status* grt_stream_memcpy(grt_stream* s, void* dst, const void* src, size_t n) {
+GRT_MUST_USE static inline grt_status* grt_stream_memcpy(grt_stream* s, void* dst, const void* src, size_t n) {
   return s->ops->memcpy(s, dst, src, n);
 }
-static inline grt_status* grt_stream_record_event(grt_stream* s, grt_event* e) {
+GRT_MUST_USE static inline grt_status* grt_stream_record_event(grt_stream* s, grt_event* e) {
   return s->ops->record(s, e);
 }
-static inline grt_status* grt_stream_wait_event(grt_stream* s, grt_event* e) {
+GRT_MUST_USE static inline grt_status* grt_stream_wait_event(grt_stream* s, grt_event* e) {
   return s->ops->wait(s, e);
 }
-static inline grt_status* grt_stream_sync(grt_stream* s) { return s->ops->sync(s); }
-static inline grt_status* grt_event_sync(grt_event* e) { return e->ops->sync(e); }
+GRT_MUST_USE static inline grt_status* grt_stream_sync(grt_stream* s) { return s->ops->sync(s); }
+GRT_MUST_USE static inline grt_status* grt_event_sync(grt_event* e) { return e->ops->sync(e); }
 static inline void grt_event_free(grt_event* e) {
   if (e) e->ops->free(e);
 }
-static inline grt_status* grt_device_event_new(grt_device* d, grt_event** out) {
+GRT_MUST_USE static inline grt_status* grt_device_event_new(grt_device* d, grt_event** out) {
   return d->ops->event_new(d, out);
 }
 static inline grt_stream* grt_device_stream(grt_device* d, grt_stream_kind k) {
