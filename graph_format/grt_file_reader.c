@@ -250,45 +250,21 @@ static grt_status* decode_tensor(reader* r, uint64_t index, uint64_t at, grt_att
 
 typedef grt_status* (*decode_fn)(reader* r, uint64_t word, uint64_t at, grt_attr_value* out);
 
-static void store_int(const grt_attr_value* x, grt_attr_value* l, int32_t j) {
-  l->u.list.v.i[j] = x->u.i;
-}
-static void store_float(const grt_attr_value* x, grt_attr_value* l, int32_t j) {
-  l->u.list.v.f[j] = x->u.f;
-}
-static void store_bool(const grt_attr_value* x, grt_attr_value* l, int32_t j) {
-  l->u.list.v.b[j] = x->u.b;
-}
-static void store_string(const grt_attr_value* x, grt_attr_value* l, int32_t j) {
-  l->u.list.v.s[j] = x->u.s;
-}
-static void store_type(const grt_attr_value* x, grt_attr_value* l, int32_t j) {
-  l->u.list.v.t[j] = x->u.t;
-}
-static void store_shape(const grt_attr_value* x, grt_attr_value* l, int32_t j) {
-  l->u.list.v.shape[j] = x->u.shape;
-}
-static void store_tensor(const grt_attr_value* x, grt_attr_value* l, int32_t j) {
-  l->u.list.v.tensor[j] = x->u.tensor;
-}
-
-/* Per base attr type: how a value is decoded from its 64-bit payload, where
- * list items live, how big an item is in memory, and how to store one. */
+/* Per base attr type: how a value is decoded from its 64-bit payload, and
+ * where list items live. */
 typedef struct attr_kind {
   decode_fn decode;
   uint32_t list_section;
-  size_t item_size;
-  void (*store)(const grt_attr_value* item, grt_attr_value* list, int32_t j);
 } attr_kind;
 
 static const attr_kind kKinds[GRT_ATTR_TENSOR + 1] = {
-    [GRT_ATTR_INT] = {decode_int, GRT_SECTION_WORDS, sizeof(int64_t), store_int},
-    [GRT_ATTR_FLOAT] = {decode_float, GRT_SECTION_WORDS, sizeof(float), store_float},
-    [GRT_ATTR_BOOL] = {decode_bool, GRT_SECTION_WORDS, sizeof(bool), store_bool},
-    [GRT_ATTR_STRING] = {decode_string, GRT_SECTION_REFS, sizeof(const char*), store_string},
-    [GRT_ATTR_TYPE] = {decode_type, GRT_SECTION_WORDS, sizeof(grt_dtype), store_type},
-    [GRT_ATTR_SHAPE] = {decode_shape, GRT_SECTION_SHAPES, sizeof(grt_shape), store_shape},
-    [GRT_ATTR_TENSOR] = {decode_tensor, GRT_SECTION_TENSORS, sizeof(grt_tensor*), store_tensor},
+    [GRT_ATTR_INT] = {decode_int, GRT_SECTION_WORDS},
+    [GRT_ATTR_FLOAT] = {decode_float, GRT_SECTION_WORDS},
+    [GRT_ATTR_BOOL] = {decode_bool, GRT_SECTION_WORDS},
+    [GRT_ATTR_STRING] = {decode_string, GRT_SECTION_REFS},
+    [GRT_ATTR_TYPE] = {decode_type, GRT_SECTION_WORDS},
+    [GRT_ATTR_SHAPE] = {decode_shape, GRT_SECTION_SHAPES},
+    [GRT_ATTR_TENSOR] = {decode_tensor, GRT_SECTION_TENSORS},
 };
 
 /* A list attr: `payload` holds the first item's index and the count. */
@@ -311,7 +287,7 @@ static grt_status* decode_list(reader* r, uint32_t base, uint64_t payload, uint6
   }
   if (count > INT32_MAX) return fail(r, "list at offset %llu has %llu items", (ull)at, (ull)count);
   /* Never a NULL array, even when empty: callers may memcpy from it. */
-  void* items = grt_arena_calloc(r->g->arena, count ? count : 1, k->item_size);
+  void* items = grt_arena_calloc(r->g->arena, count ? count : 1, grt_attr_elem_size(base));
   if (!items)
     return GRT_ERROR(RESOURCE_EXHAUSTED, "%s: out of memory for a list of %llu items", r->v->name,
                      (ull)count);
@@ -333,11 +309,11 @@ static grt_status* decode_list(reader* r, uint32_t base, uint64_t payload, uint6
     grt_attr_value item;
     grt_status* s = k->decode(r, word, item_at, &item);
     if (s) {
-      if (base == GRT_ATTR_TENSOR)
-        for (uint64_t q = 0; q < j; q++) grt_tensor_free(list.u.list.v.tensor[q]);
+      list.u.list.n = (int32_t)j; /* the items decoded so far */
+      grt_attr_value_release(&list);
       return s;
     }
-    k->store(&item, &list, (int32_t)j);
+    grt_attr_list_put(&list, (int32_t)j, &item);
   }
   *out = list;
   return NULL;

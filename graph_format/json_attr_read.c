@@ -117,47 +117,23 @@ static grt_status* read_tensor(const json_t* j, grt_arena* arena, grt_attr_value
   return grt_json_read_tensor(j, &v->u.tensor);
 }
 
-/* Per scalar attr type: how to read one, and the size of one in a list. */
-static const struct {
-  scalar_reader read;
-  size_t elem_size;
-} kScalar[] = {
-    [GRT_ATTR_INT] = {read_int, sizeof(int64_t)},
-    [GRT_ATTR_FLOAT] = {read_float, sizeof(float)},
-    [GRT_ATTR_BOOL] = {read_bool, sizeof(bool)},
-    [GRT_ATTR_STRING] = {read_string, sizeof(const char*)},
-    [GRT_ATTR_TYPE] = {read_type, sizeof(grt_dtype)},
-    [GRT_ATTR_SHAPE] = {read_shape, sizeof(grt_shape)},
-    [GRT_ATTR_TENSOR] = {read_tensor, sizeof(grt_tensor*)},
+/* Per scalar attr type: how to read one. */
+static const scalar_reader kScalar[] = {
+    [GRT_ATTR_INT] = read_int,       [GRT_ATTR_FLOAT] = read_float, [GRT_ATTR_BOOL] = read_bool,
+    [GRT_ATTR_STRING] = read_string, [GRT_ATTR_TYPE] = read_type,   [GRT_ATTR_SHAPE] = read_shape,
+    [GRT_ATTR_TENSOR] = read_tensor,
 };
-
-size_t grt_json_attr_elem_size(grt_attr_type base) {
-  if (base <= GRT_ATTR_NONE || base > GRT_ATTR_TENSOR) return 0;
-  return kScalar[base].elem_size;
-}
-
-void grt_json_attr_value_release(grt_attr_value* v) {
-  if (v->type == GRT_ATTR_TENSOR) {
-    grt_tensor_free(v->u.tensor);
-    v->u.tensor = NULL;
-  } else if (v->type == GRT_ATTR_LIST_TENSOR) {
-    for (int32_t i = 0; i < v->u.list.n; i++) {
-      grt_tensor_free(v->u.list.v.tensor[i]);
-      v->u.list.v.tensor[i] = NULL;
-    }
-  }
-}
 
 grt_status* grt_json_read_attr(const json_t* j, grt_attr_type type, grt_arena* arena,
                                grt_attr_value* out) {
   memset(out, 0, sizeof *out);
   grt_attr_type base = (grt_attr_type)(type & ~GRT_ATTR_LIST);
-  size_t esize = grt_json_attr_elem_size(base);
+  size_t esize = grt_attr_elem_size(base);
   if (!esize || (type & ~(GRT_ATTR_LIST | 0xf)))
     return GRT_ERROR(INTERNAL, "attr type %d has no JSON form", (int)type);
   if (!(type & GRT_ATTR_LIST)) {
     out->type = type;
-    grt_status* s = kScalar[base].read(j, arena, out);
+    grt_status* s = kScalar[base](j, arena, out);
     if (s) memset(out, 0, sizeof *out);
     return s;
   }
@@ -175,15 +151,13 @@ grt_status* grt_json_read_attr(const json_t* j, grt_attr_type type, grt_arena* a
   out->u.list.v.i = (int64_t*)(void*)items; /* every member of the union is a pointer */
   for (size_t i = 0; i < n; i++) {
     grt_attr_value one = {.type = base};
-    grt_status* s = kScalar[base].read(json_array_get(j, i), arena, &one);
+    grt_status* s = kScalar[base](json_array_get(j, i), arena, &one);
     if (s) {
-      grt_json_attr_value_release(out);
+      grt_attr_value_release(out);
       memset(out, 0, sizeof *out);
       return grt_status_prefix(s, "element %zu", i);
     }
-    /* Each union member starts at the union's address, so the element's
-     * bytes are the first esize bytes of one.u. */
-    memcpy(items + i * esize, &one.u, esize);
+    grt_attr_list_put(out, (int32_t)i, &one);
     out->u.list.n = (int32_t)i + 1;
   }
   return NULL;

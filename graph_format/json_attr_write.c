@@ -74,7 +74,7 @@ static const scalar_writer kWriters[] = {
 
 grt_status* grt_json_write_attr(grt_strbuf* b, const grt_attr_value* v) {
   grt_attr_type base = (grt_attr_type)(v->type & ~GRT_ATTR_LIST);
-  size_t esize = grt_json_attr_elem_size(base);
+  size_t esize = grt_attr_elem_size(base);
   if (!esize || (v->type & ~(GRT_ATTR_LIST | 0xf)))
     return GRT_ERROR(INVALID_ARGUMENT, "attr type %d has no JSON form", (int)v->type);
   if (!(v->type & GRT_ATTR_LIST)) return kWriters[base](b, &v->u);

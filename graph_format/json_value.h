@@ -44,17 +44,9 @@ GRT_MUST_USE grt_status* grt_json_read_tensor(const json_t* j, grt_tensor** out)
 
 /* Reads `j` as an attr of declared type `type` (a scalar type or a list of
  * one). Strings and lists are allocated from `arena`; tensors are new
- * references the caller owns (grt_json_attr_value_release drops them). */
+ * references the caller owns (grt_attr_value_release drops them). */
 GRT_MUST_USE grt_status* grt_json_read_attr(const json_t* j, grt_attr_type type, grt_arena* arena,
                                             grt_attr_value* out);
-
-/* Drops the tensor references `v` holds (an error path's clean-up; once
- * handed to a graph, the graph owns them). */
-void grt_json_attr_value_release(grt_attr_value* v);
-
-/* Bytes of one element of a list of `base` (a scalar attr type); 0 if not
- * one. */
-size_t grt_json_attr_elem_size(grt_attr_type base);
 
 /* ---- writing ---- */
 

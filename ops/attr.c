@@ -2,6 +2,8 @@
  * reads every layer shares. */
 #include "ops/attr.h"
 
+#include <string.h>
+
 #include "base/status.h"
 #include "ops/graph.h"
 #include "ops/op_def.h"
@@ -31,6 +33,38 @@ const char* grt_attr_type_name(grt_attr_type t) {
   if (!grt_attr_type_valid((int)t)) return "invalid";
   int base = (int)t & ~GRT_ATTR_LIST;
   return ((int)t & GRT_ATTR_LIST) ? kListNames[base] : kScalarNames[base];
+}
+
+static const size_t kElemSize[] = {
+    [GRT_ATTR_INT] = sizeof(int64_t),     [GRT_ATTR_FLOAT] = sizeof(float),
+    [GRT_ATTR_BOOL] = sizeof(bool),       [GRT_ATTR_STRING] = sizeof(const char*),
+    [GRT_ATTR_TYPE] = sizeof(grt_dtype),  [GRT_ATTR_SHAPE] = sizeof(grt_shape),
+    [GRT_ATTR_TENSOR] = sizeof(grt_tensor*),
+};
+
+size_t grt_attr_elem_size(grt_attr_type base) {
+  if (base < GRT_ATTR_INT || base > GRT_ATTR_TENSOR) return 0;
+  return kElemSize[base];
+}
+
+void grt_attr_list_put(grt_attr_value* list, int32_t j, const grt_attr_value* item) {
+  size_t esize = grt_attr_elem_size((grt_attr_type)(list->type & ~GRT_ATTR_LIST));
+  /* Every member of the union starts at its address: the scalar's bytes
+   * are the first esize bytes of item->u, and every list array member is
+   * the same pointer. */
+  memcpy((char*)(void*)list->u.list.v.i + (size_t)j * esize, &item->u, esize);
+}
+
+void grt_attr_value_release(grt_attr_value* v) {
+  if (v->type == GRT_ATTR_TENSOR) {
+    grt_tensor_free(v->u.tensor);
+    v->u.tensor = NULL;
+  } else if (v->type == GRT_ATTR_LIST_TENSOR) {
+    for (int32_t i = 0; i < v->u.list.n; i++) {
+      grt_tensor_free(v->u.list.v.tensor[i]);
+      v->u.list.v.tensor[i] = NULL;
+    }
+  }
 }
 
 const grt_attr_value* grt_attr_lookup(const grt_node* node, const grt_op_def* def,

@@ -3,6 +3,7 @@
 #define GRT_OPS_ATTR_H_
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "grt/graph.h"
@@ -46,6 +47,16 @@ typedef struct grt_attr {
 /* "int", "list(shape)", ... as used in messages and op specs. */
 const char* grt_attr_type_name(grt_attr_type t);
 bool grt_attr_type_valid(int t);
+
+/* Bytes of one element of a list of `base` (a scalar attr type) in
+ * memory; 0 when `base` is not one. */
+size_t grt_attr_elem_size(grt_attr_type base);
+/* Stores scalar `item` (of the list's base type) as element j of `list`,
+ * whose array is already allocated. */
+void grt_attr_list_put(grt_attr_value* list, int32_t j, const grt_attr_value* item);
+/* Drops the tensor references `v` holds (a tensor or a list of them) and
+ * clears those pointers; other values hold no references. */
+void grt_attr_value_release(grt_attr_value* v);
 
 struct grt_node;
 struct grt_op_def;

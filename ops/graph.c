@@ -26,19 +26,11 @@ grt_status* grt_graph_new(grt_graph** out) {
   return NULL;
 }
 
-static void release_value(grt_attr_value* v) {
-  if (v->type == GRT_ATTR_TENSOR) {
-    grt_tensor_free(v->u.tensor);
-  } else if (v->type == GRT_ATTR_LIST_TENSOR) {
-    for (int32_t i = 0; i < v->u.list.n; i++) grt_tensor_free(v->u.list.v.tensor[i]);
-  }
-}
-
 void grt_graph_free(grt_graph* g) {
   if (!g) return;
   for (int32_t i = 0; i < g->n_nodes; i++) {
     grt_node* n = &g->nodes[i];
-    for (int32_t a = 0; a < n->n_attrs; a++) release_value(&n->attrs[a].value);
+    for (int32_t a = 0; a < n->n_attrs; a++) grt_attr_value_release(&n->attrs[a].value);
   }
   free(g->nodes);
   grt_strmap_clear(&g->by_name);
@@ -230,12 +222,12 @@ grt_status* grt_graph_set_attr_value(grt_graph* g, int32_t node, const char* nam
                   (int)v->type);
   if (s) {
     grt_attr_value copy = *v; /* the graph was handed these references */
-    release_value(&copy);
+    grt_attr_value_release(&copy);
     return s;
   }
   for (int32_t i = 0; i < n->n_attrs; i++) {
     if (strcmp(n->attrs[i].name, name) == 0) {
-      release_value(&n->attrs[i].value);
+      grt_attr_value_release(&n->attrs[i].value);
       n->attrs[i].value = *v;
       return NULL;
     }
@@ -243,7 +235,7 @@ grt_status* grt_graph_set_attr_value(grt_graph* g, int32_t node, const char* nam
   const char* key = grt_arena_strdup(g->arena, name);
   if (!key || !grow(g->arena, (void**)&n->attrs, n->n_attrs, &n->cap_attrs, sizeof(grt_attr))) {
     grt_attr_value copy = *v;
-    release_value(&copy);
+    grt_attr_value_release(&copy);
     return OOM();
   }
   n->attrs[n->n_attrs].name = key;

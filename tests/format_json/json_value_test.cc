@@ -20,7 +20,7 @@ class JsonValue : public ::testing::Test {
  protected:
   void SetUp() override { arena_ = grt_arena_new(); }
   void TearDown() override {
-    for (auto& v : values_) grt_json_attr_value_release(&v);
+    for (auto& v : values_) grt_attr_value_release(&v);
     grt_arena_free(arena_);
   }
 
