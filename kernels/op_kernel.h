@@ -50,22 +50,22 @@ struct grt_var {
  * share a tensor (Identity, Reshape, ...). */
 
 /* A scratch tensor from the device allocator (caller frees). */
-grt_status* grt_kernel_alloc_temp(grt_kernel_ctx* ctx, grt_dtype dtype, const grt_shape* shape,
-                                  grt_tensor** out);
+GRT_MUST_USE grt_status* grt_kernel_alloc_temp(grt_kernel_ctx* ctx, grt_dtype dtype, const grt_shape* shape,
+                                               grt_tensor** out);
 
 /* Attr helpers: the node's value or the op's default; an error names the attr. */
-grt_status* grt_kernel_attr_int(const grt_kernel_ctx* ctx, const char* name, int64_t* out);
-grt_status* grt_kernel_attr_float(const grt_kernel_ctx* ctx, const char* name, float* out);
-grt_status* grt_kernel_attr_string(const grt_kernel_ctx* ctx, const char* name,
-                                   const char** out);
+GRT_MUST_USE grt_status* grt_kernel_attr_int(const grt_kernel_ctx* ctx, const char* name, int64_t* out);
+GRT_MUST_USE grt_status* grt_kernel_attr_float(const grt_kernel_ctx* ctx, const char* name, float* out);
+GRT_MUST_USE grt_status* grt_kernel_attr_string(const grt_kernel_ctx* ctx, const char* name,
+                                                const char** out);
 /* The attr value itself (any type), or NULL. */
 const grt_attr_value* grt_kernel_attr(const grt_kernel_ctx* ctx, const char* name);
 
 /* Reads an integer tensor of rank <= 1 into a vector (for shape, axis, perm,
  * begin/size and multiples inputs). Fails naming `what` on a non-integer
  * dtype, a higher rank, or more than `max` elements. */
-grt_status* grt_kernel_read_int_vector(const grt_tensor* t, const char* what, int64_t* out,
-                                       int32_t max, int32_t* out_n);
+GRT_MUST_USE grt_status* grt_kernel_read_int_vector(const grt_tensor* t, const char* what, int64_t* out,
+                                                    int32_t max, int32_t* out_n);
 
 #ifdef __cplusplus
 }

@@ -30,8 +30,8 @@ const grt_backend* grt_registry_find(const char* type);
 int32_t grt_registry_device_count(const char* type);
 
 /* Makes device `index` of set `ds` with the backend of its type. */
-grt_status* grt_registry_device_new(const grt_device_set* ds, int32_t index,
-                                    const grt_device_config* cfg, grt_device** out);
+GRT_MUST_USE grt_status* grt_registry_device_new(const grt_device_set* ds, int32_t index,
+                                                 const grt_device_config* cfg, grt_device** out);
 
 #ifdef __cplusplus
 }
