@@ -1,5 +1,7 @@
-/* The kernel registry: support_*.c rows parsed once into grt_kernel_defs,
- * grouped by op, and checked against the op registry. */
+/* The kernel registry: registered device types, their rows parsed into
+ * grt_kernel_defs and checked against the op registry, and a table from op
+ * to its rows on every type. Registration takes a lock and publishes new
+ * immutable tables; lookups take none. */
 #include "kernels/kernel_registry.h"
 
 #include <ctype.h>
@@ -13,58 +15,49 @@
 #include "base/dtype.h"
 #include "base/mem.h"
 #include "base/status.h"
-#include "base/strmap.h"
 #include "ops/op_def.h"
-
-/* ---- device types ------------------------------------------------------ */
-
-static const struct {
-  const char* name;
-  int32_t priority;
-} kDeviceTypes[GRT_NUM_DEVICE_TYPES] = {
-    [GRT_DEVICE_CPU] = {"CPU", 70},
-    [GRT_DEVICE_GPU] = {"GPU", 210},
-};
-
-const char* grt_device_type_name(grt_device_type t) {
-  return (unsigned)t < GRT_NUM_DEVICE_TYPES ? kDeviceTypes[t].name : "?";
-}
-
-bool grt_device_type_from_name(const char* name, grt_device_type* out) {
-  for (int t = 0; t < GRT_NUM_DEVICE_TYPES; t++) {
-    if (strcasecmp(name, kDeviceTypes[t].name) == 0) {
-      *out = (grt_device_type)t;
-      return true;
-    }
-  }
-  return false;
-}
-
-int32_t grt_device_type_priority(grt_device_type t) {
-  return (unsigned)t < GRT_NUM_DEVICE_TYPES ? kDeviceTypes[t].priority : 0;
-}
 
 /* ---- the registry ------------------------------------------------------ */
 
-/* Rows of one op occupy [first, first + count) of `defs`. Ops are found by
- * their op_def pointer (the hot path: one hash probe per node) or by name. */
-typedef struct op_range {
+/* One registered device type and its parsed rows. Filled in before it is
+ * published (R.n_types), never changed afterwards. */
+typedef struct type_entry {
+  char name[GRT_DEVICE_TYPE_NAME_MAX]; /* upper-case */
+  int32_t priority;
+  const grt_kernel_spec* rows; /* as registered */
+  int32_t n_rows;
+  grt_kernel_def* defs;        /* parsed, in table order (none when the built-in tables failed) */
+  const grt_op_def** op_defs;  /* per parsed row */
+  int32_t n;
+  int32_t base; /* grt_kernel_at() index of defs[0] */
+  grt_arena* arena;
+} type_entry;
+
+/* The rows of one op, every type, by type id then table order. */
+typedef struct op_entry {
   const grt_op_def* def;
-  int32_t first, count;
-} op_range;
+  int32_t n;
+  const grt_kernel_def** rows;
+} op_entry;
+
+/* Ops by their op_def pointer (open addressing; the hot path is one probe
+ * per node). Immutable once published; a registration publishes a new one
+ * and keeps the old ones, so a reader never sees one change. */
+typedef struct snapshot {
+  op_entry* slots;
+  size_t cap; /* a power of 2 */
+  const grt_kernel_def** row_ptrs;
+  struct snapshot* prev;
+} snapshot;
 
 static struct {
   pthread_once_t once;
-  grt_status* status;
-  grt_arena* arena;
-  grt_kernel_def* defs;
-  int32_t n;
-  grt_strmap by_name; /* op name -> index into ranges */
-  op_range* ranges;
-  int32_t n_ranges;
-  op_range* by_def; /* open addressing on the def pointer; cap is a power of 2 */
-  size_t by_def_cap;
-} R = {.once = PTHREAD_ONCE_INIT};
+  pthread_mutex_t mu; /* serialises registrations */
+  grt_status* status; /* the built-in tables' fault, set once */
+  type_entry types[GRT_MAX_DEVICE_TYPES];
+  int32_t n_types;    /* published types (atomic) */
+  snapshot* snap;     /* published ops (atomic); NULL when the built-in tables failed */
+} R = {.once = PTHREAD_ONCE_INIT, .mu = PTHREAD_MUTEX_INITIALIZER};
 
 static size_t ptr_hash(const void* p) {
   uint64_t x = (uint64_t)(uintptr_t)p;
@@ -79,12 +72,17 @@ static const char* skip_space(const char* p) {
   return p;
 }
 
+/* Faults in a row are reported with `bad`: INTERNAL for grt's own tables
+ * (a bug), INVALID_ARGUMENT for a plugin's. Out of memory is always
+ * RESOURCE_EXHAUSTED. */
+#define OOM() GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory parsing kernel rows")
+
 /* "{float32, int32}" -> bitmask. */
-static grt_status* parse_dtype_set(const char* s, size_t n, uint32_t* out) {
+static grt_status* parse_dtype_set(grt_code bad, const char* s, size_t n, uint32_t* out) {
   *out = 0;
   while (n && (s[n - 1] == ' ')) n--;
   if (n < 2 || s[0] != '{' || s[n - 1] != '}')
-    return GRT_ERROR(INTERNAL, "dtype set '%.*s' is not of the form {a, b}", (int)n, s);
+    return grt_status_new(bad, "dtype set '%.*s' is not of the form {a, b}", (int)n, s);
   const char* p = s + 1;
   const char* end = s + n - 1;
   while (p < end) {
@@ -95,49 +93,49 @@ static grt_status* parse_dtype_set(const char* s, size_t n, uint32_t* out) {
     while (e > p && e[-1] == ' ') e--;
     char name[32];
     if (e - p <= 0 || (size_t)(e - p) >= sizeof name)
-      return GRT_ERROR(INTERNAL, "empty or overlong dtype in '%.*s'", (int)n, s);
+      return grt_status_new(bad, "empty or overlong dtype in '%.*s'", (int)n, s);
     memcpy(name, p, (size_t)(e - p));
     name[e - p] = '\0';
     grt_dtype t;
     if (!grt_dtype_from_name(name, &t))
-      return GRT_ERROR(INTERNAL, "unknown dtype '%s' in '%.*s'", name, (int)n, s);
+      return grt_status_new(bad, "unknown dtype '%s' in '%.*s'", name, (int)n, s);
     *out |= grt_dtype_bit(t);
     p = q < end ? q + 1 : q;
   }
-  if (!*out) return GRT_ERROR(INTERNAL, "empty dtype set '%.*s'", (int)n, s);
+  if (!*out) return grt_status_new(bad, "empty dtype set '%.*s'", (int)n, s);
   return NULL;
 }
 
-static grt_status* parse_constraints(const grt_kernel_spec* spec, const grt_op_def* def,
-                                     grt_kernel_def* k) {
+static grt_status* parse_constraints(grt_code bad, grt_arena* arena, const grt_kernel_spec* spec,
+                                     const grt_op_def* def, grt_kernel_def* k) {
   const char* p = spec->constraints ? spec->constraints : "";
   while (*(p = skip_space(p))) {
     const char* semi = strchr(p, ';');
     size_t n = semi ? (size_t)(semi - p) : strlen(p);
     const char* colon = memchr(p, ':', n);
-    if (!colon) return GRT_ERROR(INTERNAL, "constraint '%.*s' has no ':'", (int)n, p);
+    if (!colon) return grt_status_new(bad, "constraint '%.*s' has no ':'", (int)n, p);
     if (k->n_constraints == GRT_KERNEL_MAX_CONSTRAINTS)
-      return GRT_ERROR(INTERNAL, "more than %d constraints", GRT_KERNEL_MAX_CONSTRAINTS);
+      return grt_status_new(bad, "more than %d constraints", GRT_KERNEL_MAX_CONSTRAINTS);
     const char* attr_end = colon;
     while (attr_end > p && attr_end[-1] == ' ') attr_end--;
-    char* attr = grt_arena_strndup(R.arena, p, (size_t)(attr_end - p));
-    if (!attr) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+    char* attr = grt_arena_strndup(arena, p, (size_t)(attr_end - p));
+    if (!attr) return OOM();
     const grt_attr_def* ad = grt_op_find_attr(def, attr);
     if (!ad || ad->type != GRT_ATTR_TYPE)
-      return GRT_ERROR(INTERNAL, "'%s' is not a type attr of %s", attr, def->name);
+      return grt_status_new(bad, "'%s' is not a type attr of %s", attr, def->name);
     grt_kernel_constraint* c = &k->constraints[k->n_constraints++];
     c->attr = attr;
     const char* set = skip_space(colon + 1);
-    GRT_RETURN_IF_ERROR(parse_dtype_set(set, (size_t)(p + n - set), &c->allowed));
+    GRT_RETURN_IF_ERROR(parse_dtype_set(bad, set, (size_t)(p + n - set), &c->allowed));
     if (ad->allowed_types && (c->allowed & ~ad->allowed_types))
-      return GRT_ERROR(INTERNAL, "constraint on '%s' allows dtypes %s does not", attr, def->name);
+      return grt_status_new(bad, "constraint on '%s' allows dtypes %s does not", attr, def->name);
     p = semi ? semi + 1 : p + n;
   }
   return NULL;
 }
 
-static grt_status* parse_host_memory(const grt_kernel_spec* spec, const grt_op_def* def,
-                                     grt_kernel_def* k) {
+static grt_status* parse_host_memory(grt_code bad, const grt_kernel_spec* spec,
+                                     const grt_op_def* def, grt_kernel_def* k) {
   const char* p = spec->host_memory ? spec->host_memory : "";
   while (*(p = skip_space(p))) {
     const char* comma = strchr(p, ',');
@@ -156,7 +154,8 @@ static grt_status* parse_host_memory(const grt_kernel_spec* spec, const grt_op_d
         found = true;
       }
     }
-    if (!found) return GRT_ERROR(INTERNAL, "'%.*s' is not an argument of %s", (int)n, p, def->name);
+    if (!found)
+      return grt_status_new(bad, "'%.*s' is not an argument of %s", (int)n, p, def->name);
     p = comma ? comma + 1 : p + n;
   }
   return NULL;
@@ -173,119 +172,258 @@ static bool rows_overlap(const grt_kernel_def* a, const grt_kernel_def* b) {
   return true;
 }
 
-static grt_status* parse_row(const grt_kernel_spec* spec, grt_kernel_def* k) {
-  memset(k, 0, sizeof *k);
-  k->op = spec->op;
-  k->spec = spec;
-  k->priority = spec->priority;
-  if (!grt_device_type_from_name(spec->device, &k->device))
-    return GRT_ERROR(INTERNAL, "unknown device type '%s'", spec->device);
+static grt_status* parse_row(grt_code bad, const type_entry* te, const grt_kernel_spec* spec,
+                             grt_kernel_def* k, const grt_op_def** out_def) {
+  if (!spec->op) return grt_status_new(bad, "no op named");
+  if (!spec->device || strcasecmp(spec->device, te->name) != 0)
+    return grt_status_new(bad, "the row is for device type '%s' but sits in the %s table",
+                          spec->device ? spec->device : "(null)", te->name);
   const grt_op_def* def = grt_op_lookup(spec->op);
-  if (!def) return GRT_ERROR(INTERNAL, "no op '%s' is registered", spec->op);
-  GRT_RETURN_IF_ERROR(parse_constraints(spec, def, k));
-  return parse_host_memory(spec, def, k);
+  if (!def) return grt_status_new(bad, "no op '%s' is registered", spec->op);
+  *out_def = def;
+  GRT_RETURN_IF_ERROR(parse_constraints(bad, te->arena, spec, def, k));
+  return parse_host_memory(bad, spec, def, k);
 }
 
-static grt_status* build(void) {
-  const grt_kernel_table* tables[] = {&grt_kernels_cpu, &grt_kernels_gpu};
-  int32_t total = 0;
-  for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) total += tables[t]->n;
-  R.arena = grt_arena_new();
-  grt_kernel_def* parsed = grt_calloc((size_t)total + 1, sizeof *parsed);
-  R.defs = grt_calloc((size_t)total + 1, sizeof *R.defs);
-  R.ranges = grt_calloc((size_t)total + 1, sizeof *R.ranges);
-  int32_t* group = grt_calloc((size_t)total + 1, sizeof *group);
-  grt_strmap_init(&R.by_name);
-  if (!R.arena || !parsed || !R.defs || !R.ranges || !group) {
-    free(parsed);
-    free(group);
-    return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory building the kernel registry");
-  }
+static void type_entry_free(type_entry* te) {
+  free(te->defs);
+  free(te->op_defs);
+  grt_arena_free(te->arena);
+  te->defs = NULL;
+  te->op_defs = NULL;
+  te->arena = NULL;
+  te->n = 0;
+}
+
+/* Parses te->rows into te->defs as type `id`. On failure te holds no rows. */
+static grt_status* parse_type(grt_code bad, grt_device_type id, type_entry* te) {
+  te->arena = grt_arena_new();
+  te->defs = grt_calloc((size_t)te->n_rows + 1, sizeof *te->defs);
+  te->op_defs = grt_calloc((size_t)te->n_rows + 1, sizeof *te->op_defs);
   grt_status* s = NULL;
-  int32_t n = 0;
-  for (size_t t = 0; t < sizeof tables / sizeof tables[0] && !s; t++) {
-    for (int32_t i = 0; i < tables[t]->n && !s; i++) {
-      const grt_kernel_spec* spec = &tables[t]->rows[i];
-      s = parse_row(spec, &parsed[n]);
-      if (s) {
-        s = grt_status_prefix(s, "kernel row %s on %s", spec->op, spec->device);
-        break;
-      }
-      if (strcmp(spec->device, tables[t]->device) != 0) {
-        s = GRT_ERROR(INTERNAL, "kernel row %s on %s sits in the %s table", spec->op,
-                      spec->device, tables[t]->device);
-        break;
-      }
-      int32_t existing;
-      int put = grt_strmap_put(&R.by_name, spec->op, R.n_ranges, &existing);
-      if (put < 0) {
-        s = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory building the kernel registry");
-        break;
-      }
-      if (put == 1) {
-        R.ranges[R.n_ranges].def = grt_op_lookup(spec->op);
-        group[n] = R.n_ranges++;
-      } else {
-        group[n] = existing;
-      }
-      R.ranges[group[n]].count++;
-      n++;
-    }
+  if (!te->arena || !te->defs || !te->op_defs) s = OOM();
+  for (int32_t i = 0; i < te->n_rows && !s; i++) {
+    const grt_kernel_spec* spec = &te->rows[i];
+    grt_kernel_def* k = &te->defs[i];
+    k->op = spec->op;
+    k->index = te->base + i;
+    k->device = id;
+    k->priority = spec->priority;
+    k->spec = spec;
+    s = parse_row(bad, te, spec, k, &te->op_defs[i]);
+    if (s)
+      s = grt_status_prefix(s, "kernel row %d (%s on %s)", (int)i, spec->op ? spec->op : "(null)",
+                            te->name);
   }
-  if (!s) {
-    /* Counting sort by group keeps each op's rows in table order. */
-    int32_t at = 0;
-    for (int32_t g = 0; g < R.n_ranges; g++) {
-      R.ranges[g].first = at;
-      at += R.ranges[g].count;
-      R.ranges[g].count = 0;
-    }
-    for (int32_t i = 0; i < n; i++) {
-      op_range* r = &R.ranges[group[i]];
-      R.defs[r->first + r->count++] = parsed[i];
-    }
-    R.n = n;
-    for (int32_t g = 0; g < R.n_ranges && !s; g++) {
-      const op_range* r = &R.ranges[g];
-      for (int32_t i = r->first; i < r->first + r->count && !s; i++)
-        for (int32_t j = i + 1; j < r->first + r->count && !s; j++)
-          if (R.defs[i].device == R.defs[j].device && rows_overlap(&R.defs[i], &R.defs[j]))
-            s = GRT_ERROR(INTERNAL, "kernel rows %d and %d of %s on %s can match the same node",
-                          (int)(i - r->first), (int)(j - r->first), R.defs[i].op,
-                          grt_device_type_name(R.defs[i].device));
-    }
+  for (int32_t i = 0; i < te->n_rows && !s; i++)
+    for (int32_t j = i + 1; j < te->n_rows && !s; j++)
+      if (te->op_defs[i] == te->op_defs[j] && rows_overlap(&te->defs[i], &te->defs[j]))
+        s = grt_status_new(bad, "kernel rows %d and %d (%s on %s) can match the same node",
+                           (int)i, (int)j, te->defs[i].op, te->name);
+  if (s) {
+    type_entry_free(te);
+    return s;
   }
-  if (!s) {
-    size_t cap = 16;
-    while (cap < (size_t)R.n_ranges * 2) cap *= 2;
-    R.by_def = grt_calloc(cap, sizeof *R.by_def);
-    if (!R.by_def) {
-      s = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory building the kernel registry");
-    } else {
-      R.by_def_cap = cap;
-      for (int32_t g = 0; g < R.n_ranges; g++) {
-        size_t j = ptr_hash(R.ranges[g].def) & (cap - 1);
-        while (R.by_def[j].def) j = (j + 1) & (cap - 1);
-        R.by_def[j] = R.ranges[g];
-      }
-    }
+  te->n = te->n_rows;
+  return NULL;
+}
+
+static op_entry* slot_of(op_entry* slots, size_t cap, const grt_op_def* def) {
+  size_t j = ptr_hash(def) & (cap - 1);
+  while (slots[j].def && slots[j].def != def) j = (j + 1) & (cap - 1);
+  return &slots[j];
+}
+
+/* The op table over types[0..n). */
+static grt_status* snapshot_build(const type_entry* types, int32_t n, snapshot** out) {
+  *out = NULL;
+  size_t total = 0;
+  for (int32_t t = 0; t < n; t++) total += (size_t)types[t].n;
+  size_t cap = 16;
+  while (cap < total * 2) cap *= 2;
+  snapshot* sn = grt_calloc(1, sizeof *sn);
+  op_entry* slots = grt_calloc(cap, sizeof *slots);
+  const grt_kernel_def** rows = grt_calloc(total + 1, sizeof *rows);
+  if (!sn || !slots || !rows) {
+    free(sn);
+    free(slots);
+    free(rows);
+    return OOM();
   }
-  free(parsed);
-  free(group);
-  return s;
+  for (int32_t t = 0; t < n; t++)
+    for (int32_t i = 0; i < types[t].n; i++) {
+      op_entry* e = slot_of(slots, cap, types[t].op_defs[i]);
+      e->def = types[t].op_defs[i];
+      e->n++;
+    }
+  size_t at = 0;
+  for (size_t j = 0; j < cap; j++) {
+    if (!slots[j].def) continue;
+    slots[j].rows = rows + at;
+    at += (size_t)slots[j].n;
+    slots[j].n = 0;
+  }
+  for (int32_t t = 0; t < n; t++)
+    for (int32_t i = 0; i < types[t].n; i++) {
+      op_entry* e = slot_of(slots, cap, types[t].op_defs[i]);
+      e->rows[e->n++] = &types[t].defs[i];
+    }
+  sn->slots = slots;
+  sn->cap = cap;
+  sn->row_ptrs = rows;
+  *out = sn;
+  return NULL;
+}
+
+static void set_name(type_entry* te, const char* name) {
+  size_t i = 0;
+  for (; name[i] && i + 1 < sizeof te->name; i++) te->name[i] = (char)toupper((unsigned char)name[i]);
+  te->name[i] = '\0';
 }
 
 static void init_once(void) {
+  const grt_kernel_table* tables[] = {&grt_kernels_cpu, &grt_kernels_gpu};
+  const int32_t priorities[] = {70, 210};
+  for (int32_t t = 0; t < 2; t++) {
+    type_entry* te = &R.types[t];
+    set_name(te, tables[t]->device);
+    te->priority = priorities[t];
+    te->rows = tables[t]->rows;
+    te->n_rows = tables[t]->n;
+  }
+  /* The types exist whatever happens below; a broken registry has no rows. */
+  R.n_types = 2;
   const grt_status* ops = grt_op_registry_status();
   if (ops) {
     R.status = GRT_ERROR(INTERNAL, "the op registry failed to build: %s", grt_status_message(ops));
     return;
   }
-  R.status = build();
-  if (R.status) R.n = 0; /* a broken registry supports nothing */
+  grt_status* s = NULL;
+  for (int32_t t = 0; t < 2 && !s; t++) {
+    R.types[t].base = t ? R.types[t - 1].base + R.types[t - 1].n : 0;
+    s = parse_type(GRT_INTERNAL, t, &R.types[t]);
+  }
+  if (!s) s = snapshot_build(R.types, 2, &R.snap);
+  if (s) {
+    for (int32_t t = 0; t < 2; t++) {
+      type_entry_free(&R.types[t]);
+      R.types[t].base = 0;
+    }
+    R.status = s;
+  }
 }
 
 static void ensure(void) { pthread_once(&R.once, init_once); }
+
+static int32_t n_types(void) { return __atomic_load_n(&R.n_types, __ATOMIC_ACQUIRE); }
+
+static const snapshot* snap(void) { return __atomic_load_n(&R.snap, __ATOMIC_ACQUIRE); }
+
+/* ---- device types ------------------------------------------------------ */
+
+static bool valid_type_name(const char* name) {
+  size_t n = name ? strlen(name) : 0;
+  if (n == 0 || n >= GRT_DEVICE_TYPE_NAME_MAX || !isalpha((unsigned char)name[0])) return false;
+  for (size_t i = 0; i < n; i++)
+    if (!isalnum((unsigned char)name[i]) && name[i] != '_') return false;
+  return true;
+}
+
+static int32_t find_type(const char* name) {
+  int32_t n = n_types();
+  for (int32_t t = 0; name && t < n; t++)
+    if (strcasecmp(name, R.types[t].name) == 0) return t;
+  return -1;
+}
+
+/* Under R.mu. */
+static grt_status* register_locked(const char* name, int32_t priority, const grt_kernel_spec* rows,
+                                   int32_t n_rows, grt_device_type* out) {
+  int32_t t = find_type(name);
+  if (t >= 0) {
+    if (rows && rows == R.types[t].rows && n_rows == R.types[t].n_rows) {
+      *out = t;
+      return NULL;
+    }
+    return GRT_ERROR(ALREADY_EXISTS, "device type %s is already registered", R.types[t].name);
+  }
+  if (R.status) /* its code: out of memory stays RESOURCE_EXHAUSTED */
+    return grt_status_new(grt_status_code(R.status),
+                          "cannot register device type %s: the kernel registry failed to build: %s",
+                          name, grt_status_message(R.status));
+  int32_t id = R.n_types;
+  if (id == GRT_MAX_DEVICE_TYPES)
+    return GRT_ERROR(RESOURCE_EXHAUSTED, "cannot register device type %s: at most %d device types",
+                     name, GRT_MAX_DEVICE_TYPES);
+  type_entry te;
+  memset(&te, 0, sizeof te);
+  set_name(&te, name);
+  te.priority = priority;
+  te.rows = rows;
+  te.n_rows = n_rows;
+  te.base = R.types[id - 1].base + R.types[id - 1].n;
+  grt_status* s = parse_type(GRT_INVALID_ARGUMENT, id, &te);
+  if (s) return grt_status_prefix(s, "device type %s", te.name);
+  /* The new table sees the new type; it is published only once both exist. */
+  R.types[id] = te;
+  snapshot* sn;
+  s = snapshot_build(R.types, id + 1, &sn);
+  if (s) {
+    type_entry_free(&R.types[id]);
+    memset(&R.types[id], 0, sizeof R.types[id]);
+    return grt_status_prefix(s, "device type %s", te.name);
+  }
+  sn->prev = R.snap;
+  __atomic_store_n(&R.n_types, id + 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&R.snap, sn, __ATOMIC_RELEASE);
+  *out = id;
+  return NULL;
+}
+
+grt_status* grt_device_type_register(const char* name, int32_t priority,
+                                     const grt_kernel_spec* rows, int32_t n_rows,
+                                     grt_device_type* out) {
+  if (!out) return GRT_ERROR(INVALID_ARGUMENT, "grt_device_type_register needs somewhere to put the id");
+  *out = -1;
+  if (!valid_type_name(name))
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "invalid device type name '%s': letters, digits and '_', starting with a "
+                     "letter, at most %d characters",
+                     name ? name : "(null)", GRT_DEVICE_TYPE_NAME_MAX - 1);
+  if (n_rows < 0 || (n_rows > 0 && !rows))
+    return GRT_ERROR(INVALID_ARGUMENT, "device type %s: %d kernel rows at %p", name, (int)n_rows,
+                     (const void*)rows);
+  ensure();
+  pthread_mutex_lock(&R.mu);
+  grt_status* s = register_locked(name, priority, rows, n_rows, out);
+  pthread_mutex_unlock(&R.mu);
+  return s;
+}
+
+int32_t grt_device_type_count(void) {
+  ensure();
+  return n_types();
+}
+
+const char* grt_device_type_name(grt_device_type t) {
+  ensure();
+  return t >= 0 && t < n_types() ? R.types[t].name : "?";
+}
+
+bool grt_device_type_from_name(const char* name, grt_device_type* out) {
+  ensure();
+  int32_t t = find_type(name);
+  if (t < 0) return false;
+  *out = t;
+  return true;
+}
+
+int32_t grt_device_type_priority(grt_device_type t) {
+  ensure();
+  return t >= 0 && t < n_types() ? R.types[t].priority : 0;
+}
+
+/* ---- rows -------------------------------------------------------------- */
 
 const grt_status* grt_kernel_registry_status(void) {
   ensure();
@@ -294,34 +432,38 @@ const grt_status* grt_kernel_registry_status(void) {
 
 int32_t grt_kernel_count(void) {
   ensure();
-  return R.n;
+  int32_t n = n_types();
+  return R.types[n - 1].base + R.types[n - 1].n;
 }
 
 const grt_kernel_def* grt_kernel_at(int32_t i) {
   ensure();
-  return i >= 0 && i < R.n ? &R.defs[i] : NULL;
-}
-
-int32_t grt_kernel_find_op(const char* op, int32_t* out_n) {
-  ensure();
-  *out_n = 0;
-  if (R.status || !op) return 0;
-  int32_t g = grt_strmap_get(&R.by_name, op);
-  if (g < 0) return 0;
-  *out_n = R.ranges[g].count;
-  return R.ranges[g].first;
-}
-
-static const op_range* range_of(const grt_node* node) {
-  if (R.status) return NULL;
-  if (node->def && R.by_def_cap) {
-    for (size_t j = ptr_hash(node->def) & (R.by_def_cap - 1);; j = (j + 1) & (R.by_def_cap - 1)) {
-      if (!R.by_def[j].def) return NULL;
-      if (R.by_def[j].def == node->def) return &R.by_def[j];
-    }
+  int32_t n = n_types();
+  for (int32_t t = 0; t < n; t++) {
+    const type_entry* te = &R.types[t];
+    if (i >= te->base && i < te->base + te->n) return &te->defs[i - te->base];
   }
-  int32_t g = node->op ? grt_strmap_get(&R.by_name, node->op) : -1;
-  return g < 0 ? NULL : &R.ranges[g];
+  return NULL;
+}
+
+static const op_entry* entry_of_def(const grt_op_def* def) {
+  const snapshot* sn = snap();
+  if (!sn || !def) return NULL;
+  for (size_t j = ptr_hash(def) & (sn->cap - 1);; j = (j + 1) & (sn->cap - 1)) {
+    if (!sn->slots[j].def) return NULL;
+    if (sn->slots[j].def == def) return &sn->slots[j];
+  }
+}
+
+static const op_entry* entry_of(const grt_node* node) {
+  return entry_of_def(node->def ? node->def : node->op ? grt_op_lookup(node->op) : NULL);
+}
+
+int32_t grt_kernel_find_op(const char* op, const grt_kernel_def* const** out_rows) {
+  ensure();
+  const op_entry* e = op ? entry_of_def(grt_op_lookup(op)) : NULL;
+  if (out_rows) *out_rows = e ? (const grt_kernel_def* const*)e->rows : NULL;
+  return e ? e->n : 0;
 }
 
 static bool row_matches(const grt_kernel_def* k, const grt_node* node) {
@@ -335,24 +477,24 @@ static bool row_matches(const grt_kernel_def* k, const grt_node* node) {
 
 int32_t grt_kernel_find(const grt_node* node, grt_device_type t) {
   ensure();
-  const op_range* r = range_of(node);
-  if (!r) return -1;
-  for (int32_t i = r->first; i < r->first + r->count; i++)
-    if (R.defs[i].device == t && row_matches(&R.defs[i], node)) return i;
+  const op_entry* e = entry_of(node);
+  if (!e) return -1;
+  for (int32_t i = 0; i < e->n; i++)
+    if (e->rows[i]->device == t && row_matches(e->rows[i], node)) return e->rows[i]->index;
   return -1;
 }
 
-uint32_t grt_kernel_supported(const grt_node* node, int32_t out_kernel[GRT_NUM_DEVICE_TYPES]) {
+uint32_t grt_kernel_supported(const grt_node* node, int32_t out_kernel[GRT_MAX_DEVICE_TYPES]) {
   ensure();
-  for (int t = 0; t < GRT_NUM_DEVICE_TYPES; t++) out_kernel[t] = -1;
-  const op_range* r = range_of(node);
-  if (!r) return 0;
+  for (int t = 0; t < GRT_MAX_DEVICE_TYPES; t++) out_kernel[t] = -1;
+  const op_entry* e = entry_of(node);
+  if (!e) return 0;
   uint32_t mask = 0;
-  for (int32_t i = r->first; i < r->first + r->count; i++) {
-    const grt_kernel_def* k = &R.defs[i];
+  for (int32_t i = 0; i < e->n; i++) {
+    const grt_kernel_def* k = e->rows[i];
     if (mask & (1u << k->device)) continue;
     if (row_matches(k, node)) {
-      out_kernel[k->device] = i;
+      out_kernel[k->device] = k->index;
       mask |= 1u << k->device;
     }
   }
@@ -400,11 +542,11 @@ size_t grt_kernel_describe_op(const char* op, char* buf, size_t size) {
   size_t len = 0;
 #define APPEND(...) len += (size_t)snprintf(buf + len, len < size ? size - len : 0, __VA_ARGS__)
   if (size) buf[0] = '\0';
-  int32_t n;
-  int32_t first = grt_kernel_find_op(op, &n);
+  const grt_kernel_def* const* rows;
+  int32_t n = grt_kernel_find_op(op, &rows);
   if (n == 0) APPEND("  <no registered kernels>\n");
-  for (int32_t i = first; i < first + n; i++) {
-    const grt_kernel_def* k = &R.defs[i];
+  for (int32_t i = 0; i < n; i++) {
+    const grt_kernel_def* k = rows[i];
     APPEND("  device='%s'", grt_device_type_name(k->device));
     for (int32_t c = 0; c < k->n_constraints; c++) {
       APPEND("; %s in [", k->constraints[c].attr);

@@ -13,8 +13,11 @@
  *       TypeConstraint); "" for none.
  *   host_memory: comma-separated argument names (inputs or outputs of the op)
  *       whose tensors stay in host memory on that device (HostMemory).
- * The registry is parsed once on first use, checked against the op registry,
- * and never changes afterwards. */
+ * The built-in types' rows are parsed on first use and checked against the
+ * op registry. Device types are registered: CPU and GPU are built in; a
+ * backend plugin adds its own type with its rows at run time
+ * (grt_device_type_register). Registration only ever adds: a type, its id,
+ * its rows and their indices never change or move once registered. */
 #ifndef GRT_KERNELS_KERNEL_REGISTRY_H_
 #define GRT_KERNELS_KERNEL_REGISTRY_H_
 
@@ -22,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "grt/backend.h"
 #include "grt/status.h"
 #include "ops/graph.h"
 
@@ -29,29 +33,44 @@
 extern "C" {
 #endif
 
-/* Device types known to grt. The numeric values index per-type arrays. */
-typedef enum grt_device_type {
-  GRT_DEVICE_CPU = 0,
-  GRT_DEVICE_GPU = 1,
-} grt_device_type;
-#define GRT_NUM_DEVICE_TYPES 2
+/* A device type: its id, 0 .. grt_device_type_count() - 1, in registration
+ * order. Ids index per-type arrays of GRT_MAX_DEVICE_TYPES entries, and type
+ * masks are bitmasks (1 << id). */
+typedef int32_t grt_device_type;
+enum {
+  GRT_DEVICE_CPU = 0, /* built in, priority 70 */
+  GRT_DEVICE_GPU = 1, /* built in, priority 210 */
+};
+#define GRT_MAX_DEVICE_TYPES 8
+/* Longest type name, with its NUL. */
+#define GRT_DEVICE_TYPE_NAME_MAX 32
 
-/* "CPU", "GPU"; "?" for anything else. Static storage. */
+/* Registers device type `name` with TensorFlow's device-factory `priority`
+ * (CPU 70, GPU 210: with no request the higher is preferred) and its kernel
+ * support rows (each row's device must be `name`), and sets *out to its id.
+ * Names are letters, digits and '_' starting with a letter, stored
+ * upper-case and matched in any case. The rows are parsed and checked
+ * against the op registry now; a bad row fails the registration
+ * (INVALID_ARGUMENT naming the row) and nothing is registered. A name that
+ * exists fails with ALREADY_EXISTS, unless `rows` and `n_rows` are the ones
+ * it was registered with (a plugin loaded twice): then *out is its id. At
+ * most GRT_MAX_DEVICE_TYPES types (RESOURCE_EXHAUSTED beyond). The rows must
+ * live for the rest of the process. Thread-safe. */
+GRT_MUST_USE grt_status* grt_device_type_register(const char* name, int32_t priority,
+                                                  const grt_kernel_spec* rows, int32_t n_rows,
+                                                  grt_device_type* out);
+/* Types registered so far (CPU and GPU included). */
+int32_t grt_device_type_count(void);
+/* The registered name ("CPU", "GPU", "TEST"); "?" for an id not registered.
+ * Static storage. */
 const char* grt_device_type_name(grt_device_type t);
 /* Case-insensitive lookup ("gpu" -> GRT_DEVICE_GPU); false when unknown. */
 bool grt_device_type_from_name(const char* name, grt_device_type* out);
-/* TensorFlow's device-factory priority (GPU 210 > CPU 70): with no request
- * the higher one is preferred. */
+/* The priority it was registered with; 0 for an id not registered. */
 int32_t grt_device_type_priority(grt_device_type t);
 
-/* One row of a support table, in the syntax above. */
-typedef struct grt_kernel_spec {
-  const char* op;
-  const char* device;      /* "CPU" or "GPU" */
-  const char* constraints; /* "T: {float32, float64}" or "" */
-  const char* host_memory; /* "shape, output" or "" */
-  int32_t priority;        /* TensorFlow's kernel Priority(); 0 normally */
-} grt_kernel_spec;
+/* One row of a support table, in the syntax above: grt_kernel_spec, part of
+ * the backend interface (grt/backend.h) so plugins can declare their rows. */
 
 #define GRT_KERNEL_MAX_CONSTRAINTS 4
 #define GRT_KERNEL_MAX_HOST_ARGS 8
@@ -66,6 +85,7 @@ typedef struct grt_kernel_constraint {
  * as AddN's "inputs" covers several tensors). */
 typedef struct grt_kernel_def {
   const char* op;
+  int32_t index; /* its index in grt_kernel_at() */
   grt_device_type device;
   int32_t priority;
   int32_t n_constraints;
@@ -75,26 +95,30 @@ typedef struct grt_kernel_def {
   const grt_kernel_spec* spec; /* the row it came from */
 } grt_kernel_def;
 
-/* NULL when every row parsed and names ops, attrs and arguments the op
- * registry knows; otherwise the first fault (a bug in grt's tables, caught by
- * the registry test). Owned by the registry. */
+/* NULL when every built-in row parsed and names ops, attrs and arguments
+ * the op registry knows; otherwise the first fault (a bug in grt's tables,
+ * caught by the registry test). Owned by the registry. */
 const grt_status* grt_kernel_registry_status(void);
 
-/* Every kernel row, grouped by op (in first-registration order of the op). */
+/* Every kernel row: each type's rows in table order, types by id. Indices
+ * are stable (a registration appends) and rows never move in memory. */
 int32_t grt_kernel_count(void);
 const grt_kernel_def* grt_kernel_at(int32_t i);
 
-/* The rows for `op` as a contiguous range of grt_kernel_at(); *out_n is 0
- * when the op has none. Returns the index of the first. */
-int32_t grt_kernel_find_op(const char* op, int32_t* out_n);
+/* The rows for `op` on every registered type, by type id and then in table
+ * order: returns how many and points *out_rows (may be NULL) at them, or at
+ * NULL when there are none. The list stays valid for the rest of the
+ * process; a later registration makes a new one. */
+int32_t grt_kernel_find_op(const char* op, const grt_kernel_def* const** out_rows);
 
 /* Index of the kernel that runs `node` (with its attrs; the node must have
  * been validated) on device type `t`, or -1 when none does. */
 int32_t grt_kernel_find(const grt_node* node, grt_device_type t);
 
-/* For every device type at once: out_kernel[t] = grt_kernel_find(node, t).
- * Returns the bitmask (1 << t) of types that have one. */
-uint32_t grt_kernel_supported(const grt_node* node, int32_t out_kernel[GRT_NUM_DEVICE_TYPES]);
+/* For every registered device type at once: out_kernel[t] =
+ * grt_kernel_find(node, t) (-1 for every other slot). Returns the bitmask
+ * (1 << t) of types that have one. One hash probe; no lock. */
+uint32_t grt_kernel_supported(const grt_node* node, int32_t out_kernel[GRT_MAX_DEVICE_TYPES]);
 
 /* Whether data input `input` / output `output` (tensor indices, as in the
  * node's signature) of `node` stays in host memory under kernel `k`. */
@@ -109,7 +133,7 @@ bool grt_kernel_output_in_host_memory(const grt_kernel_def* k, const grt_node* n
  * (NUL-terminated) and returns the length the whole text needs. */
 size_t grt_kernel_describe_op(const char* op, char* buf, size_t size);
 
-/* The support tables (support_cpu.c, support_gpu.c). */
+/* The built-in support tables (support_cpu.c, support_gpu.c). */
 typedef struct grt_kernel_table {
   const char* device;
   const grt_kernel_spec* rows;

@@ -222,7 +222,7 @@ grt_status* grt_ctx_assign(grt_place_ctx* c) {
     }
     explain(c, v);
     if (p->reason[v] == GRT_REASON_CONSUMERS) p->detail[v] = first[v];
-    p->kernel[v] = c->kern[(size_t)v * GRT_NUM_DEVICE_TYPES + p->devices->devs[p->device[v]].type];
+    p->kernel[v] = c->kern[(size_t)v * (size_t)c->n_slots + c->slot[p->devices->devs[p->device[v]].type]];
   }
   free(order);
   free(shared);

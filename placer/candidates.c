@@ -1,6 +1,7 @@
 /* The devices a group may use: those matching its merged request with a
- * device type every member has a kernel for, GPU before CPU, lowest id
- * first. When none qualifies, soft placement relaxes the request step by
+ * device type every member has a kernel for: a type a kernel priority puts
+ * first, then by device type priority (GPU before TEST before CPU), lowest
+ * id first. When none qualifies, soft placement relaxes the request step by
  * step (drop the id; keep only the type; drop the type too); without it
  * the error uses TensorFlow's wording so users can search for it. */
 #include <stdlib.h>

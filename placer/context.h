@@ -26,10 +26,13 @@ struct grt_place_ctx {
   int32_t n;
   bool soft;
   uint32_t set_types; /* device types the set has */
+  int32_t n_slots;    /* how many: kern keeps a row per node for each */
+  int8_t slot[GRT_MAX_DEVICE_TYPES]; /* type -> its slot, -1 for types not in the set */
+  grt_device_type slot_type[GRT_MAX_DEVICE_TYPES]; /* slot -> type */
   /* per node */
   uint8_t* types;    /* device types with a kernel (within set_types) */
   uint8_t* order;    /* GRT_ORDER_* from kernel priorities */
-  int32_t* kern;     /* kernel row per device type: kern[v * GRT_NUM_DEVICE_TYPES + t] */
+  int32_t* kern;     /* kernel row per type in the set: kern[v * n_slots + slot[t]] */
   int32_t* parent;   /* union-find */
   uint8_t* rank;
   /* per group (valid at roots) */
@@ -71,7 +74,7 @@ void grt_ctx_describe_group(grt_place_ctx* c, int32_t r1, int32_t r2, grt_strbuf
 void grt_ctx_describe_inputs(const grt_node* n, grt_strbuf* b);
 /* "T=float32, transpose_a=false": the node's attrs, tensors elided. */
 void grt_ctx_describe_attrs(const grt_node* n, grt_strbuf* b);
-/* "CPU GPU": a device type mask. */
+/* "CPU GPU": a device type mask, by type id. */
 void grt_ctx_describe_types(uint32_t mask, grt_strbuf* b);
 
 #ifdef __cplusplus

@@ -1,4 +1,6 @@
-/* Device sets: declared ("cpu:1,gpu:8") or from this machine. */
+/* Device sets: from per-type counts (grt_device_set_new), and the text
+ * syntax for them (grt_device_spec_parse). Which devices the machine has is
+ * for the caller to say: the runtime asks its backends. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,22 +11,56 @@
 #include "base/status.h"
 #include "placer/internal.h"
 
-/* The CUDA backend installs its probe when it loads; until then, and on a
- * machine without a driver, there are no GPUs and soft placement takes over. */
-static int32_t (*g_gpu_probe)(void);
-
-void grt_machine_set_gpu_probe(int32_t (*probe)(void)) { g_gpu_probe = probe; }
-
-int32_t grt_machine_gpu_count(void) {
-  int32_t n = g_gpu_probe ? g_gpu_probe() : 0;
-  return n < 0 ? 0 : n;
+/* The registered types for messages: "CPU, GPU, TEST" (upper-case) or, in
+ * the spec syntax, "cpu, gpu or test". */
+static void known_types(grt_strbuf* b, bool spec_style) {
+  int32_t n = grt_device_type_count();
+  for (grt_device_type t = 0; t < n; t++) {
+    const char* sep = t == 0 ? "" : !spec_style ? ", " : t == n - 1 ? " or " : ", ";
+    grt_strbuf_printf(b, "%s", sep);
+    for (const char* c = grt_device_type_name(t); *c; c++)
+      grt_strbuf_printf(b, "%c", spec_style ? tolower((unsigned char)*c) : *c);
+  }
 }
 
-static grt_status* make(const int32_t count[GRT_NUM_DEVICE_TYPES],
-                        const int32_t present[GRT_NUM_DEVICE_TYPES], grt_device_set** out) {
+grt_status* grt_device_set_new(const grt_device_count* counts, int32_t n, grt_device_set** out) {
+  if (!out) return GRT_ERROR(INVALID_ARGUMENT, "grt_device_set_new needs somewhere to put the set");
   *out = NULL;
+  if (n < 0 || (n > 0 && !counts))
+    return GRT_ERROR(INVALID_ARGUMENT, "grt_device_set_new: %d counts at %p", (int)n,
+                     (const void*)counts);
+  int32_t declared[GRT_MAX_DEVICE_TYPES] = {0}, present[GRT_MAX_DEVICE_TYPES] = {0};
+  bool seen[GRT_MAX_DEVICE_TYPES] = {false};
+  for (int32_t i = 0; i < n; i++) {
+    const grt_device_count* c = &counts[i];
+    grt_device_type t;
+    if (!c->type || !grt_device_type_from_name(c->type, &t)) {
+      grt_strbuf b = {0};
+      known_types(&b, false);
+      grt_status* s = GRT_ERROR(INVALID_ARGUMENT, "unknown device type '%s' (known types: %s)",
+                                c->type ? c->type : "(null)", grt_strbuf_str(&b));
+      free(b.s);
+      return s;
+    }
+    const char* name = grt_device_type_name(t);
+    if (seen[t]) return GRT_ERROR(INVALID_ARGUMENT, "device type %s is given twice", name);
+    seen[t] = true;
+    if (c->declared < 0 || c->declared > GRT_MAX_DEVICES_PER_TYPE)
+      return GRT_ERROR(INVALID_ARGUMENT, "%d %s devices declared: the count must be from 0 to %d",
+                       (int)c->declared, name, GRT_MAX_DEVICES_PER_TYPE);
+    if (c->present < 0 || c->present > c->declared)
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "%d %s devices present of %d declared: must be from 0 to the declared count",
+                       (int)c->present, name, (int)c->declared);
+    declared[t] = c->declared;
+    present[t] = c->present;
+  }
+  /* The host is always there: ops without a kernel elsewhere need it. */
+  if (!seen[GRT_DEVICE_CPU]) declared[GRT_DEVICE_CPU] = present[GRT_DEVICE_CPU] = 1;
+  if (declared[GRT_DEVICE_CPU] < 1)
+    return GRT_ERROR(INVALID_ARGUMENT, "at least one CPU device is needed");
   int32_t total = 0;
-  for (int t = 0; t < GRT_NUM_DEVICE_TYPES; t++) total += count[t];
+  for (int t = 0; t < GRT_MAX_DEVICE_TYPES; t++) total += declared[t];
   grt_device_set* ds = grt_calloc(1, sizeof *ds);
   grt_device_entry* devs = grt_calloc((size_t)total + 1, sizeof *devs);
   if (!ds || !devs) {
@@ -33,15 +69,15 @@ static grt_status* make(const int32_t count[GRT_NUM_DEVICE_TYPES],
     return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory making a device set");
   }
   int32_t at = 0;
-  for (int t = 0; t < GRT_NUM_DEVICE_TYPES; t++) {
+  for (grt_device_type t = 0; t < GRT_MAX_DEVICE_TYPES; t++) {
     ds->first[t] = at;
-    ds->count[t] = count[t];
-    for (int32_t id = 0; id < count[t]; id++, at++) {
+    ds->count[t] = declared[t];
+    for (int32_t id = 0; id < declared[t]; id++, at++) {
       grt_device_entry* d = &devs[at];
-      d->type = (grt_device_type)t;
+      d->type = t;
       d->id = id;
       d->present = id < present[t];
-      grt_device_name_full(grt_device_type_name(d->type), id, d->name, sizeof d->name);
+      grt_device_name_full(grt_device_type_name(t), id, d->name, sizeof d->name);
       grt_status* s = grt_device_name_parse(d->name, &d->parsed);
       if (s) { /* cannot happen: the name is ours */
         free(ds);
@@ -56,11 +92,16 @@ static grt_status* make(const int32_t count[GRT_NUM_DEVICE_TYPES],
   return NULL;
 }
 
-grt_status* grt_device_set_from_spec(const char* spec, grt_device_set** out) {
-  *out = NULL;
+grt_status* grt_device_spec_parse(const char* spec, grt_device_count* out, int32_t max,
+                                  int32_t* out_n) {
+  if (!out_n) return GRT_ERROR(INVALID_ARGUMENT, "grt_device_spec_parse needs out_n");
+  *out_n = 0;
   if (!spec) return GRT_ERROR(INVALID_ARGUMENT, "no device spec given");
-  int32_t count[GRT_NUM_DEVICE_TYPES] = {0};
-  bool seen[GRT_NUM_DEVICE_TYPES] = {false};
+  if (max < 0 || (max > 0 && !out))
+    return GRT_ERROR(INVALID_ARGUMENT, "grt_device_spec_parse: room for %d counts at %p",
+                     (int)max, (void*)out);
+  bool seen[GRT_MAX_DEVICE_TYPES] = {false};
+  int32_t n_out = 0;
   const char* p = spec;
   if (!*p) return GRT_ERROR(INVALID_ARGUMENT, "empty device spec (expected e.g. 'cpu:1,gpu:2')");
   while (*p) {
@@ -69,7 +110,7 @@ grt_status* grt_device_set_from_spec(const char* spec, grt_device_set** out) {
     while (n && isspace((unsigned char)*p)) p++, n--;
     while (n && isspace((unsigned char)p[n - 1])) n--;
     const char* colon = memchr(p, ':', n);
-    char type[16];
+    char type[GRT_DEVICE_TYPE_NAME_MAX];
     size_t tn = colon ? (size_t)(colon - p) : n;
     grt_device_type t;
     if (tn == 0 || tn >= sizeof type)
@@ -77,9 +118,14 @@ grt_status* grt_device_set_from_spec(const char* spec, grt_device_set** out) {
                        spec, (int)n, p);
     memcpy(type, p, tn);
     type[tn] = '\0';
-    if (!grt_device_type_from_name(type, &t))
-      return GRT_ERROR(INVALID_ARGUMENT, "device spec '%s': unknown device type '%s' (cpu or gpu)",
-                       spec, type);
+    if (!grt_device_type_from_name(type, &t)) {
+      grt_strbuf b = {0};
+      known_types(&b, true);
+      grt_status* s = GRT_ERROR(INVALID_ARGUMENT, "device spec '%s': unknown device type '%s' (%s)",
+                                spec, type, grt_strbuf_str(&b));
+      free(b.s);
+      return s;
+    }
     if (!colon)
       return GRT_ERROR(INVALID_ARGUMENT, "device spec '%s': '%s' needs a count, e.g. '%s:1'",
                        spec, type, type);
@@ -97,30 +143,25 @@ grt_status* grt_device_set_from_spec(const char* spec, grt_device_set** out) {
       return GRT_ERROR(INVALID_ARGUMENT, "device spec '%s': %s is given twice", spec,
                        grt_device_type_name(t));
     seen[t] = true;
-    count[t] = (int32_t)v;
+    if (n_out == max)
+      return GRT_ERROR(INVALID_ARGUMENT, "device spec '%s': more than %d device types", spec,
+                       (int)max);
+    out[n_out].type = grt_device_type_name(t);
+    out[n_out].declared = (int32_t)v;
+    /* Logical CPUs always exist; for the rest the caller asks the machine. */
+    out[n_out].present = t == GRT_DEVICE_CPU ? (int32_t)v : 0;
+    n_out++;
     if (!comma) break;
     p = comma + 1;
     if (!*p) return GRT_ERROR(INVALID_ARGUMENT, "device spec '%s' ends with ','", spec);
   }
-  /* The host is always there: ops without a GPU kernel need it. */
-  if (!seen[GRT_DEVICE_CPU]) count[GRT_DEVICE_CPU] = 1;
-  if (count[GRT_DEVICE_CPU] < 1)
-    return GRT_ERROR(INVALID_ARGUMENT, "device spec '%s': at least one CPU device is needed", spec);
-  int32_t present[GRT_NUM_DEVICE_TYPES];
-  present[GRT_DEVICE_CPU] = count[GRT_DEVICE_CPU]; /* logical CPUs always exist */
-  present[GRT_DEVICE_GPU] = grt_machine_gpu_count();
-  return make(count, present, out);
-}
-
-grt_status* grt_device_set_from_machine(int32_t n_cpus, grt_device_set** out) {
-  *out = NULL;
-  if (n_cpus < 1 || n_cpus > GRT_MAX_DEVICES_PER_TYPE)
-    return GRT_ERROR(INVALID_ARGUMENT, "number of CPU devices must be 1 to %d, got %d",
-                     GRT_MAX_DEVICES_PER_TYPE, (int)n_cpus);
-  int32_t gpus = grt_machine_gpu_count();
-  if (gpus > GRT_MAX_DEVICES_PER_TYPE) gpus = GRT_MAX_DEVICES_PER_TYPE;
-  int32_t count[GRT_NUM_DEVICE_TYPES] = {[GRT_DEVICE_CPU] = n_cpus, [GRT_DEVICE_GPU] = gpus};
-  return make(count, count, out);
+  /* Without a CPU entry grt_device_set_new adds the one CPU. */
+  for (int32_t i = 0; i < n_out; i++)
+    if (strcmp(out[i].type, grt_device_type_name(GRT_DEVICE_CPU)) == 0 && out[i].declared < 1)
+      return GRT_ERROR(INVALID_ARGUMENT, "device spec '%s': at least one CPU device is needed",
+                       spec);
+  *out_n = n_out;
+  return NULL;
 }
 
 grt_status* grt_device_set_copy(const grt_device_set* ds, grt_device_set** out) {
@@ -162,6 +203,11 @@ const char* grt_device_set_type(const grt_device_set* ds, int32_t i) {
   return d ? grt_device_type_name(d->type) : "";
 }
 
+int32_t grt_device_set_type_id(const grt_device_set* ds, int32_t i) {
+  const grt_device_entry* d = at(ds, i);
+  return d ? d->type : -1;
+}
+
 int32_t grt_device_set_id(const grt_device_set* ds, int32_t i) {
   const grt_device_entry* d = at(ds, i);
   return d ? d->id : -1;
@@ -200,7 +246,7 @@ int32_t grt_device_set_find(const grt_device_set* ds, const char* name) {
 
 uint32_t grt_device_set_types(const grt_device_set* ds) {
   uint32_t mask = 0;
-  for (int t = 0; t < GRT_NUM_DEVICE_TYPES; t++)
+  for (int t = 0; t < GRT_MAX_DEVICE_TYPES; t++)
     if (ds->count[t] > 0) mask |= 1u << t;
   return mask;
 }

@@ -10,9 +10,9 @@ enum { kMaxQuietMembers = 32 };
 
 void grt_ctx_describe_types(uint32_t mask, grt_strbuf* b) {
   bool any = false;
-  for (int t = 0; t < GRT_NUM_DEVICE_TYPES; t++) {
+  for (grt_device_type t = 0; t < GRT_MAX_DEVICE_TYPES; t++) {
     if (!(mask & (1u << t))) continue;
-    grt_strbuf_printf(b, "%s%s", any ? " " : "", grt_device_type_name((grt_device_type)t));
+    grt_strbuf_printf(b, "%s%s", any ? " " : "", grt_device_type_name(t));
     any = true;
   }
   if (!any) grt_strbuf_printf(b, "<none>");

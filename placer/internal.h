@@ -23,7 +23,8 @@ extern "C" {
 
 /* ---- devices (device_set.c) ---- */
 
-#define GRT_MAX_DEVICES_PER_TYPE 1024
+/* Per-node type masks are stored in a byte. */
+_Static_assert(GRT_MAX_DEVICE_TYPES <= 8, "type masks are uint8_t per node");
 
 typedef struct grt_device_entry {
   grt_device_type type;
@@ -35,12 +36,12 @@ typedef struct grt_device_entry {
 
 struct grt_device_set {
   int32_t n;
-  grt_device_entry* devs; /* CPUs by id, then GPUs by id */
-  int32_t first[GRT_NUM_DEVICE_TYPES]; /* index of the first device of a type */
-  int32_t count[GRT_NUM_DEVICE_TYPES];
+  grt_device_entry* devs; /* by type id, then by id */
+  int32_t first[GRT_MAX_DEVICE_TYPES]; /* index of the first device of a type */
+  int32_t count[GRT_MAX_DEVICE_TYPES];
 };
 
-/* Bitmask (1 << type) of the types the set has. */
+/* Bitmask (1 << type) of the types the set has devices of. */
 uint32_t grt_device_set_types(const grt_device_set* ds);
 /* "[ a, b ]"-style list of every name, for messages (malloc'd; NULL on OOM). */
 char* grt_device_set_list(const grt_device_set* ds, const char* open, const char* close);
@@ -57,22 +58,32 @@ struct grt_place_options {
 
 /* ---- interned requests (request.c) ---- */
 
-/* Type orders a group can prefer: the device types' default priority, or a
- * kernel priority that puts one type first. */
-enum { GRT_ORDER_DEFAULT = 0, GRT_ORDER_CPU_FIRST = 1, GRT_ORDER_GPU_FIRST = 2, GRT_NUM_ORDERS = 3 };
+/* Type orders a group can prefer: the device types' priority (higher first,
+ * ties by type id), or a kernel priority that puts type t first
+ * (GRT_ORDER_FIRST(t)), the rest by priority. */
+enum { GRT_ORDER_DEFAULT = 0 };
+#define GRT_ORDER_FIRST(t) ((uint8_t)(1 + (t)))
+
+/* Answers grt_requests_best remembers per request. */
+#define GRT_REQUEST_BEST_CACHE 8
 
 typedef struct grt_request {
   grt_device_name name;
   const char* text;  /* canonical partial spec ("" for none), arena */
   uint8_t* match;    /* per device: 1 when the device satisfies the spec */
   int32_t n_match;
-  /* best[mask + 4 * order]: first matching device of an allowed type in
-   * preference order, -1 none, -2 not computed yet. */
-  int32_t best[4 * GRT_NUM_ORDERS];
+  /* The first matching device of an allowed type in preference order (-1
+   * none) for the last (mask, order) keys asked: key = mask | order << 8. */
+  uint8_t n_best, next_best;
+  uint16_t best_key[GRT_REQUEST_BEST_CACHE];
+  int32_t best[GRT_REQUEST_BEST_CACHE];
 } grt_request;
 
 typedef struct grt_requests {
   const grt_device_set* ds;
+  /* the set's types by priority (higher first, ties by id) */
+  int32_t n_types;
+  grt_device_type by_priority[GRT_MAX_DEVICE_TYPES];
   grt_arena* arena;
   grt_request* items; /* items[0] is the empty request */
   int32_t n, cap;
@@ -86,7 +97,8 @@ void grt_requests_clear(grt_requests* r);
  * the table. Fails on a malformed spec. */
 grt_status* grt_requests_intern_raw(grt_requests* r, const char* raw, int32_t* out);
 grt_status* grt_requests_intern(grt_requests* r, const grt_device_name* name, int32_t* out);
-/* First device of an allowed type (mask of 1 << type) in preference order. */
+/* First device of an allowed type (mask of 1 << type) in preference order
+ * (GRT_ORDER_DEFAULT or GRT_ORDER_FIRST(t)), -1 when none. */
 int32_t grt_requests_best(grt_requests* r, int32_t id, uint32_t mask, int order);
 
 /* Merges b into a with TensorFlow's rules: job/replica/task conflicts always

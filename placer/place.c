@@ -32,7 +32,7 @@ static grt_status* ctx_alloc(grt_place_ctx* c) {
   size_t n = (size_t)c->n + 1;
   c->types = grt_calloc(n, 1);
   c->order = grt_calloc(n, 1);
-  c->kern = grt_malloc(n * GRT_NUM_DEVICE_TYPES * sizeof *c->kern);
+  c->kern = grt_malloc(n * (size_t)c->n_slots * sizeof *c->kern);
   c->parent = grt_malloc(n * sizeof *c->parent);
   c->rank = grt_calloc(n, 1);
   c->greq = grt_malloc(n * sizeof *c->greq);
@@ -64,9 +64,8 @@ static grt_status* no_kernel_error(const grt_place_ctx* c, const grt_node* n) {
   grt_ctx_describe_attrs(n, &b);
   grt_strbuf_printf(&b, "]\nRegistered devices: [");
   bool any = false;
-  for (int t = 0; t < GRT_NUM_DEVICE_TYPES; t++) {
-    if (!(c->set_types & (1u << t))) continue;
-    grt_strbuf_printf(&b, "%s%s", any ? ", " : "", grt_device_type_name((grt_device_type)t));
+  for (int32_t k = 0; k < c->n_slots; k++) {
+    grt_strbuf_printf(&b, "%s%s", any ? ", " : "", grt_device_type_name(c->slot_type[k]));
     any = true;
   }
   char kernels[2048];
@@ -77,11 +76,29 @@ static grt_status* no_kernel_error(const grt_place_ctx* c, const grt_node* n) {
   return s;
 }
 
-static uint8_t kernel_order(const int32_t* kern) {
-  const grt_kernel_def* cpu = grt_kernel_at(kern[GRT_DEVICE_CPU]);
-  const grt_kernel_def* gpu = grt_kernel_at(kern[GRT_DEVICE_GPU]);
-  if (!cpu || !gpu || cpu->priority == gpu->priority) return GRT_ORDER_DEFAULT;
-  return cpu->priority > gpu->priority ? GRT_ORDER_CPU_FIRST : GRT_ORDER_GPU_FIRST;
+/* TensorFlow's kernel priority: among the types in `mask` (supported and in
+ * the set), when their kernels' priorities differ, the type with the highest
+ * goes first (ties between types by device type priority, then id); the
+ * rest keep the device types' order. */
+static uint8_t kernel_order(const int32_t* kern, uint32_t mask) {
+  if (!(mask & (mask - 1))) return GRT_ORDER_DEFAULT; /* one type: nothing to order */
+  int32_t prio[GRT_MAX_DEVICE_TYPES];
+  int32_t lowest = __builtin_ctz(mask);
+  bool differ = false;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    int t = __builtin_ctz(m);
+    prio[t] = grt_kernel_at(kern[t])->priority;
+    differ |= prio[t] != prio[lowest];
+  }
+  if (!differ) return GRT_ORDER_DEFAULT; /* the usual case */
+  grt_device_type best = lowest;
+  for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
+    grt_device_type t = __builtin_ctz(m);
+    if (prio[t] > prio[best] ||
+        (prio[t] == prio[best] && grt_device_type_priority(t) > grt_device_type_priority(best)))
+      best = t;
+  }
+  return GRT_ORDER_FIRST(best);
 }
 
 /* Own requests, kernel support and singleton groups. */
@@ -93,11 +110,13 @@ static grt_status* init_nodes(grt_place_ctx* c) {
       grt_status* s = grt_requests_intern_raw(&p->reqs, n->device, &p->request[v]);
       if (s) return grt_status_prefix(s, "node '%s' (%s)", n->name, n->op);
     }
-    int32_t* kern = &c->kern[(size_t)v * GRT_NUM_DEVICE_TYPES];
+    int32_t kern[GRT_MAX_DEVICE_TYPES];
     uint32_t mask = grt_kernel_supported(n, kern) & c->set_types;
     if (!mask) return no_kernel_error(c, n);
+    int32_t* row = &c->kern[(size_t)v * (size_t)c->n_slots];
+    for (int32_t k = 0; k < c->n_slots; k++) row[k] = kern[c->slot_type[k]];
     c->types[v] = (uint8_t)mask;
-    c->order[v] = kernel_order(kern);
+    c->order[v] = kernel_order(kern, mask);
     c->parent[v] = v;
     c->greq[v] = p->request[v];
     c->gsrc[v] = p->request[v] ? v : -1;
@@ -131,6 +150,12 @@ grt_status* grt_place(grt_graph* g, const grt_device_set* devices,
   c.n = g->n_nodes;
   c.soft = p->soft;
   c.set_types = grt_device_set_types(p->devices);
+  for (grt_device_type t = 0; t < GRT_MAX_DEVICE_TYPES; t++) {
+    c.slot[t] = -1;
+    if (!(c.set_types & (1u << t))) continue;
+    c.slot[t] = (int8_t)c.n_slots;
+    c.slot_type[c.n_slots++] = t;
+  }
   grt_status* s = grt_place_ps_setter(p, opts);
   if (!s) s = ctx_alloc(&c);
   if (!s) s = init_nodes(&c);

@@ -147,5 +147,6 @@ bool grt_plan_output_in_host_memory(const grt_plan* p, int32_t node, int32_t out
   const grt_node* n = &p->g->nodes[node];
   if (output < 0 || output >= n->sig.n_outputs) return false;
   if (p->devices->devs[p->device[node]].type == GRT_DEVICE_CPU) return true;
+  /* any other type: as its kernel row says */
   return grt_kernel_output_in_host_memory(grt_kernel_at(p->kernel[node]), n, output);
 }

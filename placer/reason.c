@@ -18,6 +18,27 @@ static const char* own_text(const grt_plan* p, int32_t v) {
   return p->reqs.items[p->request[v]].text;
 }
 
+/* "GPU before CPU": the built-in types and the set's other types, higher
+ * priority first (the default preference). */
+static void type_order_text(const grt_plan* p, char* buf, size_t size) {
+  grt_device_type order[GRT_MAX_DEVICE_TYPES];
+  int32_t n = 0;
+  for (grt_device_type t = 0; t < GRT_MAX_DEVICE_TYPES; t++) {
+    if (t != GRT_DEVICE_CPU && t != GRT_DEVICE_GPU && p->devices->count[t] == 0) continue;
+    int32_t k = n++;
+    while (k > 0 && grt_device_type_priority(order[k - 1]) < grt_device_type_priority(t)) {
+      order[k] = order[k - 1];
+      k--;
+    }
+    order[k] = t;
+  }
+  size_t len = 0;
+  if (size) buf[0] = '\0';
+  for (int32_t k = 0; k < n && len < size; k++)
+    len += (size_t)snprintf(buf + len, size - len, "%s%s", k ? " before " : "",
+                            grt_device_type_name(order[k]));
+}
+
 size_t grt_place_reason_text(const grt_plan* p, int32_t v, char* buf, size_t size) {
   size_t len = 0;
 #define APPEND(...) len += (size_t)snprintf(buf + len, len < size ? size - len : 0, __VA_ARGS__)
@@ -72,9 +93,13 @@ size_t grt_place_reason_text(const grt_plan* p, int32_t v, char* buf, size_t siz
       APPEND("); fell back to %s by %s", dev, stage_text(p->stage[v]));
       break;
     case GRT_REASON_DEFAULT:
-      APPEND("no request: the first device with a kernel for %s, GPU before CPU, lowest id first",
-             nodes[v].op);
+    {
+      char types[GRT_MAX_DEVICE_TYPES * (GRT_DEVICE_TYPE_NAME_MAX + 8)];
+      type_order_text(p, types, sizeof types);
+      APPEND("no request: the first device with a kernel for %s, %s, lowest id first",
+             nodes[v].op, types);
       break;
+    }
     case GRT_REASON_CONSUMERS:
       APPEND("generator placed with its consumers, all on %s (first: '%s')", dev, other_name);
       break;

@@ -29,7 +29,6 @@ static grt_status* add(grt_requests* r, const grt_device_name* name, const char*
     q->match[d] = grt_device_name_matches(name, &r->ds->devs[d].parsed);
     q->n_match += q->match[d];
   }
-  for (size_t i = 0; i < sizeof q->best / sizeof q->best[0]; i++) q->best[i] = -2;
   if (grt_strmap_put(&r->by_text, q->text, r->n, NULL) < 0) return OOM();
   *out = r->n++;
   return NULL;
@@ -39,6 +38,17 @@ grt_status* grt_requests_init(grt_requests* r, const grt_device_set* ds, grt_are
   memset(r, 0, sizeof *r);
   r->ds = ds;
   r->arena = arena;
+  /* The set's types, higher priority first, ties by id (insertion sort). */
+  for (grt_device_type t = 0; t < GRT_MAX_DEVICE_TYPES; t++) {
+    if (ds->count[t] == 0) continue;
+    int32_t k = r->n_types++;
+    int32_t p = grt_device_type_priority(t);
+    while (k > 0 && grt_device_type_priority(r->by_priority[k - 1]) < p) {
+      r->by_priority[k] = r->by_priority[k - 1];
+      k--;
+    }
+    r->by_priority[k] = t;
+  }
   grt_strmap_init(&r->by_text);
   grt_strmap_init(&r->by_raw);
   grt_device_name empty;
@@ -82,32 +92,31 @@ grt_status* grt_requests_intern_raw(grt_requests* r, const char* raw, int32_t* o
   return NULL;
 }
 
+/* The first device of type t the request matches, or -1. */
+static int32_t first_match(const grt_requests* r, const grt_request* q, grt_device_type t) {
+  for (int32_t d = r->ds->first[t]; d < r->ds->first[t] + r->ds->count[t]; d++)
+    if (q->match[d]) return d;
+  return -1;
+}
+
 int32_t grt_requests_best(grt_requests* r, int32_t id, uint32_t mask, int order) {
   grt_request* q = &r->items[id];
-  int slot = (int)(mask & 3u) + 4 * order;
-  if (q->best[slot] != -2) return q->best[slot];
-  /* Type order: by kernel priority when one type is preferred, else by the
-   * device types' priority (GPU before CPU); ids ascend within a type. */
-  grt_device_type types[GRT_NUM_DEVICE_TYPES] = {GRT_DEVICE_GPU, GRT_DEVICE_CPU};
-  if (order == GRT_ORDER_CPU_FIRST) {
-    types[0] = GRT_DEVICE_CPU;
-    types[1] = GRT_DEVICE_GPU;
-  } else if (order == GRT_ORDER_DEFAULT &&
-             grt_device_type_priority(GRT_DEVICE_CPU) > grt_device_type_priority(GRT_DEVICE_GPU)) {
-    types[0] = GRT_DEVICE_CPU;
-    types[1] = GRT_DEVICE_GPU;
-  }
+  mask &= (1u << GRT_MAX_DEVICE_TYPES) - 1;
+  uint16_t key = (uint16_t)(mask | (uint32_t)order << 8);
+  for (int i = 0; i < q->n_best; i++)
+    if (q->best_key[i] == key) return q->best[i];
+  /* Type order: the type a kernel priority puts first, if any; then the
+   * set's types by priority (GPU before CPU); ids ascend within a type. */
   int32_t best = -1;
-  for (int k = 0; k < GRT_NUM_DEVICE_TYPES && best < 0; k++) {
-    grt_device_type t = types[k];
-    if (!(mask & (1u << t))) continue;
-    for (int32_t d = r->ds->first[t]; d < r->ds->first[t] + r->ds->count[t]; d++) {
-      if (q->match[d]) {
-        best = d;
-        break;
-      }
-    }
+  grt_device_type first = order == GRT_ORDER_DEFAULT ? -1 : order - 1;
+  if (first >= 0 && first < GRT_MAX_DEVICE_TYPES && (mask & (1u << first)))
+    best = first_match(r, q, first);
+  for (int32_t k = 0; k < r->n_types && best < 0; k++) {
+    grt_device_type t = r->by_priority[k];
+    if (t != first && (mask & (1u << t))) best = first_match(r, q, t);
   }
+  int slot = q->n_best < GRT_REQUEST_BEST_CACHE ? q->n_best++ : q->next_best++ % GRT_REQUEST_BEST_CACHE;
+  q->best_key[slot] = key;
   q->best[slot] = best;
   return best;
 }

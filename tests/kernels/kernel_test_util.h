@@ -34,12 +34,12 @@ inline void CheckStatus(grt_status* s, grt_code code, const std::string& part) {
 // The dtypes the CPU support data lists for type attr `attr` of `op`: the
 // row's constraint, else every dtype the op's definition allows.
 inline std::vector<grt_dtype> CpuDtypes(const char* op, const char* attr) {
-  int32_t n = 0;
-  int32_t first = grt_kernel_find_op(op, &n);
+  const grt_kernel_def* const* rows = nullptr;
+  int32_t n = grt_kernel_find_op(op, &rows);
   uint32_t mask = 0;
   bool found = false;
-  for (int32_t i = first; i < first + n; i++) {
-    const grt_kernel_def* k = grt_kernel_at(i);
+  for (int32_t i = 0; i < n; i++) {
+    const grt_kernel_def* k = rows[i];
     if (k->device != GRT_DEVICE_CPU) continue;
     found = true;
     bool constrained = false;

@@ -1,5 +1,7 @@
-// Device sets: declared on the command line ("cpu:1,gpu:8") or from the
-// machine (0 GPUs until the CUDA backend installs its probe).
+// Device sets: from per-type counts (grt_device_set_new) and declared on the
+// command line ("cpu:1,gpu:8", grt_device_spec_parse). Which devices are
+// present is the caller's to say (the runtime asks its backends:
+// device_set_runtime_test).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -13,7 +15,7 @@ using grt_test::Status;
 struct Set {
   grt_device_set* ds = nullptr;
   Status st;
-  explicit Set(const char* spec) { st.s = grt_device_set_from_spec(spec, &ds); }
+  explicit Set(const char* spec) { st.s = grt_test::SpecSet(spec, &ds); }
   ~Set() { grt_device_set_free(ds); }
 };
 
@@ -45,7 +47,7 @@ TEST(DeviceSetTest, GpuAloneKeepsOneCpu) {
   EXPECT_EQ(grt_device_set_count(zero.ds), 1);
 }
 
-TEST(DeviceSetTest, DeclaredGpusAreNotPresentWithoutABackend) {
+TEST(DeviceSetTest, DeclaredGpusAreNotPresentUnlessTheCallerSaysSo) {
   Set s("cpu:1,gpu:2");
   ASSERT_TRUE(s.st.ok());
   EXPECT_TRUE(grt_device_set_present(s.ds, 0));
@@ -91,34 +93,74 @@ TEST(DeviceSetTest, FindByAnySpellingOfOneDevice) {
   EXPECT_EQ(grt_device_set_find(s.ds, "/job:worker/gpu:0"), -1);
 }
 
-int32_t FourGpus() { return 4; }
-int32_t BrokenProbe() { return -1; }
-
-TEST(DeviceSetTest, MachineSetUsesTheGpuProbe) {
+TEST(DeviceSetTest, PresenceComesFromTheCaller) {
+  // What the runtime does on a machine with four GPUs asked for six.
+  grt_device_count c[] = {{"gpu", 6, 4}, {"CPU", 2, 2}};
   grt_device_set* ds = nullptr;
-  ASSERT_EQ(grt_machine_gpu_count(), 0);
-  ASSERT_EQ(grt_device_set_from_machine(2, &ds), nullptr);
-  EXPECT_EQ(grt_device_set_count(ds), 2);
+  GRT_ASSERT_OK(grt_device_set_new(c, 2, &ds));
+  ASSERT_EQ(grt_device_set_count(ds), 8);
+  EXPECT_STREQ(grt_device_set_type(ds, 0), "CPU");  // types in id order, whatever the list's
+  EXPECT_EQ(grt_device_set_type_id(ds, 0), 0);
+  EXPECT_EQ(grt_device_set_type_id(ds, 2), 1);
+  EXPECT_EQ(grt_device_set_type_id(ds, 8), -1);
+  EXPECT_TRUE(grt_device_set_present(ds, 1));
+  EXPECT_TRUE(grt_device_set_present(ds, 5));   // GPU:3
+  EXPECT_FALSE(grt_device_set_present(ds, 6));  // GPU:4
   grt_device_set_free(ds);
-
-  grt_machine_set_gpu_probe(FourGpus);
-  ASSERT_EQ(grt_device_set_from_machine(1, &ds), nullptr);
-  EXPECT_EQ(grt_device_set_count_type(ds, "GPU"), 4);
-  EXPECT_TRUE(grt_device_set_present(ds, 4));
+  // No CPU listed: one present CPU.
+  grt_device_count gpus[] = {{"GPU", 2, 2}};
+  GRT_ASSERT_OK(grt_device_set_new(gpus, 1, &ds));
+  ASSERT_EQ(grt_device_set_count(ds), 3);
+  EXPECT_TRUE(grt_device_set_present(ds, 0));
   grt_device_set_free(ds);
-  // A declared set is present up to what the machine has.
-  ASSERT_EQ(grt_device_set_from_spec("gpu:6", &ds), nullptr);
-  EXPECT_TRUE(grt_device_set_present(ds, 4));   // GPU:3
-  EXPECT_FALSE(grt_device_set_present(ds, 5));  // GPU:4
+  GRT_ASSERT_OK(grt_device_set_new(nullptr, 0, &ds));
+  EXPECT_EQ(grt_device_set_count(ds), 1);
   grt_device_set_free(ds);
+}
 
-  grt_machine_set_gpu_probe(BrokenProbe);
-  EXPECT_EQ(grt_machine_gpu_count(), 0);
-  grt_machine_set_gpu_probe(nullptr);
-  EXPECT_EQ(grt_machine_gpu_count(), 0);
+TEST(DeviceSetTest, BadCounts) {
+  struct {
+    grt_device_count c;
+    const char* want;
+  } bad[] = {
+      {{"TPU", 1, 0}, "unknown device type 'TPU' (known types: CPU, GPU"},
+      {{nullptr, 1, 0}, "unknown device type"},
+      {{"gpu", -1, 0}, "must be from 0 to 1024"},
+      {{"gpu", 1025, 0}, "must be from 0 to 1024"},
+      {{"gpu", 2, 3}, "3 GPU devices present of 2 declared"},
+      {{"gpu", 2, -1}, "present"},
+      {{"cpu", 0, 0}, "at least one CPU"},
+  };
+  for (const auto& b : bad) {
+    grt_device_set* ds = nullptr;
+    Status st(grt_device_set_new(&b.c, 1, &ds));
+    ASSERT_FALSE(st.ok()) << b.want;
+    EXPECT_EQ(st.code(), GRT_INVALID_ARGUMENT) << b.want;
+    EXPECT_NE(st.msg().find(b.want), std::string::npos) << st.msg();
+    EXPECT_EQ(ds, nullptr);
+  }
+  grt_device_count twice[] = {{"gpu", 1, 0}, {"GPU", 2, 0}};
+  grt_device_set* ds = nullptr;
+  Status st(grt_device_set_new(twice, 2, &ds));
+  EXPECT_NE(st.msg().find("GPU is given twice"), std::string::npos) << st.msg();
+}
 
-  Status bad(grt_device_set_from_machine(0, &ds));
-  EXPECT_EQ(bad.code(), GRT_INVALID_ARGUMENT);
+TEST(DeviceSetTest, SpecParseFillsCounts) {
+  grt_device_count c[4];
+  int32_t n = -1;
+  GRT_ASSERT_OK(grt_device_spec_parse(" gpu:8 ,cpu:2", c, 4, &n));
+  ASSERT_EQ(n, 2);
+  EXPECT_STREQ(c[0].type, "GPU");  // the registered name, in the spec's order
+  EXPECT_EQ(c[0].declared, 8);
+  EXPECT_EQ(c[0].present, 0);  // for the caller to fill in
+  EXPECT_STREQ(c[1].type, "CPU");
+  EXPECT_EQ(c[1].declared, 2);
+  EXPECT_EQ(c[1].present, 2);
+  Status small(grt_device_spec_parse("cpu:1,gpu:1", c, 1, &n));
+  EXPECT_EQ(small.code(), GRT_INVALID_ARGUMENT);
+  Status unknown(grt_device_spec_parse("tpu:1", c, 4, &n));
+  EXPECT_NE(unknown.msg().find("unknown device type 'tpu' (cpu or gpu)"), std::string::npos)
+      << unknown.msg();
 }
 
 TEST(DeviceSetTest, CopyAndOutOfRange) {

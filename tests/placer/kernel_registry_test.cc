@@ -27,10 +27,10 @@ TEST(KernelRegistryTest, EveryRegisteredOpRunsOnTheCpu) {
   // catches ops added to the op registry without a support row.
   for (int32_t i = 0; i < grt_op_count(); i++) {
     const grt_op_def* def = grt_op_at(i);
-    int32_t n;
-    int32_t first = grt_kernel_find_op(def->name, &n);
+    const grt_kernel_def* const* rows;
+    int32_t n = grt_kernel_find_op(def->name, &rows);
     bool cpu = false;
-    for (int32_t k = first; k < first + n; k++) cpu |= grt_kernel_at(k)->device == GRT_DEVICE_CPU;
+    for (int32_t k = 0; k < n; k++) cpu |= rows[k]->device == GRT_DEVICE_CPU;
     EXPECT_TRUE(cpu) << def->name << " has no CPU kernel row";
   }
 }
@@ -44,6 +44,38 @@ TEST(KernelRegistryTest, DeviceTypes) {
   EXPECT_FALSE(grt_device_type_from_name("TPU", &t));
   EXPECT_STREQ(grt_device_type_name(GRT_DEVICE_GPU), "GPU");
   EXPECT_GT(grt_device_type_priority(GRT_DEVICE_GPU), grt_device_type_priority(GRT_DEVICE_CPU));
+  EXPECT_EQ(grt_device_type_priority(GRT_DEVICE_CPU), 70);
+  EXPECT_EQ(grt_device_type_priority(GRT_DEVICE_GPU), 210);
+  EXPECT_EQ(grt_device_type_count(), 2);
+  EXPECT_STREQ(grt_device_type_name(2), "?");
+  EXPECT_STREQ(grt_device_type_name(-1), "?");
+  EXPECT_EQ(grt_device_type_priority(2), 0);
+}
+
+TEST(KernelRegistryTest, BuiltInTypesRegisteredAgainWithTheirRowsAreHarmless) {
+  grt_device_type t = -1;
+  ASSERT_EQ(grt_device_type_register("cpu", 70, grt_kernels_cpu.rows, grt_kernels_cpu.n, &t),
+            nullptr);
+  EXPECT_EQ(t, GRT_DEVICE_CPU);
+  grt_status* s = grt_device_type_register("GPU", 210, grt_kernels_cpu.rows, 1, &t);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(grt_status_code(s), GRT_ALREADY_EXISTS);
+  EXPECT_NE(std::string(grt_status_message(s)).find("GPU"), std::string::npos);
+  grt_status_free(s);
+  EXPECT_EQ(grt_device_type_count(), 2);
+}
+
+TEST(KernelRegistryTest, IndicesAreStableAndGroupedByType) {
+  // Each type's rows in table order, CPU's first.
+  ASSERT_EQ(grt_kernel_count(), grt_kernels_cpu.n + grt_kernels_gpu.n);
+  for (int32_t i = 0; i < grt_kernel_count(); i++) {
+    const grt_kernel_def* k = grt_kernel_at(i);
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->index, i);
+    EXPECT_EQ(k->device, i < grt_kernels_cpu.n ? GRT_DEVICE_CPU : GRT_DEVICE_GPU);
+    EXPECT_EQ(k->spec, i < grt_kernels_cpu.n ? &grt_kernels_cpu.rows[i]
+                                             : &grt_kernels_gpu.rows[i - grt_kernels_cpu.n]);
+  }
 }
 
 // The supported-type mask of one node built from `build`.
@@ -59,7 +91,7 @@ class Support : public ::testing::Test {
     return &g_.get()->nodes[grt_graph_find_node(g_.get(), name.c_str())];
   }
   Graph g_;
-  int32_t kern_[GRT_NUM_DEVICE_TYPES];
+  int32_t kern_[GRT_MAX_DEVICE_TYPES];
 };
 
 constexpr uint32_t kCpu = 1u << GRT_DEVICE_CPU;
@@ -171,12 +203,16 @@ TEST(KernelRegistryTest, DescribeListsEveryRow) {
 }
 
 TEST(KernelRegistryTest, FindByOpName) {
-  int32_t n;
-  int32_t first = grt_kernel_find_op("Add", &n);
+  const grt_kernel_def* const* rows;
+  int32_t n = grt_kernel_find_op("Add", &rows);
   ASSERT_EQ(n, 3);  // CPU, GPU device memory, GPU int32 in host memory
-  for (int32_t k = first; k < first + n; k++) EXPECT_STREQ(grt_kernel_at(k)->op, "Add");
-  grt_kernel_find_op("NoSuchOp", &n);
+  for (int32_t k = 0; k < n; k++) {
+    EXPECT_STREQ(rows[k]->op, "Add");
+    EXPECT_EQ(grt_kernel_at(rows[k]->index), rows[k]);
+  }
+  n = grt_kernel_find_op("NoSuchOp", &rows);
   EXPECT_EQ(n, 0);
+  EXPECT_EQ(rows, nullptr);
   EXPECT_EQ(grt_kernel_at(-1), nullptr);
   EXPECT_EQ(grt_kernel_at(grt_kernel_count()), nullptr);
 }

@@ -1,0 +1,421 @@
+// A device type registered at run time, as a backend plugin registers its
+// own: "TEST" (priority 150, between GPU's 210 and CPU's 70) with rows for a
+// handful of ops. The placer plans for it exactly as for CPU and GPU.
+//
+// Registration is global to the process: the fixture registers TEST once.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/placer/placer_helper.h"
+
+extern "C" {
+#include "base/mem.h"
+#include "kernels/kernel_registry.h"
+#include "ops/graph.h"
+}
+
+namespace {
+
+using grt_test::Graph;
+using grt_test::Placed;
+using grt_test::Status;
+
+const grt_kernel_spec kTestRows[] = {
+    {"Const", "TEST", "dtype: {float32}", "", 0},
+    {"Identity", "TEST", "T: {float32}", "", 0},
+    {"Add", "TEST", "T: {float32}", "", 0},
+    {"MatMul", "TEST", "T: {float32}", "", 0},
+    {"Shape", "test", "T: {float32}", "output", 0},  // the device in any case
+    {"Mul", "TEST", "T: {float32}", "", 1},          // a kernel priority: TEST first
+};
+constexpr int32_t kNumTestRows = sizeof kTestRows / sizeof kTestRows[0];
+
+grt_device_type g_test = -1;
+
+class TestType : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static bool registered = false;
+    if (!registered) {
+      GRT_ASSERT_OK(grt_device_type_register("TEST", 150, kTestRows, kNumTestRows, &g_test));
+      registered = true;
+    }
+    ASSERT_GE(g_test, 2);
+  }
+  uint32_t Bit() const { return 1u << g_test; }
+};
+
+uint32_t Supported(Graph& g, const char* name, int32_t kern[GRT_MAX_DEVICE_TYPES]) {
+  g.Validate();
+  const grt_node* n = &g.get()->nodes[grt_graph_find_node(g.get(), name)];
+  return grt_kernel_supported(n, kern);
+}
+
+std::string Capture(grt_status* (*write)(const grt_plan*, FILE*), const grt_plan* p) {
+  char* text = nullptr;
+  size_t len = 0;
+  FILE* f = open_memstream(&text, &len);
+  Status st(write(p, f));
+  fclose(f);
+  EXPECT_TRUE(st.ok()) << st.msg();
+  std::string out(text, len);
+  free(text);
+  return out;
+}
+
+TEST_F(TestType, IsRegisteredByName) {
+  EXPECT_EQ(g_test, 2);  // the first type after the built-in ones
+  EXPECT_GE(grt_device_type_count(), 3);
+  EXPECT_STREQ(grt_device_type_name(g_test), "TEST");
+  EXPECT_EQ(grt_device_type_priority(g_test), 150);
+  grt_device_type t = -1;
+  ASSERT_TRUE(grt_device_type_from_name("test", &t));
+  EXPECT_EQ(t, g_test);
+  ASSERT_TRUE(grt_device_type_from_name("Test", &t));
+  EXPECT_EQ(t, g_test);
+}
+
+TEST_F(TestType, KernelSupportIncludesIt) {
+  Graph g;
+  g.Const("a", {2, 2}).Const("b", {2, 2}).Op("m", "MatMul", {"a", "b"});
+  g.Const("ia", {2}, "", GRT_INT32).Const("ib", {2}, "", GRT_INT32);
+  g.Op("iadd", "Add", {"ia", "ib"}, "", GRT_INT32);
+  g.Op("sub", "Sub", {"a", "b"});
+  int32_t kern[GRT_MAX_DEVICE_TYPES];
+  uint32_t cpu = 1u << GRT_DEVICE_CPU, gpu = 1u << GRT_DEVICE_GPU;
+  ASSERT_EQ(Supported(g, "m", kern), cpu | gpu | Bit());
+  const grt_kernel_def* k = grt_kernel_at(kern[g_test]);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->device, g_test);
+  EXPECT_EQ(k->spec, &kTestRows[3]);
+  EXPECT_EQ(k->index, kern[g_test]);
+  EXPECT_EQ(grt_kernel_find(&g.get()->nodes[grt_graph_find_node(g.get(), "m")], g_test),
+            kern[g_test]);
+  for (int t = 3; t < GRT_MAX_DEVICE_TYPES; t++) EXPECT_EQ(kern[t], -1);
+  EXPECT_EQ(Supported(g, "iadd", kern), cpu | gpu);  // float32 only on TEST
+  EXPECT_EQ(kern[g_test], -1);
+  EXPECT_EQ(Supported(g, "sub", kern), cpu | gpu);  // no row at all
+  // Rows by op cover every type; the new rows come after the built-in ones.
+  const grt_kernel_def* const* rows;
+  int32_t n = grt_kernel_find_op("MatMul", &rows);
+  ASSERT_GE(n, 3);
+  EXPECT_EQ(rows[n - 1]->device, g_test);
+  EXPECT_GE(grt_kernel_count(), grt_kernels_cpu.n + grt_kernels_gpu.n + kNumTestRows);
+  EXPECT_EQ(grt_kernel_at(grt_kernels_cpu.n + grt_kernels_gpu.n)->spec, &kTestRows[0]);
+  char buf[4096];
+  grt_kernel_describe_op("MatMul", buf, sizeof buf);
+  EXPECT_NE(std::string(buf).find("device='TEST'; T in [float32]"), std::string::npos) << buf;
+}
+
+TEST_F(TestType, PinnedNodesPlaceThere) {
+  Graph g;
+  g.Const("a", {2, 2}, "/device:TEST:0").Const("b", {2, 2}, "/test:1");
+  g.Op("m", "MatMul", {"a", "b"}, "/job:localhost/replica:0/task:0/device:TEST:1");
+  g.Op("id", "Identity", {"m"}, "TEST:0");
+  Placed p(g, "cpu:1,gpu:1,test:2");
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ(p.Dev("a"), "TEST:0");
+  EXPECT_EQ(p.Dev("b"), "TEST:1");
+  EXPECT_EQ(p.Dev("m"), "TEST:1");
+  EXPECT_EQ(p.Dev("id"), "TEST:0");
+  EXPECT_EQ(p.Reason("m"), GRT_REASON_EXPLICIT);
+  // The set orders devices by type id: CPU, GPU, then TEST.
+  const grt_device_set* ds = grt_plan_devices(p.plan());
+  ASSERT_EQ(grt_device_set_count(ds), 4);
+  EXPECT_STREQ(grt_device_set_type(ds, 1), "GPU");
+  EXPECT_STREQ(grt_device_set_type(ds, 2), "TEST");
+  EXPECT_EQ(grt_device_set_type_id(ds, 3), g_test);
+  EXPECT_EQ(grt_device_set_count_type(ds, "test"), 2);
+  EXPECT_EQ(grt_device_set_find(ds, "/device:TEST:1"), 3);
+}
+
+TEST_F(TestType, DefaultPreferenceFollowsPriority) {
+  Graph g;
+  g.Const("a", {2, 2}).Const("b", {2, 2}).Op("m", "MatMul", {"a", "b"});
+  {
+    Placed p(g, "cpu:1,gpu:1,test:1");  // GPU 210 > TEST 150 > CPU 70
+    ASSERT_TRUE(p.ok()) << p.error();
+    EXPECT_EQ(p.Dev("m"), "GPU:0");
+    EXPECT_EQ(p.Dev("a"), "GPU:0");  // generators follow their consumer
+    EXPECT_EQ(p.Reason("m"), GRT_REASON_DEFAULT);
+    EXPECT_NE(p.Text("m").find("GPU before TEST before CPU"), std::string::npos) << p.Text("m");
+  }
+  {
+    Placed p(g, "cpu:1,test:1");
+    ASSERT_TRUE(p.ok()) << p.error();
+    EXPECT_EQ(p.Dev("m"), "TEST:0");
+    EXPECT_EQ(p.Dev("a"), "TEST:0");
+  }
+  {
+    Placed p(g, "test:1,cpu:2");
+    ASSERT_TRUE(p.ok()) << p.error();
+    EXPECT_EQ(p.Dev("m"), "TEST:0");
+  }
+  {
+    Placed p(g, "cpu:1,gpu:1");  // a set without TEST: as before TEST existed
+    ASSERT_TRUE(p.ok()) << p.error();
+    EXPECT_EQ(p.Dev("m"), "GPU:0");
+    EXPECT_NE(p.Text("m").find(", GPU before CPU, lowest id first"), std::string::npos)
+        << p.Text("m");
+  }
+  {
+    Placed p(g, "cpu:1");
+    ASSERT_TRUE(p.ok()) << p.error();
+    EXPECT_EQ(p.Dev("m"), "CPU:0");
+  }
+}
+
+TEST_F(TestType, KernelPriorityPutsItsTypeFirst) {
+  Graph g;
+  g.Placeholder("x").Placeholder("y").Op("mul", "Mul", {"x", "y"}).Op("add", "Add", {"x", "y"});
+  Placed p(g, "cpu:1,gpu:1,test:1");
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ(p.Dev("mul"), "TEST:0");  // its TEST row has priority 1, the others 0
+  EXPECT_EQ(p.Dev("add"), "GPU:0");
+  Placed without(g, "cpu:1,gpu:1");
+  ASSERT_TRUE(without.ok()) << without.error();
+  EXPECT_EQ(without.Dev("mul"), "GPU:0");
+  // Colocated with a node that prefers the device types' order, the group
+  // keeps the kernel's preference (as CPU_FIRST/GPU_FIRST did).
+  Graph h;
+  h.Placeholder("x").Placeholder("y").Op("mul", "Mul", {"x", "y"});
+  h.Op("add", "Add", {"x", "y"}).ColocateWith("mul");
+  Placed q(h, "cpu:1,gpu:1,test:1");
+  ASSERT_TRUE(q.ok()) << q.error();
+  EXPECT_EQ(q.Dev("add"), "TEST:0");
+  EXPECT_EQ(q.Dev("mul"), "TEST:0");
+}
+
+TEST_F(TestType, NoKernelOnPinnedTypeFailsOrFallsBack) {
+  Graph g;
+  g.Const("a", {2}, "", GRT_INT32).Const("b", {2}, "", GRT_INT32);
+  g.Op("add", "Add", {"a", "b"}, "/device:TEST:0", GRT_INT32);
+  Placed hard(g, "cpu:1,test:1");
+  ASSERT_FALSE(hard.ok());
+  EXPECT_EQ(hard.status().code(), GRT_INVALID_ARGUMENT);
+  EXPECT_NE(hard.error().find("Cannot assign a device for operation add: Could not satisfy "
+                              "explicit device specification '/device:TEST:0' because no "
+                              "supported kernel for TEST devices is available."),
+            std::string::npos)
+      << hard.error();
+  EXPECT_NE(hard.error().find("add (Add) /device:TEST:0 supported: CPU\n"), std::string::npos)
+      << hard.error();
+  EXPECT_NE(hard.error().find("device='TEST'; T in [float32]"), std::string::npos)
+      << hard.error();
+  Placed soft(g, "cpu:1,test:1", true);
+  ASSERT_TRUE(soft.ok()) << soft.error();
+  EXPECT_EQ(soft.Dev("add"), "CPU:0");
+  EXPECT_EQ(soft.Reason("add"), GRT_REASON_SOFT_FALLBACK);
+  EXPECT_EQ(soft.Cause("add"), GRT_CAUSE_NO_KERNEL);
+  // An op no type in the set runs: TensorFlow's first check lists the types.
+  Graph h;
+  h.Const("a", {2}, "", GRT_INT32).Const("b", {2}, "", GRT_INT32);
+  h.Op("pow", "Pow", {"a", "b"}, "", GRT_INT32);
+  Placed none(h, "cpu:1,test:1");
+  ASSERT_TRUE(none.ok()) << none.error();  // CPU has one
+  EXPECT_EQ(none.Dev("pow"), "CPU:0");
+}
+
+TEST_F(TestType, HostMemoryFollowsTheRowOffTheCpu) {
+  Graph g;
+  g.Const("c", {2, 2}, "/device:TEST:0");
+  g.Node("shape", "Shape", {"c"}, "/device:TEST:0").T(GRT_FLOAT32);
+  g.Op("id", "Identity", {"c"}, "/device:TEST:0");
+  g.Node("cpu_shape", "Shape", {"c"}, "/cpu:0").T(GRT_FLOAT32);
+  g.Node("use", "Identity", {"shape"}, "/cpu:0").T(GRT_INT32);
+  Placed p(g, "cpu:1,test:1");
+  ASSERT_TRUE(p.ok()) << p.error();
+  grt_plan* plan = p.plan();
+  EXPECT_TRUE(grt_plan_output_in_host_memory(plan, p.Index("shape"), 0));  // the host_memory row
+  EXPECT_FALSE(grt_plan_input_in_host_memory(plan, p.Index("shape"), 0));
+  EXPECT_FALSE(grt_plan_output_in_host_memory(plan, p.Index("id"), 0));
+  EXPECT_FALSE(grt_plan_output_in_host_memory(plan, p.Index("c"), 0));
+  EXPECT_TRUE(grt_plan_output_in_host_memory(plan, p.Index("cpu_shape"), 0));  // CPU: all host
+  EXPECT_TRUE(grt_plan_input_in_host_memory(plan, p.Index("cpu_shape"), 0));
+  bool found = false;
+  for (int32_t i = 0; i < grt_plan_num_copies(plan); i++) {
+    const grt_plan_copy* c = grt_plan_copy_at(plan, i);
+    if (c->src != p.Index("shape")) continue;
+    found = true;
+    EXPECT_TRUE(c->src_host_memory);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(TestType, WritersNameTestDevices) {
+  Graph g;
+  g.Const("a", {2, 2}).Const("b", {2, 2}).Op("m", "MatMul", {"a", "b"}, "/device:TEST:0");
+  g.Op("id", "Identity", {"m"}, "/cpu:0");
+  Placed p(g, "cpu:1,test:1");
+  ASSERT_TRUE(p.ok()) << p.error();
+  std::string log = Capture(grt_plan_write_log, p.plan());
+  EXPECT_NE(log.find("/job:localhost/replica:0/task:0/device:TEST:0 -> device: 0, name: "
+                     "logical TEST device (declared; not on this machine)\n"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("m: (MatMul): /job:localhost/replica:0/task:0/device:TEST:0\n"),
+            std::string::npos)
+      << log;
+  std::string json = Capture(grt_plan_write_json, p.plan());
+  EXPECT_NE(json.find("\"name\": \"/job:localhost/replica:0/task:0/device:TEST:0\", \"type\": "
+                      "\"TEST\", \"id\": 0"),
+            std::string::npos)
+      << json;
+  std::string dot = Capture(grt_plan_write_dot, p.plan());
+  EXPECT_NE(dot.find("TEST:0"), std::string::npos) << dot;
+}
+
+TEST_F(TestType, SpecParseKnowsIt) {
+  grt_device_count c[4];
+  int32_t n = 0;
+  GRT_ASSERT_OK(grt_device_spec_parse("cpu:2,test:1", c, 4, &n));
+  ASSERT_EQ(n, 2);
+  EXPECT_STREQ(c[1].type, "TEST");
+  EXPECT_EQ(c[1].declared, 1);
+  EXPECT_EQ(c[1].present, 0);
+  Status bad(grt_device_spec_parse("tpu:1", c, 4, &n));
+  EXPECT_NE(bad.msg().find("unknown device type 'tpu' (cpu, gpu or test)"), std::string::npos)
+      << bad.msg();
+  grt_device_count tpu = {"TPU", 1, 0};
+  grt_device_set* ds = nullptr;
+  Status bad_set(grt_device_set_new(&tpu, 1, &ds));
+  EXPECT_NE(bad_set.msg().find("(known types: CPU, GPU, TEST)"), std::string::npos)
+      << bad_set.msg();
+}
+
+TEST_F(TestType, RegisteringTheNameAgainFails) {
+  const grt_kernel_spec other[] = {{"Const", "TEST", "dtype: {float32}", "", 0}};
+  grt_device_type t = -1;
+  Status again(grt_device_type_register("test", 150, other, 1, &t));
+  EXPECT_EQ(again.code(), GRT_ALREADY_EXISTS);
+  EXPECT_NE(again.msg().find("TEST"), std::string::npos) << again.msg();
+  EXPECT_EQ(t, -1);
+  // The same rows again (a plugin loaded twice): its id, nothing new.
+  GRT_ASSERT_OK(grt_device_type_register("TEST", 150, kTestRows, kNumTestRows, &t));
+  EXPECT_EQ(t, g_test);
+  Status cpu(grt_device_type_register("Cpu", 70, other, 1, &t));
+  EXPECT_EQ(cpu.code(), GRT_ALREADY_EXISTS);
+}
+
+TEST_F(TestType, BadRowsRegisterNothing) {
+  int32_t types = grt_device_type_count(), rows = grt_kernel_count();
+  struct {
+    const char* name;
+    grt_kernel_spec row;
+    const char* want;
+  } bad[] = {
+      {"BAD", {"NoSuchOp", "BAD", "", "", 0}, "kernel row 1 (NoSuchOp on BAD): no op 'NoSuchOp'"},
+      {"BAD", {"Add", "GPU", "T: {float32}", "", 0}, "sits in the BAD table"},
+      {"BAD", {"Add", "BAD", "T: {float99}", "", 0}, "unknown dtype 'float99'"},
+      {"BAD", {"Add", "BAD", "N: {float32}", "", 0}, "'N' is not a type attr of Add"},
+      {"BAD", {"Add", "BAD", "T: {float32}", "w", 0}, "'w' is not an argument of Add"},
+      {"BAD", {"Const", "BAD", "dtype: {float32, int32}", "", 0}, "can match the same node"},
+      {"BAD", {nullptr, "BAD", "", "", 0}, "kernel row 1"},
+  };
+  for (const auto& b : bad) {
+    const grt_kernel_spec two[] = {{"Const", b.name, "dtype: {float32}", "", 0}, b.row};
+    grt_device_type t = -1;
+    Status st(grt_device_type_register(b.name, 10, two, 2, &t));
+    ASSERT_FALSE(st.ok()) << b.want;
+    EXPECT_EQ(st.code(), GRT_INVALID_ARGUMENT) << st.msg();
+    EXPECT_NE(st.msg().find(b.want), std::string::npos) << st.msg();
+    EXPECT_EQ(t, -1);
+    EXPECT_FALSE(grt_device_type_from_name(b.name, &t));
+    EXPECT_EQ(grt_device_type_count(), types);
+    EXPECT_EQ(grt_kernel_count(), rows);
+  }
+  for (const char* name : {"", "1X", "A-B", "A B", "ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFG"}) {
+    grt_device_type t = -1;
+    Status st(grt_device_type_register(name, 10, nullptr, 0, &t));
+    EXPECT_EQ(st.code(), GRT_INVALID_ARGUMENT) << name;
+  }
+  grt_device_type t = -1;
+  Status null_name(grt_device_type_register(nullptr, 10, nullptr, 0, &t));
+  EXPECT_EQ(null_name.code(), GRT_INVALID_ARGUMENT);
+  Status no_rows(grt_device_type_register("NOROWS", 10, nullptr, 3, &t));
+  EXPECT_EQ(no_rows.code(), GRT_INVALID_ARGUMENT);
+  EXPECT_EQ(grt_device_type_count(), types);
+}
+
+TEST_F(TestType, OutOfMemoryIsResourceExhaustedAndRegistersNothing) {
+  static const grt_kernel_spec rows[] = {
+      {"Const", "OOMTEST", "dtype: {float32}", "", 0},
+      {"Add", "OOMTEST", "T: {float32, float64}", "", 0},
+      {"Shape", "OOMTEST", "T: {float32}", "output", 0},
+  };
+  // Lists handed out before stay valid after a registration replaces them.
+  const grt_kernel_def* const* before;
+  int32_t n_before = grt_kernel_find_op("Const", &before);
+  int32_t types = grt_device_type_count();
+  grt_device_type t = -1;
+  bool done = false;
+  int failures = 0;
+  for (int64_t n = 0; n < 1000 && !done; n++) {
+    grt_mem_fail_after(n);
+    grt_status* s = grt_device_type_register("OOMTEST", 20, rows, 3, &t);
+    grt_mem_fail_after(-1);
+    if (!s) {
+      done = true;
+      break;
+    }
+    failures++;
+    EXPECT_EQ(grt_status_code(s), GRT_RESOURCE_EXHAUSTED) << n << ": " << grt_status_message(s);
+    grt_status_free(s);
+    EXPECT_EQ(grt_device_type_count(), types) << n;
+    EXPECT_FALSE(grt_device_type_from_name("OOMTEST", &t)) << n;
+  }
+  ASSERT_TRUE(done);
+  EXPECT_GE(failures, 4);  // the arena, the rows, the new op table...
+  EXPECT_EQ(grt_device_type_count(), types + 1);
+  EXPECT_STREQ(grt_device_type_name(t), "OOMTEST");
+  const grt_kernel_def* const* after;
+  int32_t n_after = grt_kernel_find_op("Const", &after);
+  EXPECT_EQ(n_after, n_before + 1);
+  for (int32_t i = 0; i < n_before; i++) {
+    EXPECT_EQ(before[i], after[i]);  // the rows themselves never move
+    EXPECT_STREQ(before[i]->op, "Const");
+  }
+}
+
+TEST_F(TestType, LookupsRunWhileAnotherTypeRegisters) {
+  Graph g;
+  g.Const("a", {2, 2}).Const("b", {2, 2}).Op("m", "MatMul", {"a", "b"});
+  g.Validate();
+  const grt_node* m = &g.get()->nodes[grt_graph_find_node(g.get(), "m")];
+  static const grt_kernel_spec rows[] = {{"MatMul", "CONC", "T: {float32}", "", 0}};
+  std::atomic<bool> stop{false};
+  std::atomic<int> bad{0};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 2; r++)
+    readers.emplace_back([&] {
+      while (!stop.load()) {
+        int32_t kern[GRT_MAX_DEVICE_TYPES];
+        uint32_t mask = grt_kernel_supported(m, kern);
+        for (int t = 0; t < GRT_MAX_DEVICE_TYPES; t++) {
+          if (!(mask & (1u << t))) continue;
+          const grt_kernel_def* k = grt_kernel_at(kern[t]);
+          if (!k || k->device != t || grt_device_type_name(t)[0] == '?') bad++;
+        }
+        const grt_kernel_def* const* list;
+        int32_t n = grt_kernel_find_op("MatMul", &list);
+        for (int32_t i = 0; i < n; i++)
+          if (std::string(list[i]->op) != "MatMul") bad++;
+      }
+    });
+  grt_device_type t = -1;
+  Status st(grt_device_type_register("CONC", 5, rows, 1, &t));
+  stop = true;
+  for (auto& th : readers) th.join();
+  ASSERT_TRUE(st.ok()) << st.msg();
+  EXPECT_EQ(bad.load(), 0);
+  int32_t kern[GRT_MAX_DEVICE_TYPES];
+  EXPECT_TRUE(grt_kernel_supported(m, kern) & (1u << t));
+}
+
+}  // namespace
