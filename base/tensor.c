@@ -47,6 +47,13 @@ grt_status* grt_buffer_wrap(void* data, size_t size, void (*release)(grt_buffer*
   return NULL;
 }
 
+/* Drops one reference; true when it was the last. A holder of the only
+ * reference needs no atomic read-modify-write: nobody else can take one. */
+static bool last_reference(int* refs) {
+  if (__atomic_load_n(refs, __ATOMIC_ACQUIRE) == 1) return true;
+  return __atomic_fetch_sub(refs, 1, __ATOMIC_ACQ_REL) == 1;
+}
+
 grt_buffer* grt_buffer_ref(grt_buffer* b) {
   if (b) __atomic_fetch_add(&b->refs, 1, __ATOMIC_RELAXED);
   return b;
@@ -54,7 +61,7 @@ grt_buffer* grt_buffer_ref(grt_buffer* b) {
 
 void grt_buffer_unref(grt_buffer* b) {
   if (!b) return;
-  if (__atomic_fetch_sub(&b->refs, 1, __ATOMIC_ACQ_REL) != 1) return;
+  if (!last_reference(&b->refs)) return;
   bool embedded = b->embedded;
   if (b->release) b->release(b);
   if (!embedded) free(b);
@@ -185,7 +192,7 @@ grt_tensor* grt_tensor_ref(grt_tensor* t) {
 
 void grt_tensor_free(grt_tensor* t) {
   if (!t) return;
-  if (__atomic_fetch_sub(&t->refs, 1, __ATOMIC_ACQ_REL) != 1) return;
+  if (!last_reference(&t->refs)) return;
   bool embedded = t->embedded;
   grt_buffer_unref(t->buffer);
   if (!embedded) free(t);

@@ -1,6 +1,7 @@
 /* The CPU device: synchronous streams over host memory, kernels from the
  * CPU table, and an allocator per logical device that counts its bytes. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +36,11 @@ typedef struct free_block {
 
 typedef struct {
   grt_allocator base;
-  size_t in_use; /* atomic */
-  size_t peak;   /* atomic, approximate under races */
-  pthread_mutex_t mu;
+  size_t in_use; /* written under the lock; read atomically by memory_stats */
+  size_t peak;
+  int lock;      /* a spin lock: held for a few instructions, cheaper than a mutex */
   free_block* free_lists[kClasses];
-  size_t cached; /* bytes on the free lists, under mu */
+  size_t cached; /* bytes on the free lists, under the lock */
   free_block* small_lists[kSmallClasses];
   int32_t small_count[kSmallClasses];
 } counting_allocator;
@@ -66,6 +67,26 @@ static int size_class(size_t size, size_t* rounded) {
   return c < kClasses ? c : -1;
 }
 
+static void lock(counting_allocator* a) {
+  int spins = 0;
+  while (__atomic_exchange_n(&a->lock, 1, __ATOMIC_ACQUIRE)) {
+    while (__atomic_load_n(&a->lock, __ATOMIC_RELAXED))
+      if (++spins > 64) {
+        sched_yield(); /* the holder may be descheduled: let it run */
+        spins = 0;
+      }
+  }
+}
+
+static void unlock(counting_allocator* a) { __atomic_store_n(&a->lock, 0, __ATOMIC_RELEASE); }
+
+/* Under the lock. */
+static void account(counting_allocator* a, size_t add, size_t sub) {
+  size_t now = a->in_use + add - sub;
+  __atomic_store_n(&a->in_use, now, __ATOMIC_RELAXED);
+  if (now > a->peak) __atomic_store_n(&a->peak, now, __ATOMIC_RELAXED);
+}
+
 static void* counting_alloc(grt_allocator* self, size_t size, size_t alignment) {
   counting_allocator* a = (counting_allocator*)self;
   if (alignment > kHeader || size > SIZE_MAX / 2) return NULL;
@@ -75,23 +96,28 @@ static void* counting_alloc(grt_allocator* self, size_t size, size_t alignment) 
   void* p = NULL;
   if (c >= 0) {
     free_block** list = small ? &a->small_lists[c] : &a->free_lists[c];
-    pthread_mutex_lock(&a->mu);
+    lock(a);
     free_block* b = *list;
     if (b) {
       *list = b->next;
       if (small) a->small_count[c]--;
       else a->cached -= rounded;
       p = (char*)b - kHeader;
+      account(a, rounded, 0);
     }
-    pthread_mutex_unlock(&a->mu);
+    unlock(a);
+    if (p) {
+      *(size_t*)p = rounded;
+      return (char*)p + kHeader;
+    }
   } else {
     rounded = size;
   }
-  if (!p && grt_posix_memalign(&p, kHeader, rounded + kHeader) != 0) return NULL;
+  if (grt_posix_memalign(&p, kHeader, rounded + kHeader) != 0) return NULL;
   *(size_t*)p = rounded;
-  size_t now = __atomic_add_fetch(&a->in_use, rounded, __ATOMIC_RELAXED);
-  if (now > __atomic_load_n(&a->peak, __ATOMIC_RELAXED))
-    __atomic_store_n(&a->peak, now, __ATOMIC_RELAXED);
+  lock(a);
+  account(a, rounded, 0);
+  unlock(a);
   return (char*)p + kHeader;
 }
 
@@ -100,11 +126,11 @@ static void counting_free(grt_allocator* self, void* ptr) {
   counting_allocator* a = (counting_allocator*)self;
   void* p = (char*)ptr - kHeader;
   size_t size = *(size_t*)p, rounded;
-  __atomic_sub_fetch(&a->in_use, size, __ATOMIC_RELAXED);
   bool small = size <= kSmallMax;
   int c = (small || size >= kMinCached) ? size_class(size, &rounded) : -1;
+  lock(a);
+  account(a, 0, size);
   if (c >= 0 && rounded == size) {
-    pthread_mutex_lock(&a->mu);
     free_block* b = ptr;
     if (small && a->small_count[c] < kSmallKeep) {
       b->next = a->small_lists[c];
@@ -117,8 +143,8 @@ static void counting_free(grt_allocator* self, void* ptr) {
       a->cached += size;
       p = NULL;
     }
-    pthread_mutex_unlock(&a->mu);
   }
+  unlock(a);
   free(p);
 }
 
@@ -140,7 +166,6 @@ static void counting_release_cache(counting_allocator* a) {
     a->free_lists[c] = NULL;
   }
   a->cached = 0;
-  pthread_mutex_destroy(&a->mu);
 }
 
 /* Host streams: work runs on the calling thread when it is queued, so
@@ -199,7 +224,6 @@ static grt_status* cpu_device_new(const grt_device_config* cfg, grt_device** out
   d->alloc.base.name = cfg->name;
   d->alloc.base.alloc = counting_alloc;
   d->alloc.base.free = counting_free;
-  pthread_mutex_init(&d->alloc.mu, NULL);
   /* Host memory is device memory here: one allocator serves both kinds. */
   d->base.memory[GRT_MEMORY_DEVICE] = &d->alloc.base;
   d->base.memory[GRT_MEMORY_HOST] = &d->alloc.base;

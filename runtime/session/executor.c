@@ -31,7 +31,10 @@ typedef struct run_state {
   slot* slots;
   int32_t* pending;   /* atomic */
   int32_t* uses;      /* atomic */
+  int32_t* spill;     /* ready nodes a work stack had no room for, under mu */
+  int32_t n_spill;    /* under mu; read atomically to skip the lock */
   int32_t remaining;  /* atomic: nodes not yet finished */
+  int32_t tasks;      /* atomic: pool tasks not yet ended; decremented under mu */
   int64_t step;
   grt_trace* trace;
   grt_status* status; /* first error, under mu */
@@ -65,7 +68,9 @@ static void clear_slot(slot* sl) {
 }
 
 static void release_slot(run_state* r, int32_t i) {
-  if (__atomic_sub_fetch(&r->uses[i], 1, __ATOMIC_ACQ_REL) == 0) clear_slot(&r->slots[i]);
+  /* A slot's sole consumer needs no atomic to know it is the last. */
+  if (r->e->slot_uses[i] == 1 || __atomic_sub_fetch(&r->uses[i], 1, __ATOMIC_ACQ_REL) == 0)
+    clear_slot(&r->slots[i]);
 }
 
 /* The value in a slot, as a new reference: a Ref slot gives the variable's
@@ -104,6 +109,7 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
   grt_status* st = NULL;
   if (!in || !refs || !out || !orefs) st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   int32_t got = 0;
+  uint64_t borrowed = 0; /* bit i: in[i] is borrowed from its slot, not referenced */
   for (; !st && got < ni; got++) {
     int32_t si = r->e->in_slots[x->in_start + got];
     if (n->sig.input_is_ref[got]) {
@@ -114,6 +120,12 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
         in[got] = grt_tensor_ref(refs[got]->value);
         pthread_mutex_unlock(&refs[got]->mu);
       }
+    } else if (!r->slots[si].ref && got < 64) {
+      /* A plain value: the slot holds it until this node releases its use
+       * (in finish), so the kernel can borrow it without a reference. */
+      refs[got] = NULL;
+      in[got] = r->slots[si].t;
+      borrowed |= (uint64_t)1 << got;
     } else {
       refs[got] = NULL;
       st = read_slot(r, si, &in[got]);
@@ -143,7 +155,8 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
     };
     st = dev->ops->launch ? dev->ops->launch(dev, ctx.stream, k, &ctx) : k->compute(&ctx);
   }
-  for (int32_t i = 0; i < got; i++) grt_tensor_free(in[i]);
+  for (int32_t i = 0; i < got; i++)
+    if (!(i < 64 && (borrowed >> i) & 1)) grt_tensor_free(in[i]);
   for (int32_t i = 0; i < no; i++) {
     int32_t si = x->out_start + i;
     if (!st && !out[i] && !orefs[i])
@@ -261,11 +274,37 @@ typedef struct {
   int32_t small[64];
 } work_stack;
 
-static void push(work_stack* w, int32_t x) {
+/* A node goes to the run's spill array when a work stack cannot grow. Each
+ * node is readied once per run, so the array (n_nodes entries, allocated
+ * when the run starts) never fills, and no ready node is ever lost. */
+static void spill_push(run_state* r, int32_t x) {
+  pthread_mutex_lock(&r->mu);
+  r->spill[r->n_spill] = x;
+  __atomic_store_n(&r->n_spill, r->n_spill + 1, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&r->mu);
+}
+
+static bool spill_pop(run_state* r, int32_t* x) {
+  if (__atomic_load_n(&r->n_spill, __ATOMIC_ACQUIRE) == 0) return false;
+  bool got = false;
+  pthread_mutex_lock(&r->mu);
+  if (r->n_spill > 0) {
+    *x = r->spill[r->n_spill - 1];
+    __atomic_store_n(&r->n_spill, r->n_spill - 1, __ATOMIC_RELEASE);
+    got = true;
+  }
+  pthread_mutex_unlock(&r->mu);
+  return got;
+}
+
+static void push(run_state* r, work_stack* w, int32_t x) {
   if (w->n == w->cap) {
     int32_t cap = w->cap * 2;
     int32_t* v = grt_malloc((size_t)cap * sizeof *v);
-    if (!v) return; /* cannot happen in practice; the node would be lost */
+    if (!v) {
+      spill_push(r, x);
+      return;
+    }
     memcpy(v, w->v, (size_t)w->n * sizeof *v);
     if (w->v != w->small) free(w->v);
     w->v = v;
@@ -286,9 +325,15 @@ static void pool_entry(void* arg) {
   free(arg);
   work_stack w = {.v = NULL, .n = 0, .cap = 64};
   w.v = w.small;
-  push(&w, t.x);
+  push(t.r, &w, t.x);
   drain(t.r, &w);
   if (w.v != w.small) free(w.v);
+  /* The run (on its caller's stack) lasts until every task has ended: this
+   * is the task's last touch of it. */
+  run_state* r = t.r;
+  pthread_mutex_lock(&r->mu);
+  if (__atomic_sub_fetch(&r->tasks, 1, __ATOMIC_ACQ_REL) == 0) pthread_cond_broadcast(&r->done);
+  pthread_mutex_unlock(&r->mu);
 }
 
 static void finish(run_state* r, const exec_node* x, work_stack* w) {
@@ -296,29 +341,29 @@ static void finish(run_state* r, const exec_node* x, work_stack* w) {
   int32_t kept = -1;
   for (int32_t i = x->succ_start; i < x->succ_end; i++) {
     int32_t y = e->succ[i];
-    if (__atomic_sub_fetch(&r->pending[y], 1, __ATOMIC_ACQ_REL) != 0) continue;
+    /* A node with one predecessor is ready now; others count down. */
+    if (e->nodes[y].pending != 1 && __atomic_sub_fetch(&r->pending[y], 1, __ATOMIC_ACQ_REL) != 0)
+      continue;
     /* Cheap nodes, and one expensive node, stay on this thread. */
     if (e->nodes[y].run_inline || kept < 0 || !r->s->inter_op) {
       if (!e->nodes[y].run_inline) kept = y;
-      push(w, y);
+      push(r, w, y);
       continue;
     }
     pool_task* t = grt_malloc(sizeof *t);
     if (t) {
       t->r = r;
       t->x = y;
+      __atomic_add_fetch(&r->tasks, 1, __ATOMIC_ACQ_REL);
+      if (!grt_threadpool_schedule(r->s->inter_op, pool_entry, t)) {
+        __atomic_sub_fetch(&r->tasks, 1, __ATOMIC_ACQ_REL);
+        free(t);
+        t = NULL;
+      }
     }
-    if (!t || !grt_threadpool_schedule(r->s->inter_op, pool_entry, t)) {
-      free(t);
-      push(w, y);
-    }
+    if (!t) push(r, w, y);
   }
   for (int32_t i = 0; i < x->n_inputs; i++) release_slot(r, e->in_slots[x->in_start + i]);
-  if (__atomic_sub_fetch(&r->remaining, 1, __ATOMIC_ACQ_REL) == 0) {
-    pthread_mutex_lock(&r->mu);
-    pthread_cond_broadcast(&r->done);
-    pthread_mutex_unlock(&r->mu);
-  }
 }
 
 static void run_node(run_state* r, int32_t xi) {
@@ -337,11 +382,25 @@ static void run_node(run_state* r, int32_t xi) {
   }
 }
 
+/* Runs this stack's nodes and whatever was spilled. A thread that spills a
+ * node is itself in drain (or about to be), and does not leave it while the
+ * spill array holds anything it can see. */
+/* Runs ready nodes until none is left to this thread. The count of
+ * finished nodes goes to `remaining` once per drain, not once per node. */
 static void drain(run_state* r, work_stack* w) {
-  while (w->n > 0) {
-    int32_t x = w->v[--w->n];
+  int32_t done = 0;
+  for (;;) {
+    int32_t x;
+    if (w->n > 0) x = w->v[--w->n];
+    else if (!spill_pop(r, &x)) break;
     run_node(r, x);
     finish(r, &r->e->nodes[x], w);
+    done++;
+  }
+  if (done && __atomic_sub_fetch(&r->remaining, done, __ATOMIC_ACQ_REL) == 0) {
+    pthread_mutex_lock(&r->mu);
+    pthread_cond_broadcast(&r->done);
+    pthread_mutex_unlock(&r->mu);
   }
 }
 
@@ -349,7 +408,7 @@ grt_status* grt_executor_run(grt_session* s, const grt_executable* e, grt_tensor
                              grt_tensor** out_values, grt_trace* trace) {
   size_t n = (size_t)e->n_nodes, ns = (size_t)e->n_slots;
   /* One block for the per-run arrays. */
-  size_t bytes = ns * sizeof(slot) + n * sizeof(int32_t) + ns * sizeof(int32_t);
+  size_t bytes = ns * sizeof(slot) + 2 * n * sizeof(int32_t) + ns * sizeof(int32_t);
   char* block = grt_malloc(bytes + 1);
   if (!block) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory starting a run");
   run_state r;
@@ -359,6 +418,7 @@ grt_status* grt_executor_run(grt_session* s, const grt_executable* e, grt_tensor
   r.slots = (slot*)block;
   r.pending = (int32_t*)(block + ns * sizeof(slot));
   r.uses = r.pending + n;
+  r.spill = r.uses + ns;
   memset(r.slots, 0, ns * sizeof(slot));
   for (size_t i = 0; i < n; i++) r.pending[i] = e->nodes[i].pending;
   memcpy(r.uses, e->slot_uses, ns * sizeof(int32_t));
@@ -372,11 +432,15 @@ grt_status* grt_executor_run(grt_session* s, const grt_executable* e, grt_tensor
 
   work_stack w = {.v = NULL, .n = 0, .cap = 64};
   w.v = w.small;
-  for (int32_t i = e->n_initial - 1; i >= 0; i--) push(&w, e->initial[i]);
+  for (int32_t i = e->n_initial - 1; i >= 0; i--) push(&r, &w, e->initial[i]);
   drain(&r, &w);
   if (w.v != w.small) free(w.v);
   pthread_mutex_lock(&r.mu);
-  while (__atomic_load_n(&r.remaining, __ATOMIC_ACQUIRE) > 0) pthread_cond_wait(&r.done, &r.mu);
+  /* Every node finished, and every pool task gone: a task may still be in
+   * drain after its last node, and a finisher may still be signalling. */
+  while (__atomic_load_n(&r.remaining, __ATOMIC_ACQUIRE) > 0 ||
+         __atomic_load_n(&r.tasks, __ATOMIC_ACQUIRE) > 0)
+    pthread_cond_wait(&r.done, &r.mu);
   pthread_mutex_unlock(&r.mu);
 
   /* Wait for what asynchronous devices still have queued (TensorFlow's
