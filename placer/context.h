@@ -54,17 +54,17 @@ struct grt_place_ctx {
 int32_t grt_ctx_find(grt_place_ctx* c, int32_t v);
 
 /* colocation.c: builds the groups from reference edges, then colocate_with. */
-grt_status* grt_ctx_colocate(grt_place_ctx* c);
+GRT_MUST_USE grt_status* grt_ctx_colocate(grt_place_ctx* c);
 
 /* candidates.c: the default device of every group, applying soft placement;
  * fails (without soft placement) naming the group. Groups are visited in
  * graph order so the first error is the earliest node's. */
-grt_status* grt_ctx_candidates(grt_place_ctx* c);
+GRT_MUST_USE grt_status* grt_ctx_candidates(grt_place_ctx* c);
 /* Whether device d is one the group rooted at r may use. */
 bool grt_ctx_allowed(const grt_place_ctx* c, int32_t r, int32_t d);
 
 /* assign.c: the two passes with TensorFlow's heuristics, then reasons. */
-grt_status* grt_ctx_assign(grt_place_ctx* c);
+GRT_MUST_USE grt_status* grt_ctx_assign(grt_place_ctx* c);
 
 /* group_info.c: appends "Colocation members ..." for the group(s) rooted at
  * r1 (and r2 when >= 0) to b, listing every member that asked for a device

@@ -91,12 +91,12 @@ typedef struct grt_requests {
   grt_strmap by_raw;  /* spelling as written -> id */
 } grt_requests;
 
-grt_status* grt_requests_init(grt_requests* r, const grt_device_set* ds, grt_arena* arena);
+GRT_MUST_USE grt_status* grt_requests_init(grt_requests* r, const grt_device_set* ds, grt_arena* arena);
 void grt_requests_clear(grt_requests* r);
 /* Id of the request `spec` parses to (0 for ""); `raw` strings must outlive
  * the table. Fails on a malformed spec. */
-grt_status* grt_requests_intern_raw(grt_requests* r, const char* raw, int32_t* out);
-grt_status* grt_requests_intern(grt_requests* r, const grt_device_name* name, int32_t* out);
+GRT_MUST_USE grt_status* grt_requests_intern_raw(grt_requests* r, const char* raw, int32_t* out);
+GRT_MUST_USE grt_status* grt_requests_intern(grt_requests* r, const grt_device_name* name, int32_t* out);
 /* First device of an allowed type (mask of 1 << type) in preference order
  * (GRT_ORDER_DEFAULT or GRT_ORDER_FIRST(t)), -1 when none. */
 int32_t grt_requests_best(grt_requests* r, int32_t id, uint32_t mask, int order);
@@ -150,16 +150,16 @@ struct grt_plan {
 };
 
 /* Allocates the per-node arrays. */
-grt_status* grt_plan_alloc(const grt_graph* g, const grt_device_set* ds, grt_plan** out);
+GRT_MUST_USE grt_status* grt_plan_alloc(const grt_graph* g, const grt_device_set* ds, grt_plan** out);
 
 /* ---- steps (one file each) ---- */
 
 typedef struct grt_place_ctx grt_place_ctx;
 
 /* ps_setter.c: gives each unconstrained variable a ps device request. */
-grt_status* grt_place_ps_setter(grt_plan* p, const grt_place_options* opts);
+GRT_MUST_USE grt_status* grt_place_ps_setter(grt_plan* p, const grt_place_options* opts);
 /* copies.c: fills p->copies from the assignment. */
-grt_status* grt_place_copies(grt_plan* p);
+GRT_MUST_USE grt_status* grt_place_copies(grt_plan* p);
 /* reason.c: one-line text for a node's placement. */
 size_t grt_place_reason_text(const grt_plan* p, int32_t node, char* buf, size_t size);
 
