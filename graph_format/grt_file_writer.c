@@ -121,33 +121,6 @@ static grt_status* encode_tensor(writer* w, const grt_attr_value* v, uint64_t* o
   return emit_tensor(w, v->u.tensor, out);
 }
 
-/* List item j as a scalar value of the base type. */
-static void load_item(uint32_t base, const grt_attr_value* l, int32_t j, grt_attr_value* out) {
-  switch (base) {
-    case GRT_ATTR_INT:
-      out->u.i = l->u.list.v.i[j];
-      break;
-    case GRT_ATTR_FLOAT:
-      out->u.f = l->u.list.v.f[j];
-      break;
-    case GRT_ATTR_BOOL:
-      out->u.b = l->u.list.v.b[j];
-      break;
-    case GRT_ATTR_STRING:
-      out->u.s = l->u.list.v.s[j];
-      break;
-    case GRT_ATTR_TYPE:
-      out->u.t = l->u.list.v.t[j];
-      break;
-    case GRT_ATTR_SHAPE:
-      out->u.shape = l->u.list.v.shape[j];
-      break;
-    default:
-      out->u.tensor = l->u.list.v.tensor[j];
-      break;
-  }
-}
-
 /* Per base type: the scalar encoder and the section holding list items
  * (words and refs are appended by the list; shapes and tensors emit their
  * own records). */
@@ -170,7 +143,7 @@ static grt_status* encode_list(writer* w, uint32_t base, const grt_attr_value* v
   uint64_t first = records(w, sec);
   for (int32_t j = 0; j < v->u.list.n; j++) {
     grt_attr_value item;
-    load_item(base, v, j, &item);
+    grt_attr_list_get(v, j, &item);
     uint64_t word;
     GRT_RETURN_IF_ERROR(kKinds[base].encode(w, &item, &word));
     if (sec == GRT_SECTION_WORDS) grt_file_buf_u64(&w->sec[sec], word);

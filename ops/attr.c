@@ -55,6 +55,14 @@ void grt_attr_list_put(grt_attr_value* list, int32_t j, const grt_attr_value* it
   memcpy((char*)(void*)list->u.list.v.i + (size_t)j * esize, &item->u, esize);
 }
 
+void grt_attr_list_get(const grt_attr_value* list, int32_t j, grt_attr_value* item) {
+  grt_attr_type base = (grt_attr_type)(list->type & ~GRT_ATTR_LIST);
+  size_t esize = grt_attr_elem_size(base);
+  memset(item, 0, sizeof *item);
+  item->type = base;
+  memcpy(&item->u, (const char*)(const void*)list->u.list.v.i + (size_t)j * esize, esize);
+}
+
 void grt_attr_value_release(grt_attr_value* v) {
   if (v->type == GRT_ATTR_TENSOR) {
     grt_tensor_free(v->u.tensor);

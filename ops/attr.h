@@ -54,6 +54,8 @@ size_t grt_attr_elem_size(grt_attr_type base);
 /* Stores scalar `item` (of the list's base type) as element j of `list`,
  * whose array is already allocated. */
 void grt_attr_list_put(grt_attr_value* list, int32_t j, const grt_attr_value* item);
+/* Element j of `list` as a scalar value of the list's base type. */
+void grt_attr_list_get(const grt_attr_value* list, int32_t j, grt_attr_value* item);
 /* Drops the tensor references `v` holds (a tensor or a list of them) and
  * clears those pointers; other values hold no references. */
 void grt_attr_value_release(grt_attr_value* v);

@@ -19,20 +19,29 @@ static grt_status* inner_mismatch(const grt_shape* a, const grt_shape* b, int64_
                    (long long)kb, fa, va ? "true" : "false", fb, vb ? "true" : "false");
 }
 
+/* The product's rows and cols from the last two dims of inputs 0 and 1,
+ * transposed where the bool attrs `fa` and `fb` say; known inner dims must
+ * agree. */
+static grt_status* matrix_dims(grt_shape_ctx* c, const char* fa, const char* fb, int64_t* rows,
+                               int64_t* cols) {
+  bool ta, tb;
+  GRT_RETURN_IF_ERROR(grt_infer_attr_bool(c, fa, &ta));
+  GRT_RETURN_IF_ERROR(grt_infer_attr_bool(c, fb, &tb));
+  const grt_shape* a = &c->input_shapes[0];
+  const grt_shape* b = &c->input_shapes[1];
+  int64_t ka = dim_from_end(a, ta ? 2 : 1), kb = dim_from_end(b, tb ? 1 : 2);
+  if (ka >= 0 && kb >= 0 && ka != kb) return inner_mismatch(a, b, ka, kb, fa, ta, fb, tb);
+  *rows = dim_from_end(a, ta ? 1 : 2);
+  *cols = dim_from_end(b, tb ? 2 : 1);
+  return NULL;
+}
+
 grt_status* grt_infer_matmul(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_need(c, 2, 1));
   GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 0, 2));
   GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 1, 2));
-  bool ta, tb;
-  GRT_RETURN_IF_ERROR(grt_infer_attr_bool(c, "transpose_a", &ta));
-  GRT_RETURN_IF_ERROR(grt_infer_attr_bool(c, "transpose_b", &tb));
-  const grt_shape* a = &c->input_shapes[0];
-  const grt_shape* b = &c->input_shapes[1];
-  int64_t rows = dim_from_end(a, ta ? 1 : 2), ka = dim_from_end(a, ta ? 2 : 1);
-  int64_t kb = dim_from_end(b, tb ? 1 : 2), cols = dim_from_end(b, tb ? 2 : 1);
-  if (ka >= 0 && kb >= 0 && ka != kb)
-    return inner_mismatch(a, b, ka, kb, "transpose_a", ta, "transpose_b", tb);
-  int64_t dims[2] = {rows, cols};
+  int64_t dims[2];
+  GRT_RETURN_IF_ERROR(matrix_dims(c, "transpose_a", "transpose_b", &dims[0], &dims[1]));
   return grt_infer_make(2, dims, &c->output_shapes[0]);
 }
 
@@ -42,14 +51,10 @@ grt_status* grt_infer_batch_matmul_v2(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_need(c, 2, 1));
   GRT_RETURN_IF_ERROR(grt_infer_with_rank_at_least(c, 0, 2));
   GRT_RETURN_IF_ERROR(grt_infer_with_rank_at_least(c, 1, 2));
-  bool ax, ay;
-  GRT_RETURN_IF_ERROR(grt_infer_attr_bool(c, "adj_x", &ax));
-  GRT_RETURN_IF_ERROR(grt_infer_attr_bool(c, "adj_y", &ay));
+  int64_t rows, cols;
+  GRT_RETURN_IF_ERROR(matrix_dims(c, "adj_x", "adj_y", &rows, &cols));
   const grt_shape* x = &c->input_shapes[0];
   const grt_shape* y = &c->input_shapes[1];
-  int64_t rows = dim_from_end(x, ax ? 1 : 2), kx = dim_from_end(x, ax ? 2 : 1);
-  int64_t ky = dim_from_end(y, ay ? 1 : 2), cols = dim_from_end(y, ay ? 2 : 1);
-  if (kx >= 0 && ky >= 0 && kx != ky) return inner_mismatch(x, y, kx, ky, "adj_x", ax, "adj_y", ay);
   if (x->rank < 0 || y->rank < 0) {
     c->output_shapes[0] = grt_shape_unknown();
     return NULL;

@@ -1,22 +1,26 @@
 /* Shape functions of neural-network ops: bias add, softmax, cross-entropy. */
 #include <string.h>
 
+#include "ops/data_format.h"
 #include "ops/shape_fns.h"
 #include "base/shape.h"
 #include "base/status.h"
 
-/* The channel dimension's index for a rank-`rank` tensor: last for NHWC,
- * 1 for NCHW (TensorFlow's GetTensorFeatureDimIndex). */
+grt_status* grt_data_format_channel(const char* data_format, int32_t rank, int32_t* out) {
+  if (strcmp(data_format, "NHWC") == 0)
+    *out = rank - 1;
+  else if (strcmp(data_format, "NCHW") == 0)
+    *out = 1;
+  else
+    return GRT_ERROR(INVALID_ARGUMENT, "data_format must be NHWC or NCHW, got '%s'",
+                     data_format);
+  return NULL;
+}
+
 static grt_status* channel_index(const grt_shape_ctx* c, int32_t rank, int32_t* out) {
   const char* fmt;
   GRT_RETURN_IF_ERROR(grt_infer_attr_string(c, "data_format", &fmt));
-  if (strcmp(fmt, "NHWC") == 0)
-    *out = rank - 1;
-  else if (strcmp(fmt, "NCHW") == 0)
-    *out = 1;
-  else
-    return GRT_ERROR(INVALID_ARGUMENT, "data_format must be NHWC or NCHW, got '%s'", fmt);
-  return NULL;
+  return grt_data_format_channel(fmt, rank, out);
 }
 
 grt_status* grt_infer_bias_add(grt_shape_ctx* c) {
@@ -24,7 +28,7 @@ grt_status* grt_infer_bias_add(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_with_rank_at_least(c, 0, 2));
   GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 1, 1));
   grt_shape out = c->input_shapes[0];
-  int32_t ch;
+  int32_t ch = 0;
   GRT_RETURN_IF_ERROR(channel_index(c, out.rank, &ch));
   if (out.rank >= 0) {
     const grt_shape* bias = &c->input_shapes[1];
@@ -40,7 +44,7 @@ grt_status* grt_infer_bias_add_grad(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_need(c, 1, 1));
   GRT_RETURN_IF_ERROR(grt_infer_with_rank_at_least(c, 0, 2));
   const grt_shape* in = &c->input_shapes[0];
-  int32_t ch;
+  int32_t ch = 0;
   GRT_RETURN_IF_ERROR(channel_index(c, in->rank, &ch));
   int64_t d = in->rank >= 0 ? in->dims[ch] : -1;
   return grt_infer_make(1, &d, &c->output_shapes[0]);

@@ -169,10 +169,12 @@ static grt_status* topo_order(const grt_graph* g, int32_t* order) {
   size_t edges = 0;
   for (int32_t i = 0; i < nn; i++) edges += (size_t)g->nodes[i].n_inputs + g->nodes[i].n_controls;
   int32_t* out_edges = grt_malloc((edges + 1) * sizeof *out_edges);
-  if (!pending || !out_start || !out_edges) {
+  int32_t* fill = grt_calloc((size_t)nn + 1, sizeof *fill);
+  if (!pending || !out_start || !out_edges || !fill) {
     free(pending);
     free(out_start);
     free(out_edges);
+    free(fill);
     return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory ordering %d nodes", (int)nn);
   }
   /* Consumers of each node in CSR form. */
@@ -183,13 +185,6 @@ static grt_status* topo_order(const grt_graph* g, int32_t* order) {
     pending[i] = n->n_inputs + n->n_controls;
   }
   for (int32_t i = 0; i < nn; i++) out_start[i + 1] += out_start[i];
-  int32_t* fill = grt_calloc((size_t)nn + 1, sizeof *fill);
-  if (!fill) {
-    free(pending);
-    free(out_start);
-    free(out_edges);
-    return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory ordering %d nodes", (int)nn);
-  }
   for (int32_t i = 0; i < nn; i++) {
     const grt_node* n = &g->nodes[i];
     for (int32_t k = 0; k < n->n_inputs; k++) {

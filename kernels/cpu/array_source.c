@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "kernels/cpu/array_kernels.h"
+#include "kernels/cpu/cpu_util.h"
 #include "base/dtype.h"
 #include "base/shape.h"
 #include "base/status.h"
@@ -77,13 +78,8 @@ grt_status* grt_array_fill(grt_kernel_ctx* ctx) {
   if (value->shape.rank != 0)
     return GRT_ERROR(INVALID_ARGUMENT, "value must represent a scalar, got shape %s",
                      grt_shape_str(&value->shape, buf, sizeof buf));
-  int64_t dims[GRT_MAX_RANK];
-  int32_t rank;
-  GRT_RETURN_IF_ERROR(grt_kernel_read_int_vector(dims_t, "dims", dims, GRT_MAX_RANK, &rank));
-  for (int32_t i = 0; i < rank; i++)
-    if (dims[i] < 0)
-      return GRT_ERROR(INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
-  grt_shape shape = grt_shape_make(rank, dims);
+  grt_shape shape;
+  GRT_RETURN_IF_ERROR(grt_cpu_read_dims(dims_t, "dims", &shape));
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, value->dtype, &shape, &out));
   grt_array_fill_elems(grt_tensor_data(out), grt_tensor_num_elements(out), grt_tensor_data(value),

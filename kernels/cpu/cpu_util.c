@@ -15,6 +15,17 @@ const char* grt_cpu_shape_str(const grt_shape* s, char* buf) {
   return grt_shape_str(s, buf, GRT_SHAPE_STR_MAX);
 }
 
+grt_status* grt_cpu_read_dims(const grt_tensor* t, const char* what, grt_shape* out) {
+  int64_t dims[GRT_MAX_RANK];
+  int32_t rank;
+  GRT_RETURN_IF_ERROR(grt_kernel_read_int_vector(t, what, dims, GRT_MAX_RANK, &rank));
+  for (int32_t i = 0; i < rank; i++)
+    if (dims[i] < 0)
+      return GRT_ERROR(INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
+  *out = grt_shape_make(rank, dims);
+  return NULL;
+}
+
 grt_status* grt_cpu_no_kernel(const grt_kernel_ctx* ctx, grt_dtype t) {
   return GRT_ERROR(UNIMPLEMENTED, "%s has no CPU kernel for T=%s", ctx->node->op,
                    grt_dtype_name(t));

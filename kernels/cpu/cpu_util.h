@@ -172,6 +172,12 @@ GRT_MUST_USE grt_status* grt_cpu_no_kernel(const grt_kernel_ctx* ctx, grt_dtype 
 /* Writes "[2,3]" for `s` into buf (GRT_SHAPE_STR_MAX bytes); returns buf. */
 const char* grt_cpu_shape_str(const grt_shape* s, char* buf);
 
+/* ---- inputs ------------------------------------------------------------- */
+
+/* A shape given as an integer vector (Fill's dims, the random ops' shape);
+ * a negative dimension fails: "Dimension -1 must be >= 0". */
+grt_status* grt_cpu_read_dims(const grt_tensor* t, const char* what, grt_shape* out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -57,6 +57,20 @@ static grt_status* run(grt_kernel_ctx* ctx, const grt_gemm_plan* p, const grt_te
   return s;
 }
 
+/* m, k and n of the product of the last two dims of x and y, transposed
+ * where ta and tb say; the inner dims must agree. */
+static grt_status* plan_product(const grt_tensor* x, const grt_tensor* y, bool ta, bool tb,
+                                grt_gemm_plan* p) {
+  const grt_shape *xs = &x->shape, *ys = &y->shape;
+  p->ta = ta;
+  p->tb = tb;
+  p->m = xs->dims[xs->rank - (ta ? 1 : 2)];
+  p->k = xs->dims[xs->rank - (ta ? 2 : 1)];
+  p->n = ys->dims[ys->rank - (tb ? 2 : 1)];
+  if (ys->dims[ys->rank - (tb ? 1 : 2)] != p->k) return size_incompatible(x, y);
+  return NULL;
+}
+
 static grt_status* matmul(grt_kernel_ctx* ctx) {
   const grt_tensor *x, *y;
   GRT_RETURN_IF_ERROR(inputs(ctx, &x, &y));
@@ -71,12 +85,7 @@ static grt_status* matmul(grt_kernel_ctx* ctx) {
     return GRT_ERROR(INVALID_ARGUMENT, "In[1] is not a matrix. Instead it has shape %s",
                      grt_shape_str(&y->shape, buf, sizeof buf));
   grt_gemm_plan p = {0};
-  p.ta = ta;
-  p.tb = tb;
-  p.m = x->shape.dims[ta ? 1 : 0];
-  p.k = x->shape.dims[ta ? 0 : 1];
-  p.n = y->shape.dims[tb ? 0 : 1];
-  if (y->shape.dims[tb ? 1 : 0] != p.k) return size_incompatible(x, y);
+  GRT_RETURN_IF_ERROR(plan_product(x, y, ta, tb, &p));
   p.batch = 1;
   int64_t dims[2] = {p.m, p.n};
   grt_shape os = grt_shape_make(2, dims);
@@ -97,13 +106,8 @@ static grt_status* batch_matmul_v2(grt_kernel_ctx* ctx) {
   if (ys->rank < 2)
     return GRT_ERROR(INVALID_ARGUMENT, "In[1] ndims must be >= 2: %d", (int)ys->rank);
   grt_gemm_plan p = {0};
-  p.ta = ax;
-  p.tb = ay;
+  GRT_RETURN_IF_ERROR(plan_product(x, y, ax, ay, &p));
   int32_t xr = xs->rank, yr = ys->rank;
-  p.m = xs->dims[xr - (ax ? 1 : 2)];
-  p.k = xs->dims[xr - (ax ? 2 : 1)];
-  p.n = ys->dims[yr - (ay ? 2 : 1)];
-  if (ys->dims[yr - (ay ? 1 : 2)] != p.k) return size_incompatible(x, y);
 
   /* Batch dimensions, aligned from the end; strides in whole matrices. */
   int32_t bx = xr - 2, by = yr - 2;

@@ -2,8 +2,6 @@
  * the last one for data_format NHWC and dimension 1 for NCHW. BiasAdd is
  * Add broadcasting the bias as [C] (NHWC) or [C, 1, ..., 1] (NCHW);
  * BiasAddGrad sums every other dimension. */
-#include <string.h>
-
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/nn.h"
@@ -11,6 +9,7 @@
 #include "base/dtype.h"
 #include "base/status.h"
 #include "base/tensor.h"
+#include "ops/data_format.h"
 
 /* The channel dimension of a value of rank >= 2. */
 static grt_status* channel_dim(const grt_kernel_ctx* ctx, const grt_tensor* value,
@@ -21,20 +20,14 @@ static grt_status* channel_dim(const grt_kernel_ctx* ctx, const grt_tensor* valu
                      grt_cpu_shape_str(&value->shape, buf));
   const char* fmt;
   GRT_RETURN_IF_ERROR(grt_kernel_attr_string(ctx, "data_format", &fmt));
-  if (strcmp(fmt, "NHWC") == 0)
-    *out = value->shape.rank - 1;
-  else if (strcmp(fmt, "NCHW") == 0)
-    *out = 1;
-  else
-    return GRT_ERROR(INVALID_ARGUMENT, "Unknown data format '%s' (expected NHWC or NCHW)", fmt);
-  return NULL;
+  return grt_data_format_channel(fmt, value->shape.rank, out);
 }
 
 grt_status* grt_cpu_bias_add(grt_kernel_ctx* ctx) {
   const grt_tensor* value = ctx->inputs[0];
   const grt_tensor* bias = ctx->inputs[1];
   char a[GRT_SHAPE_STR_MAX], b[GRT_SHAPE_STR_MAX];
-  int32_t ch;
+  int32_t ch = 0;
   GRT_RETURN_IF_ERROR(channel_dim(ctx, value, &ch));
   if (bias->shape.rank != 1)
     return GRT_ERROR(INVALID_ARGUMENT, "Biases must be 1D: %s",
@@ -63,7 +56,7 @@ grt_status* grt_cpu_bias_add(grt_kernel_ctx* ctx) {
 
 grt_status* grt_cpu_bias_add_grad(grt_kernel_ctx* ctx) {
   const grt_tensor* grad = ctx->inputs[0];
-  int32_t ch;
+  int32_t ch = 0;
   GRT_RETURN_IF_ERROR(channel_dim(ctx, grad, &ch));
   bool reduced[GRT_MAX_RANK];
   for (int32_t i = 0; i < grad->shape.rank; i++) reduced[i] = i != ch;

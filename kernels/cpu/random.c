@@ -250,13 +250,8 @@ static grt_status* random_compute(grt_kernel_ctx* ctx, const dist_table* table) 
     return GRT_ERROR(INVALID_ARGUMENT, "shape must be a vector of {int32,int64}, got shape %s",
                      grt_shape_str(&shape_t->shape, buf, sizeof buf));
   }
-  int64_t dims[GRT_MAX_RANK];
-  int32_t rank;
-  GRT_RETURN_IF_ERROR(grt_kernel_read_int_vector(shape_t, "shape", dims, GRT_MAX_RANK, &rank));
-  for (int32_t i = 0; i < rank; i++)
-    if (dims[i] < 0)
-      return GRT_ERROR(INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
-  grt_shape s = grt_shape_make(rank, dims);
+  grt_shape s;
+  GRT_RETURN_IF_ERROR(grt_cpu_read_dims(shape_t, "shape", &s));
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, dt, &s, &out));
   fill_job j = {
