@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "grt/backend.h"
 #include "grt/placer.h"
 #include "tools/commands.h"
 
@@ -43,6 +44,13 @@ int grt_cmd_devices(int argc, char** argv) {
   }
   s = grt_device_set_write(ds, stdout);
   grt_device_set_free(ds);
+  if (!s) {
+    /* Which backends are loaded, how many devices each found (or why none),
+     * and any plugin that was refused. */
+    char report[4096];
+    grt_backends_report(report, sizeof report);
+    printf("Backends:\n%s", report);
+  }
   if (s) {
     fprintf(stderr, "grt devices: %s\n", grt_status_message(s));
     grt_status_free(s);

@@ -161,9 +161,15 @@ static void discover(void) {
   if (dladdr((void*)&grt_registry_count, &info) && info.dli_fname) {
     const char* slash = strrchr(info.dli_fname, '/');
     if (slash) {
-      char* dir = grt_strndup(info.dli_fname, (size_t)(slash - info.dli_fname));
-      if (dir) scan_dir(dir);
-      free(dir);
+      /* Beside libgrt.so; for a program with the library linked in (the
+       * installed grt command in PREFIX/bin), also PREFIX/lib. */
+      grt_strbuf dir = {0}, lib = {0};
+      grt_strbuf_printf(&dir, "%.*s", (int)(slash - info.dli_fname), info.dli_fname);
+      grt_strbuf_printf(&lib, "%s/../lib", grt_strbuf_str(&dir));
+      if (!dir.failed) scan_dir(grt_strbuf_str(&dir));
+      if (!lib.failed) scan_dir(grt_strbuf_str(&lib));
+      free(dir.s);
+      free(lib.s);
     }
   }
   const char* env = getenv(GRT_PLUGIN_PATH_ENV);

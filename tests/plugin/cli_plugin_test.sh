@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The grt command with backend plugins found on GRT_PLUGIN_PATH: the TEST
+# backend's devices are listed and run a graph; a plugin built for another
+# API version is refused with one line saying why, and grt still works.
+set -uo pipefail
+grt="$1"
+plugin_dir="$(cd "$(dirname "$2")" && pwd)"
+bad="$(cd "$(dirname "$3")" && pwd)/$(basename "$3")"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() { # check WHAT FILE PATTERN
+  if grep -qF -- "$3" "$2"; then echo "ok: $1"; else echo "FAIL: $1: no '$3' in:"; cat "$2"; fails=$((fails + 1)); fi
+}
+
+# Only the TEST plugin: point at its file, not the directory (which also
+# holds the bad one).
+GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" devices >"$tmp/out" 2>&1
+check "devices lists TEST" "$tmp/out" "/job:localhost/replica:0/task:0/device:TEST:1"
+check "backend report" "$tmp/out" "TEST: 2 devices (plugin)"
+
+cat >"$tmp/g.json" <<'JSON'
+{"format":"grt.graph","version":1,"nodes":[
+  {"name":"a","op":"Const","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[2,2],"values":[1,2,3,4]}}},
+  {"name":"m","op":"MatMul","inputs":["a","a"],"device":"/device:TEST:0","attrs":{"T":"float32"}},
+  {"name":"y","op":"Add","inputs":["m","a"],"device":"/cpu:0","attrs":{"T":"float32"}}
+]}
+JSON
+GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" run "$tmp/g.json" --log-device-placement --fetch y --fetch m >"$tmp/out" 2>&1
+check "m placed on TEST" "$tmp/out" "m: (MatMul): /job:localhost/replica:0/task:0/device:TEST:0"
+check "y computed" "$tmp/out" '"values": [8, 12, 18, 26]'
+check "m fetched from TEST" "$tmp/out" '"values": [7, 10, 15, 22]'
+
+# Without the plugin the request cannot be met.
+GRT_PLUGIN_PATH= "$grt" run "$tmp/g.json" --fetch y >"$tmp/out" 2>&1
+[ $? -eq 1 ] && echo "ok: exit 1 without the plugin" || { echo "FAIL: exit status"; fails=$((fails + 1)); }
+check "names the device" "$tmp/out" "TEST:0"
+
+GRT_PLUGIN_PATH="$bad" "$grt" devices >"$tmp/out" 2>&1
+check "bad plugin refused" "$tmp/out" "refused: built for backend API version 2, this library has version 1"
+check "CPU still there" "$tmp/out" "CPU: 1 device"
+
+echo "$fails failed"
+[ "$fails" -eq 0 ]
