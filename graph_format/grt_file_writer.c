@@ -296,7 +296,7 @@ static grt_status* build_metadata(writer* w, unsigned char** out, uint64_t* out_
 static grt_status* write_bytes(FILE* f, const void* p, size_t n) {
   if (n > 0 && fwrite(p, 1, n, f) != n) {
     int err = errno;
-    return grt_status_new(err == ENOSPC ? GRT_RESOURCE_EXHAUSTED : GRT_UNKNOWN,
+    return grt_status_new(err == ENOSPC || err == ENOMEM ? GRT_RESOURCE_EXHAUSTED : GRT_UNKNOWN,
                           "writing .grt data failed: %s", err ? strerror(err) : "write error");
   }
   return NULL;

@@ -48,8 +48,14 @@ typedef struct writer {
 } writer;
 
 static grt_status* put(writer* w, const char* s, size_t n) {
-  if (fwrite(s, 1, n, w->f) != n)
-    return GRT_ERROR(UNKNOWN, "writing the JSON text form failed: %s", strerror(errno));
+  if (fwrite(s, 1, n, w->f) != n) {
+    /* A full disk or, writing to memory (grt_graph_to_json), no memory
+     * left: RESOURCE_EXHAUSTED, as the .grt writer reports them. */
+    int err = errno;
+    return grt_status_new(err == ENOSPC || err == ENOMEM ? GRT_RESOURCE_EXHAUSTED : GRT_UNKNOWN,
+                          "writing the JSON text form failed: %s",
+                          err ? strerror(err) : "write error");
+  }
   return NULL;
 }
 

@@ -301,8 +301,13 @@ static grt_status* infer_shapes(grt_graph* g, const int32_t* order) {
 
 grt_status* grt_graph_validate(grt_graph* g) {
   if (!g) return GRT_ERROR(INVALID_ARGUMENT, "NULL graph");
-  grt_status* reg = (grt_status*)grt_op_registry_status();
-  if (reg) return GRT_ERROR(INTERNAL, "op registry failed to build: %s", grt_status_message(reg));
+  /* The registry failing to build is a bug (INTERNAL), unless it ran out
+   * of memory, which stays RESOURCE_EXHAUSTED. */
+  const grt_status* reg = grt_op_registry_status();
+  if (reg)
+    return grt_status_new(grt_status_code(reg) == GRT_RESOURCE_EXHAUSTED ? GRT_RESOURCE_EXHAUSTED
+                                                                         : GRT_INTERNAL,
+                          "op registry failed to build: %s", grt_status_message(reg));
   g->validated = false;
   /* Pass 1, in graph order: ops, device specs, edges. */
   for (int32_t i = 0; i < g->n_nodes; i++) {
