@@ -47,6 +47,8 @@ typedef struct snapshot {
   op_entry* slots;
   size_t cap; /* a power of 2 */
   const grt_kernel_def** row_ptrs;
+  const grt_kernel_def** all; /* by index (grt_kernel_at) */
+  int32_t n_all;
   struct snapshot* prev;
 } snapshot;
 
@@ -244,10 +246,12 @@ static grt_status* snapshot_build(const type_entry* types, int32_t n, snapshot**
   snapshot* sn = grt_calloc(1, sizeof *sn);
   op_entry* slots = grt_calloc(cap, sizeof *slots);
   const grt_kernel_def** rows = grt_calloc(total + 1, sizeof *rows);
-  if (!sn || !slots || !rows) {
+  const grt_kernel_def** all = grt_calloc(total + 1, sizeof *all);
+  if (!sn || !slots || !rows || !all) {
     free(sn);
     free(slots);
     free(rows);
+    free(all);
     return OOM();
   }
   for (int32_t t = 0; t < n; t++)
@@ -267,10 +271,13 @@ static grt_status* snapshot_build(const type_entry* types, int32_t n, snapshot**
     for (int32_t i = 0; i < types[t].n; i++) {
       op_entry* e = slot_of(slots, cap, types[t].op_defs[i]);
       e->rows[e->n++] = &types[t].defs[i];
+      all[types[t].defs[i].index] = &types[t].defs[i];
     }
   sn->slots = slots;
   sn->cap = cap;
   sn->row_ptrs = rows;
+  sn->all = all;
+  sn->n_all = (int32_t)total;
   *out = sn;
   return NULL;
 }
@@ -292,18 +299,16 @@ static void init_once(void) {
     te->n_rows = tables[t]->n;
   }
   /* The types exist whatever happens below; a broken registry has no rows. */
-  R.n_types = 2;
   const grt_status* ops = grt_op_registry_status();
-  if (ops) {
-    R.status = GRT_ERROR(INTERNAL, "the op registry failed to build: %s", grt_status_message(ops));
-    return;
-  }
   grt_status* s = NULL;
+  snapshot* sn = NULL;
+  if (ops)
+    s = GRT_ERROR(INTERNAL, "the op registry failed to build: %s", grt_status_message(ops));
   for (int32_t t = 0; t < 2 && !s; t++) {
     R.types[t].base = t ? R.types[t - 1].base + R.types[t - 1].n : 0;
     s = parse_type(GRT_INTERNAL, t, &R.types[t]);
   }
-  if (!s) s = snapshot_build(R.types, 2, &R.snap);
+  if (!s) s = snapshot_build(R.types, 2, &sn);
   if (s) {
     for (int32_t t = 0; t < 2; t++) {
       type_entry_free(&R.types[t]);
@@ -311,13 +316,30 @@ static void init_once(void) {
     }
     R.status = s;
   }
+  __atomic_store_n(&R.snap, sn, __ATOMIC_RELEASE);
+  /* Published last: whoever sees the types sees everything above. */
+  __atomic_store_n(&R.n_types, 2, __ATOMIC_RELEASE);
 }
 
 static void ensure(void) { pthread_once(&R.once, init_once); }
 
-static int32_t n_types(void) { return __atomic_load_n(&R.n_types, __ATOMIC_ACQUIRE); }
+/* The published types, building the registry on first use. Once it is not
+ * zero the built-in types are complete, so lookups skip pthread_once. */
+static int32_t n_types(void) {
+  int32_t n = __atomic_load_n(&R.n_types, __ATOMIC_ACQUIRE);
+  if (n) return n;
+  ensure();
+  return __atomic_load_n(&R.n_types, __ATOMIC_ACQUIRE);
+}
 
-static const snapshot* snap(void) { return __atomic_load_n(&R.snap, __ATOMIC_ACQUIRE); }
+/* The op table (NULL when the built-in tables failed). The first is
+ * published before the built-in types, so n_types() != 0 implies it is
+ * there; a registration publishes its type first and then the table, so a
+ * row found here always has its type published. */
+static const snapshot* snap(void) {
+  n_types();
+  return __atomic_load_n(&R.snap, __ATOMIC_ACQUIRE);
+}
 
 /* ---- device types ------------------------------------------------------ */
 
@@ -401,17 +423,14 @@ grt_status* grt_device_type_register(const char* name, int32_t priority,
 }
 
 int32_t grt_device_type_count(void) {
-  ensure();
   return n_types();
 }
 
 const char* grt_device_type_name(grt_device_type t) {
-  ensure();
   return t >= 0 && t < n_types() ? R.types[t].name : "?";
 }
 
 bool grt_device_type_from_name(const char* name, grt_device_type* out) {
-  ensure();
   int32_t t = find_type(name);
   if (t < 0) return false;
   *out = t;
@@ -419,7 +438,6 @@ bool grt_device_type_from_name(const char* name, grt_device_type* out) {
 }
 
 int32_t grt_device_type_priority(grt_device_type t) {
-  ensure();
   return t >= 0 && t < n_types() ? R.types[t].priority : 0;
 }
 
@@ -431,19 +449,13 @@ const grt_status* grt_kernel_registry_status(void) {
 }
 
 int32_t grt_kernel_count(void) {
-  ensure();
-  int32_t n = n_types();
-  return R.types[n - 1].base + R.types[n - 1].n;
+  const snapshot* sn = snap();
+  return sn ? sn->n_all : 0;
 }
 
 const grt_kernel_def* grt_kernel_at(int32_t i) {
-  ensure();
-  int32_t n = n_types();
-  for (int32_t t = 0; t < n; t++) {
-    const type_entry* te = &R.types[t];
-    if (i >= te->base && i < te->base + te->n) return &te->defs[i - te->base];
-  }
-  return NULL;
+  const snapshot* sn = snap();
+  return sn && i >= 0 && i < sn->n_all ? sn->all[i] : NULL;
 }
 
 static const op_entry* entry_of_def(const grt_op_def* def) {
@@ -460,7 +472,6 @@ static const op_entry* entry_of(const grt_node* node) {
 }
 
 int32_t grt_kernel_find_op(const char* op, const grt_kernel_def* const** out_rows) {
-  ensure();
   const op_entry* e = op ? entry_of_def(grt_op_lookup(op)) : NULL;
   if (out_rows) *out_rows = e ? (const grt_kernel_def* const*)e->rows : NULL;
   return e ? e->n : 0;
@@ -476,7 +487,6 @@ static bool row_matches(const grt_kernel_def* k, const grt_node* node) {
 }
 
 int32_t grt_kernel_find(const grt_node* node, grt_device_type t) {
-  ensure();
   const op_entry* e = entry_of(node);
   if (!e) return -1;
   for (int32_t i = 0; i < e->n; i++)
@@ -484,9 +494,9 @@ int32_t grt_kernel_find(const grt_node* node, grt_device_type t) {
   return -1;
 }
 
-uint32_t grt_kernel_supported(const grt_node* node, int32_t out_kernel[GRT_MAX_DEVICE_TYPES]) {
-  ensure();
-  for (int t = 0; t < GRT_MAX_DEVICE_TYPES; t++) out_kernel[t] = -1;
+uint32_t grt_kernel_supported_rows(const grt_node* node,
+                                   const grt_kernel_def* out_rows[GRT_MAX_DEVICE_TYPES]) {
+  for (int t = 0; t < GRT_MAX_DEVICE_TYPES; t++) out_rows[t] = NULL;
   const op_entry* e = entry_of(node);
   if (!e) return 0;
   uint32_t mask = 0;
@@ -494,10 +504,17 @@ uint32_t grt_kernel_supported(const grt_node* node, int32_t out_kernel[GRT_MAX_D
     const grt_kernel_def* k = e->rows[i];
     if (mask & (1u << k->device)) continue;
     if (row_matches(k, node)) {
-      out_kernel[k->device] = k->index;
+      out_rows[k->device] = k;
       mask |= 1u << k->device;
     }
   }
+  return mask;
+}
+
+uint32_t grt_kernel_supported(const grt_node* node, int32_t out_kernel[GRT_MAX_DEVICE_TYPES]) {
+  const grt_kernel_def* rows[GRT_MAX_DEVICE_TYPES];
+  uint32_t mask = grt_kernel_supported_rows(node, rows);
+  for (int t = 0; t < GRT_MAX_DEVICE_TYPES; t++) out_kernel[t] = rows[t] ? rows[t]->index : -1;
   return mask;
 }
 

@@ -119,6 +119,10 @@ int32_t grt_kernel_find(const grt_node* node, grt_device_type t);
  * grt_kernel_find(node, t) (-1 for every other slot). Returns the bitmask
  * (1 << t) of types that have one. One hash probe; no lock. */
 uint32_t grt_kernel_supported(const grt_node* node, int32_t out_kernel[GRT_MAX_DEVICE_TYPES]);
+/* The same with the rows themselves: out_rows[t] is the row for type t, or
+ * NULL (the placer's hot path: it wants their priorities and indices). */
+uint32_t grt_kernel_supported_rows(const grt_node* node,
+                                   const grt_kernel_def* out_rows[GRT_MAX_DEVICE_TYPES]);
 
 /* Whether data input `input` / output `output` (tensor indices, as in the
  * node's signature) of `node` stays in host memory under kernel `k`. */

@@ -76,29 +76,30 @@ static grt_status* no_kernel_error(const grt_place_ctx* c, const grt_node* n) {
   return s;
 }
 
-/* TensorFlow's kernel priority: among the types in `mask` (supported and in
- * the set), when their kernels' priorities differ, the type with the highest
- * goes first (ties between types by device type priority, then id); the
- * rest keep the device types' order. */
-static uint8_t kernel_order(const int32_t* kern, uint32_t mask) {
-  if (!(mask & (mask - 1))) return GRT_ORDER_DEFAULT; /* one type: nothing to order */
-  int32_t prio[GRT_MAX_DEVICE_TYPES];
-  int32_t lowest = __builtin_ctz(mask);
+/* TensorFlow's kernel priority: among the set's types with a kernel
+ * (rows[t] not NULL), when their kernels' priorities differ, the type with
+ * the highest goes first (ties between types by device type priority, then
+ * id); the rest keep the device types' order. */
+static uint8_t kernel_order(const grt_place_ctx* c, const grt_kernel_def* const* rows) {
+  const grt_kernel_def* first = NULL;
   bool differ = false;
-  for (uint32_t m = mask; m; m &= m - 1) {
-    int t = __builtin_ctz(m);
-    prio[t] = grt_kernel_at(kern[t])->priority;
-    differ |= prio[t] != prio[lowest];
+  for (int32_t k = 0; k < c->n_slots && !differ; k++) {
+    const grt_kernel_def* d = rows[c->slot_type[k]];
+    if (!d) continue;
+    differ = first && d->priority != first->priority;
+    if (!first) first = d;
   }
   if (!differ) return GRT_ORDER_DEFAULT; /* the usual case */
-  grt_device_type best = lowest;
-  for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
-    grt_device_type t = __builtin_ctz(m);
-    if (prio[t] > prio[best] ||
-        (prio[t] == prio[best] && grt_device_type_priority(t) > grt_device_type_priority(best)))
-      best = t;
+  const grt_kernel_def* best = NULL;
+  for (int32_t k = 0; k < c->n_slots; k++) {
+    const grt_kernel_def* d = rows[c->slot_type[k]];
+    if (!d) continue;
+    if (!best || d->priority > best->priority ||
+        (d->priority == best->priority &&
+         grt_device_type_priority(d->device) > grt_device_type_priority(best->device)))
+      best = d;
   }
-  return GRT_ORDER_FIRST(best);
+  return GRT_ORDER_FIRST(best->device);
 }
 
 /* Own requests, kernel support and singleton groups. */
@@ -110,13 +111,16 @@ static grt_status* init_nodes(grt_place_ctx* c) {
       grt_status* s = grt_requests_intern_raw(&p->reqs, n->device, &p->request[v]);
       if (s) return grt_status_prefix(s, "node '%s' (%s)", n->name, n->op);
     }
-    int32_t kern[GRT_MAX_DEVICE_TYPES];
-    uint32_t mask = grt_kernel_supported(n, kern) & c->set_types;
+    const grt_kernel_def* rows[GRT_MAX_DEVICE_TYPES];
+    uint32_t mask = grt_kernel_supported_rows(n, rows) & c->set_types;
     if (!mask) return no_kernel_error(c, n);
-    int32_t* row = &c->kern[(size_t)v * (size_t)c->n_slots];
-    for (int32_t k = 0; k < c->n_slots; k++) row[k] = kern[c->slot_type[k]];
+    int32_t* kern = &c->kern[(size_t)v * (size_t)c->n_slots];
+    for (int32_t k = 0; k < c->n_slots; k++) {
+      const grt_kernel_def* d = rows[c->slot_type[k]];
+      kern[k] = d ? d->index : -1;
+    }
     c->types[v] = (uint8_t)mask;
-    c->order[v] = kernel_order(kern, mask);
+    c->order[v] = mask & (mask - 1) ? kernel_order(c, rows) : GRT_ORDER_DEFAULT;
     c->parent[v] = v;
     c->greq[v] = p->request[v];
     c->gsrc[v] = p->request[v] ? v : -1;

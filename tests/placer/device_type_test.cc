@@ -98,6 +98,12 @@ TEST_F(TestType, KernelSupportIncludesIt) {
   EXPECT_EQ(grt_kernel_find(&g.get()->nodes[grt_graph_find_node(g.get(), "m")], g_test),
             kern[g_test]);
   for (int t = 3; t < GRT_MAX_DEVICE_TYPES; t++) EXPECT_EQ(kern[t], -1);
+  const grt_kernel_def* rows_of_m[GRT_MAX_DEVICE_TYPES];
+  EXPECT_EQ(grt_kernel_supported_rows(&g.get()->nodes[grt_graph_find_node(g.get(), "m")],
+                                      rows_of_m),
+            cpu | gpu | Bit());
+  for (int t = 0; t < GRT_MAX_DEVICE_TYPES; t++)
+    EXPECT_EQ(rows_of_m[t], kern[t] < 0 ? nullptr : grt_kernel_at(kern[t])) << t;
   EXPECT_EQ(Supported(g, "iadd", kern), cpu | gpu);  // float32 only on TEST
   EXPECT_EQ(kern[g_test], -1);
   EXPECT_EQ(Supported(g, "sub", kern), cpu | gpu);  // no row at all
