@@ -302,8 +302,10 @@ static void init_once(void) {
   const grt_status* ops = grt_op_registry_status();
   grt_status* s = NULL;
   snapshot* sn = NULL;
-  if (ops)
-    s = GRT_ERROR(INTERNAL, "the op registry failed to build: %s", grt_status_message(ops));
+  if (ops) /* out of memory stays RESOURCE_EXHAUSTED; anything else is a bug */
+    s = grt_status_new(grt_status_code(ops) == GRT_RESOURCE_EXHAUSTED ? GRT_RESOURCE_EXHAUSTED
+                                                                      : GRT_INTERNAL,
+                       "the op registry failed to build: %s", grt_status_message(ops));
   for (int32_t t = 0; t < 2 && !s; t++) {
     R.types[t].base = t ? R.types[t - 1].base + R.types[t - 1].n : 0;
     s = parse_type(GRT_INTERNAL, t, &R.types[t]);

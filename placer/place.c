@@ -140,8 +140,10 @@ grt_status* grt_place(grt_graph* g, const grt_device_set* devices,
   if (!g || !devices) return GRT_ERROR(INVALID_ARGUMENT, "grt_place needs a graph and a device set");
   if (devices->n == 0) return GRT_ERROR(FAILED_PRECONDITION, "No devices are registered");
   const grt_status* reg = grt_kernel_registry_status();
-  if (reg)
-    return GRT_ERROR(INTERNAL, "the kernel registry failed to build: %s", grt_status_message(reg));
+  if (reg) /* out of memory stays RESOURCE_EXHAUSTED; anything else is a bug */
+    return grt_status_new(grt_status_code(reg) == GRT_RESOURCE_EXHAUSTED ? GRT_RESOURCE_EXHAUSTED
+                                                                         : GRT_INTERNAL,
+                          "the kernel registry failed to build: %s", grt_status_message(reg));
   if (!g->validated) GRT_RETURN_IF_ERROR(grt_graph_validate(g));
   grt_plan* p;
   GRT_RETURN_IF_ERROR(grt_plan_alloc(g, devices, &p));
