@@ -2,6 +2,7 @@
  * (CONTRACT.md section 3). Without --devices: one logical CPU and every GPU
  * the CUDA backend reports; with it, the declared set, marking devices this
  * machine lacks. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,16 +12,21 @@
 
 static int usage(const char* why) {
   if (why) fprintf(stderr, "grt devices: %s\n", why);
-  fprintf(stderr, "usage: grt devices [--devices SPEC]   (SPEC: cpu:N,gpu:N)\n");
+  fprintf(stderr, "usage: grt devices [--devices SPEC] [--backends]   (SPEC: cpu:N,gpu:N,TYPE:N)\n");
   return 2;
 }
 
 int grt_cmd_devices(int argc, char** argv) {
   const char* spec = NULL;
+  bool backends = false;
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
+    if (strcmp(a, "--backends") == 0) {
+      backends = true;
+      continue;
+    }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fprintf(stdout, "usage: grt devices [--devices SPEC]   (SPEC: cpu:N,gpu:N)\n");
+      fprintf(stdout, "usage: grt devices [--devices SPEC] [--backends]   (SPEC: cpu:N,gpu:N,TYPE:N)\n");
       return 0;
     }
     if (strncmp(a, "--devices=", 10) == 0) {
@@ -44,7 +50,7 @@ int grt_cmd_devices(int argc, char** argv) {
   }
   s = grt_device_set_write(ds, stdout);
   grt_device_set_free(ds);
-  if (!s) {
+  if (!s && backends) {
     /* Which backends are loaded, how many devices each found (or why none),
      * and any plugin that was refused. */
     char report[4096];

@@ -327,6 +327,14 @@ static grt_status* build(builder* b, const grt_run_signature* sig) {
     b->copies.keys[i] = -1;
     b->copies.send[i] = -1;
   }
+  /* Constants on host devices need no run: their value is the graph's. */
+  for (int32_t x = 0; x < n_kernels; x++) {
+    const grt_node* n = &g->nodes[b->nodes[x].node];
+    const grt_attr_value* v = grt_node_attr(n, "value");
+    if (strcmp(n->op, "Const") == 0 && n->n_controls == 0 && v && v->type == GRT_ATTR_TENSOR &&
+        host_addressable(b, b->nodes[x].device))
+      b->nodes[x].preset = v->u.tensor;
+  }
   for (int32_t x = 0; !st && x < n_kernels; x++) {
     const grt_node* n = &g->nodes[b->nodes[x].node];
     int32_t dev = b->nodes[x].device;
@@ -349,7 +357,7 @@ static grt_status* build(builder* b, const grt_run_signature* sig) {
         st = crossing(b, &cs, dev, dst_host, &recv);
       } else if (b->nodes[exec_of[src]].device == dev) {
         slots[i] = b->nodes[exec_of[src]].out_start + port;
-        st = add_edge(b, exec_of[src], x);
+        if (!b->nodes[exec_of[src]].preset) st = add_edge(b, exec_of[src], x);
       } else {
         st = plan_crossing(b, exec_of, src, port, dev, dst_host, &recv);
       }
@@ -425,6 +433,13 @@ static grt_status* build(builder* b, const grt_run_signature* sig) {
     if (!sync) e->async_devices[e->n_async++] = d;
   }
   free(seen);
+  e->presets = grt_malloc(((size_t)b->n_nodes + 1) * sizeof *e->presets);
+  if (!e->presets) {
+    st = OOM();
+    goto done;
+  }
+  for (int32_t x = 0; x < b->n_nodes; x++)
+    if (b->nodes[x].preset) e->presets[e->n_presets++] = x;
 
   /* Successors in CSR form, slot use counts, the initially ready set. */
   e->n_nodes = b->n_nodes;
@@ -479,6 +494,7 @@ void grt_executable_free(grt_executable* e) {
   free(e->fetch_slots);
   free(e->initial);
   free(e->async_devices);
+  free(e->presets);
   free(e);
 }
 

@@ -371,7 +371,7 @@ static void run_node(run_state* r, int32_t xi) {
   if (__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE)) return;
   int64_t t0 = r->trace ? grt_trace_now_ns() : 0;
   grt_status* st = NULL;
-  if (x->kind == EXEC_KERNEL) st = run_kernel(r, x);
+  if (x->kind == EXEC_KERNEL && !x->preset) st = run_kernel(r, x);
   else if (x->kind == EXEC_SEND) st = run_send(r, x);
   if (st) fail(r, st);
   if (r->trace) {
@@ -429,6 +429,10 @@ grt_status* grt_executor_run(grt_session* s, const grt_executable* e, grt_tensor
   pthread_cond_init(&r.done, NULL);
   for (int32_t i = 0; i < e->n_feeds; i++)
     if (r.uses[e->feed_slots[i]] > 0) r.slots[e->feed_slots[i]].t = grt_tensor_ref(feeds[i]);
+  for (int32_t i = 0; i < e->n_presets; i++) {
+    const exec_node* x = &e->nodes[e->presets[i]];
+    if (r.uses[x->out_start] > 0) r.slots[x->out_start].t = grt_tensor_ref(x->preset);
+  }
 
   work_stack w = {.v = NULL, .n = 0, .cap = 64};
   w.v = w.small;

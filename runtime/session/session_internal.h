@@ -50,6 +50,10 @@ typedef struct exec_node {
   int32_t peer;                 /* SEND: its RECV; RECV: its SEND */
   bool src_host, dst_host;      /* SEND: which side's tensor is in host memory (plan flags) */
   uint64_t host_outputs;        /* KERNEL: bit k, output k is a HostMemory output */
+  /* KERNEL: a Const whose value (the graph's tensor) is in its slot from the
+   * start of every run: it runs nothing, and consumers on its device do not
+   * wait for it. */
+  grt_tensor* preset;
 } exec_node;
 
 struct grt_executable {
@@ -67,6 +71,8 @@ struct grt_executable {
   int32_t* fetch_slots;
   int32_t n_initial;
   int32_t* initial; /* nodes ready at the start */
+  int32_t n_presets;
+  int32_t* presets;  /* KERNEL nodes with a preset value */
   int32_t n_async;
   int32_t* async_devices; /* devices with asynchronous streams the run uses: synced at its end */
 };

@@ -15,7 +15,7 @@ check() { # check WHAT FILE PATTERN
 
 # Only the TEST plugin: point at its file, not the directory (which also
 # holds the bad one).
-GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" devices >"$tmp/out" 2>&1
+GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" devices --backends >"$tmp/out" 2>&1
 check "devices lists TEST" "$tmp/out" "/job:localhost/replica:0/task:0/device:TEST:1"
 check "backend report" "$tmp/out" "TEST: 2 devices (plugin)"
 
@@ -36,7 +36,7 @@ GRT_PLUGIN_PATH= "$grt" run "$tmp/g.json" --fetch y >"$tmp/out" 2>&1
 [ $? -eq 1 ] && echo "ok: exit 1 without the plugin" || { echo "FAIL: exit status"; fails=$((fails + 1)); }
 check "names the device" "$tmp/out" "TEST:0"
 
-GRT_PLUGIN_PATH="$bad" "$grt" devices >"$tmp/out" 2>&1
+GRT_PLUGIN_PATH="$bad" "$grt" devices --backends >"$tmp/out" 2>&1
 check "bad plugin refused" "$tmp/out" "refused: built for backend API version 2, this library has version 1"
 check "CPU still there" "$tmp/out" "CPU: 1 device"
 
