@@ -5,9 +5,11 @@
 #include <string.h>
 
 /* Injection state: g_budget < 0 means off. g_count counts allocations since
- * the last grt_mem_fail_after call. */
+ * the last grt_mem_fail_after call. g_once: only the allocation that takes
+ * the budget below zero fails (which also turns injection off). */
 static int64_t g_budget = -1;
 static int64_t g_count;
+static int g_once;
 
 static int fail_now(void) {
   __atomic_add_fetch(&g_count, 1, __ATOMIC_RELAXED);
@@ -15,14 +17,21 @@ static int fail_now(void) {
   /* Take one unit of budget; once it reaches zero every call fails. */
   int64_t left = __atomic_sub_fetch(&g_budget, 1, __ATOMIC_RELAXED);
   if (left >= 0) return 0;
+  if (__atomic_load_n(&g_once, __ATOMIC_RELAXED)) return left == -1;
   __atomic_store_n(&g_budget, 0, __ATOMIC_RELAXED);
   return 1;
 }
 
-int64_t grt_mem_fail_after(int64_t n) {
+static int64_t arm(int64_t n, int once) {
+  __atomic_store_n(&g_budget, -1, __ATOMIC_RELAXED);
+  __atomic_store_n(&g_once, once, __ATOMIC_RELAXED);
   __atomic_store_n(&g_budget, n < 0 ? -1 : n, __ATOMIC_RELAXED);
   return __atomic_exchange_n(&g_count, 0, __ATOMIC_RELAXED);
 }
+
+int64_t grt_mem_fail_after(int64_t n) { return arm(n, 0); }
+
+int64_t grt_mem_fail_once_after(int64_t n) { return arm(n, 1); }
 
 void* grt_malloc(size_t size) { return fail_now() ? NULL : malloc(size); }
 

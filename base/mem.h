@@ -26,6 +26,13 @@ int grt_posix_memalign(void** out, size_t alignment, size_t size);
  * can count how many a piece of work takes. Process-wide and thread-safe. */
 int64_t grt_mem_fail_after(int64_t n);
 
+/* The same, but only that one allocation fails; the ones after it succeed
+ * again (a transient failure, where grt_mem_fail_after's is persistent).
+ * Error paths then have memory to spare, so a test can check the code and
+ * message they report rather than the preallocated out-of-memory status.
+ * n < 0 turns injection off. Returns what grt_mem_fail_after returns. */
+int64_t grt_mem_fail_once_after(int64_t n);
+
 #ifdef __cplusplus
 }
 #endif

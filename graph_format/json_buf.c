@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph_format/json_alloc.h"
+
 /* Printable ASCII other than '"' and '\\' is what jansson copies unchanged;
  * names and dtypes are all like that, so they skip the round trip through
  * a json_t. */
@@ -24,12 +26,14 @@ bool grt_json_append_string(grt_strbuf* b, const char* s) {
     grt_strbuf_added(b, n + 2);
     return true;
   }
+  grt_json_alloc_begin();
   json_t* j = json_string(s);
   if (!j) {
     /* json_string fails on bad UTF-8 and on running out of memory; only
-     * the first is the caller's fault. The unchecked constructor tells
-     * them apart: it fails only for want of memory. */
-    json_t* probe = json_string_nocheck(s);
+     * the first is the caller's fault. A failed allocation says which;
+     * failing that (a host's own jansson allocators), the unchecked
+     * constructor tells them apart: it fails only for want of memory. */
+    json_t* probe = grt_json_alloc_failed() ? NULL : json_string_nocheck(s);
     if (!probe) {
       b->failed = 1;
       return true;
@@ -39,7 +43,8 @@ bool grt_json_append_string(grt_strbuf* b, const char* s) {
   }
   char* text = json_dumps(j, JSON_ENCODE_ANY);
   json_decref(j);
-  if (!text) {
+  if (!text || grt_json_alloc_failed()) { /* a failed allocation voids the text */
+    free(text);
     b->failed = 1;
     return true;
   }

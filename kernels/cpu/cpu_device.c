@@ -215,6 +215,10 @@ static const grt_device_ops kCpuDeviceOps = {cpu_free, cpu_event_new, NULL, cpu_
 
 static grt_status* cpu_device_new(const grt_device_config* cfg, grt_device** out) {
   *out = NULL;
+  /* The kernel table first: the backend's kernel() cannot say that it ran
+   * out of memory (it would look like a missing kernel). */
+  if (!grt_cpu_kernels_ready())
+    return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory building the CPU kernel table");
   cpu_device* d = grt_calloc(1, sizeof *d);
   if (!d) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory creating %s", cfg->name);
   d->base.ops = &kCpuDeviceOps;

@@ -9,6 +9,7 @@
 #ifndef GRT_KERNELS_CPU_CPU_KERNELS_H_
 #define GRT_KERNELS_CPU_CPU_KERNELS_H_
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kernels/op_kernel.h"
@@ -17,7 +18,11 @@
 extern "C" {
 #endif
 
-/* The kernel for `op`, or NULL. Thread-safe after first use. */
+/* Builds the table on first use; false when that ran out of memory (the
+ * next call tries again). The calls below are empty until it succeeds. */
+bool grt_cpu_kernels_ready(void);
+
+/* The kernel for `op`, or NULL. Thread-safe. */
 const grt_op_kernel* grt_cpu_kernel_lookup(const char* op);
 
 int32_t grt_cpu_kernel_count(void);
