@@ -384,9 +384,8 @@ static void run_node(run_state* r, int32_t xi) {
 
 /* Runs this stack's nodes and whatever was spilled. A thread that spills a
  * node is itself in drain (or about to be), and does not leave it while the
- * spill array holds anything it can see. */
-/* Runs ready nodes until none is left to this thread. The count of
- * finished nodes goes to `remaining` once per drain, not once per node. */
+ * spill array holds anything it can see. The count of finished nodes goes to
+ * `remaining` once per drain, not once per node. */
 static void drain(run_state* r, work_stack* w) {
   int32_t done = 0;
   for (;;) {
