@@ -215,8 +215,8 @@ static grt_status* copy_between(const exec_node* x, grt_device* from, grt_device
     if (!st) st = host_consumer ? grt_event_sync(ev[1]) : grt_stream_wait_event(consumer, ev[1]);
   }
   if (st || host_consumer) {
-    /* Done (or failed): nothing in flight reads t any more... unless a
-     * failed call left work queued: wait for the copy stream then. */
+    /* The copy is complete (the consumer waited for it), so t can go now;
+     * after a failure, first let the copy stream finish what it queued. */
     if (st) grt_status_free(grt_stream_sync(cs));
     grt_event_free(ev[0]);
     grt_event_free(ev[1]);
