@@ -1,7 +1,5 @@
 #include "kernels/op_kernel.h"
 
-#include <stdarg.h>
-
 #include "base/dtype.h"
 #include "base/shape.h"
 #include "base/status.h"
@@ -71,12 +69,4 @@ grt_status* grt_kernel_read_int_vector(const grt_tensor* t, const char* what, in
   for (int64_t i = 0; i < n; i++) out[i] = grt_dtype_load_int(t->dtype, d, i);
   *out_n = (int32_t)n;
   return NULL;
-}
-
-grt_status* grt_kernel_error(grt_code code, const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  grt_status* st = grt_status_newv(code, fmt, ap);
-  va_end(ap);
-  return st;
 }

@@ -187,8 +187,9 @@ typedef struct grt_kernel_spec {
   int32_t priority;
 } grt_kernel_spec;
 
-/* What a kernel may call (exported by libgrt). Errors describe the fault
- * without the node name: the executor puts "node 'x' (Op): " in front. */
+/* What a kernel may call (exported by libgrt), besides grt_status_new
+ * (grt/status.h) for its errors. Errors describe the fault without the node
+ * name: the executor puts "node 'x' (Op): " in front. */
 GRT_API GRT_MUST_USE grt_status* grt_kernel_alloc_output(grt_kernel_ctx* ctx, int32_t k,
                                                          grt_dtype dtype, const grt_shape* shape,
                                                          grt_tensor** out);
@@ -197,8 +198,6 @@ GRT_API GRT_MUST_USE grt_status* grt_kernel_attr_type(const grt_kernel_ctx* ctx,
                                                       grt_dtype* out);
 GRT_API GRT_MUST_USE grt_status* grt_kernel_attr_bool(const grt_kernel_ctx* ctx, const char* name,
                                                       bool* out);
-GRT_API GRT_MUST_USE grt_status* grt_kernel_error(grt_code code, const char* fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 /* ---- backends ------------------------------------------------------------ */
 

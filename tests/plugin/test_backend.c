@@ -57,7 +57,7 @@ static void* stream_main(void* arg) {
 static grt_status* enqueue(grt_stream* gs, void (*fn)(void*), void* arg) {
   test_stream* s = (test_stream*)gs;
   work* w = malloc(sizeof *w);
-  if (!w) return grt_kernel_error(GRT_RESOURCE_EXHAUSTED, "TEST stream: out of memory");
+  if (!w) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "TEST stream: out of memory");
   w->next = NULL;
   w->fn = fn;
   w->arg = arg;
@@ -118,7 +118,7 @@ static void event_block(void* arg) {
 
 static grt_status* mark(test_event* e, bool record, event_mark** out) {
   *out = malloc(sizeof **out);
-  if (!*out) return grt_kernel_error(GRT_RESOURCE_EXHAUSTED, "TEST event: out of memory");
+  if (!*out) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "TEST event: out of memory");
   pthread_mutex_lock(&e->mu);
   if (record) e->recorded++;
   e->refs++;
@@ -163,7 +163,7 @@ static const grt_event_ops kEventOps = {event_sync, event_free};
 
 static grt_status* event_new(grt_device* d, grt_event** out) {
   test_event* e = calloc(1, sizeof *e);
-  if (!e) return grt_kernel_error(GRT_RESOURCE_EXHAUSTED, "TEST event: out of memory");
+  if (!e) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "TEST event: out of memory");
   e->base.ops = &kEventOps;
   e->base.device = d;
   e->refs = 1;
@@ -190,7 +190,7 @@ static void do_copy(void* arg) {
 
 static grt_status* stream_memcpy(grt_stream* s, void* dst, const void* src, size_t n) {
   copy_args* c = malloc(sizeof *c);
-  if (!c) return grt_kernel_error(GRT_RESOURCE_EXHAUSTED, "TEST copy: out of memory");
+  if (!c) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "TEST copy: out of memory");
   *c = (copy_args){dst, src, n};
   grt_status* st = enqueue(s, do_copy, c);
   if (st) free(c);
@@ -280,15 +280,15 @@ static grt_status* elementwise(grt_kernel_ctx* ctx, int op) {
   const grt_tensor* b = ctx->inputs[1];
   int32_t r = grt_tensor_rank(a);
   if (r != grt_tensor_rank(b) || r > GRT_MAX_RANK)
-    return grt_kernel_error(GRT_INVALID_ARGUMENT, "TEST kernels need inputs of one shape");
+    return grt_status_new(GRT_INVALID_ARGUMENT, "TEST kernels need inputs of one shape");
   grt_shape shape = {r, {0}};
   for (int32_t i = 0; i < r; i++) {
     shape.dims[i] = grt_tensor_dim(a, i);
     if (shape.dims[i] != grt_tensor_dim(b, i))
-      return grt_kernel_error(GRT_INVALID_ARGUMENT, "TEST kernels need inputs of one shape");
+      return grt_status_new(GRT_INVALID_ARGUMENT, "TEST kernels need inputs of one shape");
   }
   math_args* m = calloc(1, sizeof *m);
-  if (!m) return grt_kernel_error(GRT_RESOURCE_EXHAUSTED, "out of memory");
+  if (!m) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
   m->op = op;
   return launch_math(ctx, m, &shape);
 }
@@ -304,12 +304,12 @@ static grt_status* matmul_compute(grt_kernel_ctx* ctx) {
   if (!st) st = grt_kernel_attr_bool(ctx, "transpose_b", &tb);
   if (st) return st;
   if (grt_tensor_rank(a) != 2 || grt_tensor_rank(b) != 2)
-    return grt_kernel_error(GRT_INVALID_ARGUMENT, "MatMul needs matrices");
+    return grt_status_new(GRT_INVALID_ARGUMENT, "MatMul needs matrices");
   int64_t m = grt_tensor_dim(a, ta ? 1 : 0), k = grt_tensor_dim(a, ta ? 0 : 1);
   int64_t k2 = grt_tensor_dim(b, tb ? 1 : 0), n = grt_tensor_dim(b, tb ? 0 : 1);
-  if (k != k2) return grt_kernel_error(GRT_INVALID_ARGUMENT, "MatMul: inner sizes differ");
+  if (k != k2) return grt_status_new(GRT_INVALID_ARGUMENT, "MatMul: inner sizes differ");
   math_args* args = calloc(1, sizeof *args);
-  if (!args) return grt_kernel_error(GRT_RESOURCE_EXHAUSTED, "out of memory");
+  if (!args) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
   *args = (math_args){2, NULL, NULL, NULL, m, k, n, ta, tb};
   grt_shape shape = {2, {m, n}};
   return launch_math(ctx, args, &shape);
@@ -369,7 +369,7 @@ static const grt_device_ops kDeviceOps = {device_free, event_new, NULL, NULL};
 static grt_status* device_new(const grt_device_config* cfg, grt_device** out) {
   *out = NULL;
   test_device* d = calloc(1, sizeof *d);
-  if (!d) return grt_kernel_error(GRT_RESOURCE_EXHAUSTED, "out of memory");
+  if (!d) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
   d->base.ops = &kDeviceOps;
   d->base.name = cfg->name;
   d->base.id = cfg->id;
@@ -385,7 +385,7 @@ static grt_status* device_new(const grt_device_config* cfg, grt_device** out) {
       pthread_mutex_destroy(&s->mu);
       pthread_cond_destroy(&s->cv);
       device_free(&d->base);
-      return grt_kernel_error(GRT_RESOURCE_EXHAUSTED, "TEST: cannot start a stream thread");
+      return grt_status_new(GRT_RESOURCE_EXHAUSTED, "TEST: cannot start a stream thread");
     }
     s->base = (grt_stream){&kStreamOps, &d->base, (grt_stream_kind)k, false};
     d->base.streams[k] = &s->base;
