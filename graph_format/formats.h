@@ -30,7 +30,7 @@ GRT_MUST_USE grt_status* grt_format_parse_grt(const void* data, size_t size, voi
 /* Writes the binary form. Deterministic: the same graph gives the same bytes. */
 GRT_MUST_USE grt_status* grt_format_write_grt(grt_graph* g, FILE* f);
 
-/* ---- JSON text form (json_*.c; contract section 2) ---- */
+/* ---- JSON text form (json_*.c; docs/json-format.md) ---- */
 
 /* Parses the text form. Errors name the node (or JSON line/column). */
 GRT_MUST_USE grt_status* grt_format_parse_json(const char* text, size_t len, grt_graph** out);

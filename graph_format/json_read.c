@@ -1,4 +1,4 @@
-/* grt_format_parse_json: the JSON text form (CONTRACT.md section 2) into a
+/* grt_format_parse_json: the JSON text form (docs/json-format.md) into a
  * graph. jansson does the parsing; this file checks the structure and
  * builds nodes, reading each attr by the type its op declares.
  *

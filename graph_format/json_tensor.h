@@ -1,4 +1,4 @@
-/* One tensor as JSON text (CONTRACT.md section 2's tensor value), for the
+/* One tensor as JSON text (docs/json-format.md's tensor value), for the
  * command line's --feed NAME=VALUE and --fetch output. */
 #ifndef GRT_GRAPH_FORMAT_JSON_TENSOR_H_
 #define GRT_GRAPH_FORMAT_JSON_TENSOR_H_

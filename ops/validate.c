@@ -119,7 +119,7 @@ static grt_status* resolve_edges(grt_graph* g, grt_node* n) {
 
 /* TensorFlow's Python layer fills in a node's type attrs ("T") and list
  * lengths ("N") from its inputs; the text form may leave them out likewise
- * (the contract's own example does). Inputs are visited in topological
+ * (the example in docs/json-format.md does). Inputs are visited in topological
  * order, so producers already have their output dtypes. Only attrs without
  * a default are inferred; what cannot be inferred is left for check_attrs
  * to report as missing. */

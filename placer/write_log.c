@@ -1,4 +1,4 @@
-/* The placement log, in TensorFlow's format (CONTRACT.md section 5). */
+/* The placement log, in TensorFlow's format (docs/placement.md). */
 #include <stdio.h>
 
 #include "placer/internal.h"

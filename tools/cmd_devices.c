@@ -1,5 +1,5 @@
 /* grt devices [--devices SPEC]: the device mapping the runtime sees
- * (CONTRACT.md section 3). Without --devices: one logical CPU and every GPU
+ * (docs/cli.md). Without --devices: one logical CPU and every GPU
  * the CUDA backend reports; with it, the declared set, marking devices this
  * machine lacks. */
 #include <stdbool.h>

@@ -3,7 +3,7 @@
  *           [--ps-devices DEV,DEV,...] [--ps-strategy greedy|round_robin]
  *
  * Plans the graph for the devices named (which this machine need not have)
- * and explains the plan (CONTRACT.md sections 3, 5 and 6). Exit 0 placed,
+ * and explains the plan (docs/cli.md, docs/placement.md). Exit 0 placed,
  * 1 the graph cannot be loaded or placed, 2 usage error. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,7 +140,9 @@ int grt_cmd_place(int argc, char** argv) {
     else s = grt_write_file_atomic(a.plan_json, write_json, plan);
   }
   if (!s && a.dot) s = grt_tool_save_picture(plan, a.dot);
-  if (!s && !a.log) summary(plan);
+  /* The summary line only when stdout holds nothing else (no log, no plan). */
+  bool plan_on_stdout = a.plan_json && strcmp(a.plan_json, "-") == 0;
+  if (!s && !a.log && !plan_on_stdout) summary(plan);
   rc = s ? fail(s) : 0;
   grt_plan_free(plan);
   grt_graph_free(g);

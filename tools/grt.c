@@ -1,4 +1,4 @@
-/* grt: the command-line tool (CONTRACT.md section 3). */
+/* grt: the command-line tool (docs/cli.md). */
 #include <stdio.h>
 #include <string.h>
 

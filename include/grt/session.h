@@ -21,9 +21,9 @@
 extern "C" {
 #endif
 
-/* ---- options (CONTRACT section 7; unknown keys are errors) -------------
+/* ---- options (docs/session-options.md; unknown keys are errors) -------
  *   allow_soft_placement   bool ("true"/"false"/"1"/"0"), default false
- *   log_device_placement   bool, default false: the placement log on stdout
+ *   log_device_placement   bool, default false: the placement log to the log sink
  *   cpu.devices            logical CPU devices, >= 1, default 1
  *   gpu.allow_growth       bool, default false
  *   gpu.memory_fraction    0 < f <= 1, default 1

@@ -25,7 +25,7 @@ GRT_API GRT_MUST_USE grt_status* grt_npy_parse(const void* data, size_t len, con
                                                grt_tensor** out);
 
 /* Parses one tensor in the JSON text form, {"dtype", "shape", "values"} or
- * {"dtype", "shape", "base64"} (CONTRACT section 2's tensor value). Caller
+ * {"dtype", "shape", "base64"} (docs/json-format.md's tensor value). Caller
  * owns *out (grt_tensor_free). */
 GRT_API GRT_MUST_USE grt_status* grt_json_tensor_from_text(const char* text, size_t len,
                                                            grt_tensor** out);

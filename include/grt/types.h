@@ -35,7 +35,7 @@ GRT_API const char* grt_dtype_name(grt_dtype t);
 /* Bytes per element; 0 for an invalid type. */
 GRT_API size_t grt_dtype_size(grt_dtype t);
 
-/* Looks up a dtype by its contract name ("float32"). Returns false if unknown. */
+/* Looks up a dtype by its name in the text form ("float32"). Returns false if unknown. */
 GRT_API bool grt_dtype_from_name(const char* name, grt_dtype* out);
 
 /* Shapes: rank -1 is an unknown rank; a dimension -1 is unknown. */

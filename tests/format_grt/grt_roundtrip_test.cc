@@ -266,9 +266,9 @@ TEST(GrtOpen, SaveAndLoadThroughTheGraphApi) {
 }
 
 TEST(GrtRoundTrip, JsonToGrtToJsonGivesTheSameText) {
-  // The contract's promise for `grt convert`: JSON -> .grt -> JSON gives back
+  // docs/json-format.md's promise for `grt convert`: JSON -> .grt -> JSON gives back
   // the same graph (here: the same text from the JSON writer). The graph is
-  // the contract's example with the type attrs "T" spelled out.
+  // docs/json-format.md's example with the type attrs "T" spelled out.
   const char kJson[] = R"({
   "format": "grt.graph",
   "version": 1,

@@ -1,4 +1,4 @@
-// CONTRACT.md section 2's example graph, as users will first try it, must
+// docs/json-format.md's example graph, as users will first try it, must
 // load: parse and validate (grt_graph_from_json), then save as JSON.
 #include <gtest/gtest.h>
 

@@ -98,7 +98,7 @@ TEST(JsonGoodCorpus, EveryGraphLoadsAndRoundTrips) {
     grt_graph* g = nullptr;
     grt_status* s = grt_format_parse_json(text.data(), text.size(), &g);
     ASSERT_EQ(s, nullptr) << grt_status_message(s);
-    // The contract's example leaves MatMul's and Identity's T to be worked
+    // docs/json-format.md's example leaves MatMul's and Identity's T to be worked
     // out from the inputs; contract_example_test covers it.
     if (name != "contract_example") {
       s = grt_graph_validate(g);

@@ -1,4 +1,4 @@
-// Whole graphs in the JSON text form: the contract's example, canonical
+// Whole graphs in the JSON text form: docs/json-format.md's example, canonical
 // text that comes back byte for byte, graphs that survive graph -> JSON ->
 // graph unchanged, and errors that name the node.
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@
 
 namespace {
 
-// CONTRACT.md section 2, verbatim.
+// docs/json-format.md's example, verbatim.
 const char kContractExample[] = R"({
   "format": "grt.graph",
   "version": 1,

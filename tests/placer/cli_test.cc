@@ -1,4 +1,4 @@
-// `grt place` and `grt devices` as a user runs them (CONTRACT.md section 3):
+// `grt place` and `grt devices` as a user runs them (docs/cli.md):
 // exit 0 ok, 1 input or placement failure, 2 usage error; messages on stderr.
 #include <gtest/gtest.h>
 #include <jansson.h>

@@ -1,4 +1,4 @@
-// Device names (runtime/device_name.h): every spelling in CONTRACT.md
+// Device names (base/device_name.h): every spelling in docs/placement.md
 // section 4, partial specs and wildcards, canonical output, merging and
 // compatibility, and clear errors for malformed names.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The placement rules (CONTRACT.md section 6) on small graphs: explicit
+// The placement rules (docs/placement.md) on small graphs: explicit
 // requests, default priority, kernel support, colocation groups, the
 // generator and metadata heuristics, copies.
 #include <gtest/gtest.h>

@@ -1,4 +1,5 @@
-// The seeds' scenarios (/work/shared/seeds), on device sets with and without
+// The seeds' scenarios (three GPUs as in examples/three_gpus.json, model
+// parallelism, towers, the greedy setter), on device sets with and without
 // the GPUs they ask for.
 #include <gtest/gtest.h>
 
