@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "base/mem.h"
+#include "base/status.h"
 
 static _Thread_local bool t_failed;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
@@ -30,3 +31,19 @@ void grt_json_alloc_begin(void) {
 }
 
 bool grt_json_alloc_failed(void) { return t_failed; }
+
+grt_status* grt_json_parse_text(const char* text, size_t len, size_t flags, json_t** out) {
+  json_error_t err;
+  grt_json_alloc_begin();
+  json_t* root = json_loadb(text, len, flags, &err);
+  *out = NULL;
+  if (grt_json_alloc_failed() || (!root && json_error_code(&err) == json_error_out_of_memory)) {
+    json_decref(root);
+    return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory parsing JSON");
+  }
+  if (!root)
+    return GRT_ERROR(INVALID_ARGUMENT, "JSON syntax error at line %d, column %d: %s", err.line,
+                     err.column, err.text);
+  *out = root;
+  return NULL;
+}

@@ -216,19 +216,8 @@ static grt_status* read_node(grt_graph* g, size_t i, const json_t* jn) {
 
 grt_status* grt_format_parse_json(const char* text, size_t len, grt_graph** out) {
   *out = NULL;
-  json_error_t err;
-  grt_json_alloc_begin();
-  json_t* root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
-  /* Any failed allocation voids the parse, even one that "worked": jansson's
-   * lexer ignores a failure to grow its token buffer and drops the byte
-   * (load.c, lex_save), so a name can come back a character short. */
-  if (grt_json_alloc_failed() || (!root && json_error_code(&err) == json_error_out_of_memory)) {
-    json_decref(root);
-    return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory parsing JSON");
-  }
-  if (!root)
-    return GRT_ERROR(INVALID_ARGUMENT, "JSON syntax error at line %d, column %d: %s", err.line,
-                     err.column, err.text);
+  json_t* root;
+  GRT_RETURN_IF_ERROR(grt_json_parse_text(text, len, JSON_REJECT_DUPLICATES, &root));
   const json_t* nodes = NULL;
   grt_graph* g = NULL;
   grt_status* s = check_header(root, &nodes);

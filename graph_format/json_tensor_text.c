@@ -7,17 +7,9 @@
 
 grt_status* grt_json_tensor_from_text(const char* text, size_t len, grt_tensor** out) {
   *out = NULL;
-  json_error_t err;
-  grt_json_alloc_begin();
-  json_t* root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
-  /* Any failed allocation voids the parse (see grt_format_parse_json). */
-  if (grt_json_alloc_failed() || (!root && json_error_code(&err) == json_error_out_of_memory)) {
-    json_decref(root);
-    return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory parsing JSON");
-  }
-  if (!root)
-    return GRT_ERROR(INVALID_ARGUMENT, "JSON syntax error at line %d, column %d: %s", err.line,
-                     err.column, err.text);
+  json_t* root;
+  GRT_RETURN_IF_ERROR(
+      grt_json_parse_text(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &root));
   grt_status* s = grt_json_read_tensor(root, out);
   json_decref(root);
   return s;
