@@ -18,6 +18,8 @@ static struct {
 
 #define OOM_STATUS ((grt_status*)&kOutOfMemory)
 
+const grt_status* grt_status_out_of_memory(void) { return OOM_STATUS; }
+
 grt_status* grt_status_newv(grt_code code, const char* fmt, va_list ap) {
   va_list ap2;
   va_copy(ap2, ap);

@@ -22,6 +22,10 @@ GRT_MUST_USE grt_status* grt_status_newv(grt_code code, const char* fmt, va_list
     if (grt_status_tmp_) return grt_status_tmp_; \
   } while (0)
 
+/* The static "out of memory" status (RESOURCE_EXHAUSTED): for state that
+ * reports a failure without owning a status. Never freed. */
+const grt_status* grt_status_out_of_memory(void);
+
 #define GRT_ERROR(code, ...) grt_status_new(GRT_##code, __VA_ARGS__)
 
 #ifdef __cplusplus

@@ -186,6 +186,14 @@ static grt_status* read_node(grt_graph* g, size_t i, const json_t* jn) {
   if (!json_is_string(jop))
     return NODE_ERROR(&w, INVALID_ARGUMENT, "\"op\" must be a string, got %s", grt_json_kind(jop));
   const grt_op_def* def = grt_op_lookup(json_string_value(jop));
+  if (!def) {
+    /* A registry that ran out of memory while building finds nothing: say
+     * so, or look again if it has been built since. */
+    if (grt_status_code(grt_op_registry_status()) == GRT_RESOURCE_EXHAUSTED)
+      return NODE_ERROR(&w, RESOURCE_EXHAUSTED, "out of memory building the op registry for '%s'",
+                        json_string_value(jop));
+    def = grt_op_lookup(json_string_value(jop));
+  }
   if (!def)
     return NODE_ERROR(&w, NOT_FOUND, "unknown op '%s' (not registered)", json_string_value(jop));
   w.op = def->name;

@@ -53,13 +53,12 @@ typedef struct snapshot {
 } snapshot;
 
 static struct {
-  pthread_once_t once;
-  pthread_mutex_t mu; /* serialises registrations */
+  pthread_mutex_t mu; /* serialises building the built-in types and registrations */
   grt_status* status; /* the built-in tables' fault, set once */
   type_entry types[GRT_MAX_DEVICE_TYPES];
   int32_t n_types;    /* published types (atomic) */
   snapshot* snap;     /* published ops (atomic); NULL when the built-in tables failed */
-} R = {.once = PTHREAD_ONCE_INIT, .mu = PTHREAD_MUTEX_INITIALIZER};
+} R = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static size_t ptr_hash(const void* p) {
   uint64_t x = (uint64_t)(uintptr_t)p;
@@ -288,7 +287,8 @@ static void set_name(type_entry* te, const char* name) {
   te->name[i] = '\0';
 }
 
-static void init_once(void) {
+/* Under R.mu. */
+static void init_built_in(void) {
   const grt_kernel_table* tables[] = {&grt_kernels_cpu, &grt_kernels_gpu};
   const int32_t priorities[] = {70, 210};
   for (int32_t t = 0; t < 2; t++) {
@@ -316,6 +316,11 @@ static void init_once(void) {
       type_entry_free(&R.types[t]);
       R.types[t].base = 0;
     }
+    if (grt_status_code(s) == GRT_RESOURCE_EXHAUSTED) {
+      /* Out of memory: publish nothing; the next use builds again. */
+      grt_status_free(s);
+      return;
+    }
     R.status = s;
   }
   __atomic_store_n(&R.snap, sn, __ATOMIC_RELEASE);
@@ -323,10 +328,16 @@ static void init_once(void) {
   __atomic_store_n(&R.n_types, 2, __ATOMIC_RELEASE);
 }
 
-static void ensure(void) { pthread_once(&R.once, init_once); }
+static void ensure(void) {
+  if (__atomic_load_n(&R.n_types, __ATOMIC_ACQUIRE)) return;
+  pthread_mutex_lock(&R.mu);
+  if (!R.n_types) init_built_in();
+  pthread_mutex_unlock(&R.mu);
+}
 
-/* The published types, building the registry on first use. Once it is not
- * zero the built-in types are complete, so lookups skip pthread_once. */
+/* The published types, building the registry on first use (0 while a
+ * build keeps running out of memory). Once it is not zero the built-in
+ * types are complete, so lookups take no lock. */
 static int32_t n_types(void) {
   int32_t n = __atomic_load_n(&R.n_types, __ATOMIC_ACQUIRE);
   if (n) return n;
@@ -418,6 +429,11 @@ grt_status* grt_device_type_register(const char* name, int32_t priority,
     return GRT_ERROR(INVALID_ARGUMENT, "device type %s: %d kernel rows at %p", name, (int)n_rows,
                      (const void*)rows);
   ensure();
+  /* Built-in types not built (out of memory): nothing to register beside. */
+  if (!__atomic_load_n(&R.n_types, __ATOMIC_ACQUIRE))
+    return GRT_ERROR(RESOURCE_EXHAUSTED,
+                     "cannot register device type %s: out of memory building the kernel registry",
+                     name);
   pthread_mutex_lock(&R.mu);
   grt_status* s = register_locked(name, priority, rows, n_rows, out);
   pthread_mutex_unlock(&R.mu);
@@ -447,6 +463,7 @@ int32_t grt_device_type_priority(grt_device_type t) {
 
 const grt_status* grt_kernel_registry_status(void) {
   ensure();
+  if (!__atomic_load_n(&R.n_types, __ATOMIC_ACQUIRE)) return grt_status_out_of_memory();
   return R.status;
 }
 

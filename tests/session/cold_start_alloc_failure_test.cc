@@ -5,14 +5,9 @@
 // transiently), and the attempt must succeed or return RESOURCE_EXHAUSTED;
 // then, with injection off, the same work must succeed.
 //
-// MANUAL (tags = ["manual"]): it fails today. The op registry
-// (ops/registry.c) and the kernel registry (kernels/kernel_registry.c) are
-// built once under pthread_once and keep a failure for the life of the
-// process: out of memory while building the op registry makes every op
-// unknown (NOT_FOUND), and the kernel registry stays "failed to build". It
-// passes once those builds can be retried, as the CPU kernel table's can
-// (kernels/cpu/cpu_kernels.c). alloc_failure_test builds the tables first
-// and tests everything after.
+// The op registry, the kernel registry and the CPU kernel table publish
+// nothing when building them runs out of memory, and build again on the
+// next use; alloc_failure_test builds them first and tests everything after.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
