@@ -57,8 +57,12 @@ readelf -d "$prefix/lib/libgrt.so" | grep -q "(SONAME).*\[libgrt.so.$major\]" &&
 
 # A host program built the way the README says, run against the install.
 cp "$app_c" "$tmp/app.c"
+# A library built under the sanitizers (bazel test --config=asan) needs the
+# host program built with them too, so the ASan runtime loads first.
+san=""
+readelf -d "$prefix/lib/libgrt.so" | grep -q 'libasan' && san="-fsanitize=address,undefined"
 check "cc app.c \$(pkg-config --cflags --libs grt)" \
-  cc -std=c11 -Wall -Wextra -Werror "$tmp/app.c" $cflags $libs -o "$tmp/app"
+  cc -std=c11 -Wall -Wextra -Werror $san "$tmp/app.c" $cflags $libs -o "$tmp/app"
 export LD_LIBRARY_PATH="$prefix/lib"
 ldd "$tmp/app" | grep -q "libgrt.so.$major => $prefix/lib/libgrt.so.$major" && ok ||
   bad "app does not load the installed library: $(ldd "$tmp/app")"
