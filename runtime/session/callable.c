@@ -69,10 +69,11 @@ static grt_status* make(grt_session* s, const grt_run_signature* sig, grt_callab
   return NULL;
 }
 
-grt_status* grt_session_make_callable(grt_session* s, const grt_output* feeds, int32_t n_feeds,
-                                      const grt_output* fetches, int32_t n_fetches,
-                                      const int32_t* targets, int32_t n_targets,
-                                      grt_callable** out) {
+/* The argument checks both constructors share (pointers as void: one takes
+ * handles, the other names). */
+static grt_status* check_arguments(const grt_session* s, const void* feeds, int32_t n_feeds,
+                                   const void* fetches, int32_t n_fetches, const void* targets,
+                                   int32_t n_targets, grt_callable** out) {
   if (!out) return GRT_ERROR(INVALID_ARGUMENT, "NULL callable out-parameter");
   *out = NULL;
   if (!s || n_feeds < 0 || n_fetches < 0 || n_targets < 0 || (n_feeds && !feeds) ||
@@ -80,6 +81,15 @@ grt_status* grt_session_make_callable(grt_session* s, const grt_output* feeds, i
     return GRT_ERROR(INVALID_ARGUMENT, "inconsistent feed/fetch/target arguments");
   if (n_fetches == 0 && n_targets == 0)
     return GRT_ERROR(INVALID_ARGUMENT, "a callable needs at least one fetch or target");
+  return NULL;
+}
+
+grt_status* grt_session_make_callable(grt_session* s, const grt_output* feeds, int32_t n_feeds,
+                                      const grt_output* fetches, int32_t n_fetches,
+                                      const int32_t* targets, int32_t n_targets,
+                                      grt_callable** out) {
+  GRT_RETURN_IF_ERROR(check_arguments(s, feeds, n_feeds, fetches, n_fetches, targets, n_targets,
+                                      out));
   const grt_graph* g = s->graph;
   for (int32_t i = 0; i < n_feeds; i++) GRT_RETURN_IF_ERROR(check_output(g, "feed", feeds[i]));
   for (int32_t i = 0; i < n_fetches; i++)
@@ -97,13 +107,8 @@ grt_status* grt_session_make_callable_by_name(grt_session* s, const char* const*
                                               int32_t n_feeds, const char* const* fetches,
                                               int32_t n_fetches, const char* const* targets,
                                               int32_t n_targets, grt_callable** out) {
-  if (!out) return GRT_ERROR(INVALID_ARGUMENT, "NULL callable out-parameter");
-  *out = NULL;
-  if (!s || n_feeds < 0 || n_fetches < 0 || n_targets < 0 || (n_feeds && !feeds) ||
-      (n_fetches && !fetches) || (n_targets && !targets))
-    return GRT_ERROR(INVALID_ARGUMENT, "inconsistent feed/fetch/target arguments");
-  if (n_fetches == 0 && n_targets == 0)
-    return GRT_ERROR(INVALID_ARGUMENT, "a callable needs at least one fetch or target");
+  GRT_RETURN_IF_ERROR(check_arguments(s, feeds, n_feeds, fetches, n_fetches, targets, n_targets,
+                                      out));
   grt_feed* named = grt_calloc((size_t)n_feeds + 1, sizeof *named);
   if (!named) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory making a callable");
   for (int32_t i = 0; i < n_feeds; i++) named[i].name = feeds[i];

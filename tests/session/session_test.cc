@@ -324,3 +324,54 @@ TEST(Session, TraceHasASlicePerKernelAndCopy) {
 }
 
 }  // namespace
+
+namespace {
+
+// A callable gives what grt_session_run gives, by handles or names, and
+// rejects bad handles and feeds naming what is wrong.
+TEST(Callable, MatchesSessionRunAndChecksArguments) {
+  grt_graph* g = Parse(SmallGraph(true));
+  grt_session_options* o = Options({{"cpu.devices", "3"}});
+  grt_session* s = nullptr;
+  ASSERT_OK(grt_session_new(g, o, &s));
+  grt_output x, y;
+  ASSERT_OK(grt_graph_output(g, "x", &x));
+  ASSERT_OK(grt_graph_output(g, "y:0", &y));
+  grt_callable* c = nullptr;
+  ASSERT_OK(grt_session_make_callable(s, &x, 1, &y, 1, nullptr, 0, &c));
+  const char* feed_names[] = {"x"};
+  const char* fetch_names[] = {"y"};
+  grt_callable* cn = nullptr;
+  ASSERT_OK(grt_session_make_callable_by_name(s, feed_names, 1, fetch_names, 1, nullptr, 0, &cn));
+  grt_tensor* xv = nullptr;
+  int64_t dims[1] = {2};
+  ASSERT_OK(grt_tensor_new(GRT_FLOAT32, 1, dims, &xv));
+  static_cast<float*>(grt_tensor_data(xv))[0] = 3;
+  static_cast<float*>(grt_tensor_data(xv))[1] = -4;
+  grt_tensor *a = nullptr, *b = nullptr;
+  ASSERT_OK(grt_callable_run(c, &xv, &a, nullptr));
+  ASSERT_OK(grt_callable_run(cn, &xv, &b, nullptr));
+  EXPECT_EQ(Floats(a), (std::vector<float>{12, 8}));  // (x + [1,2]) * x
+  EXPECT_EQ(Floats(b), Floats(a));
+  grt_tensor_free(a);
+  grt_tensor_free(b);
+  grt_output bad = {1000, 0};
+  grt_callable* none = nullptr;
+  std::string m = Msg(grt_session_make_callable(s, &x, 1, &bad, 1, nullptr, 0, &none));
+  EXPECT_EQ(none, nullptr);
+  EXPECT_NE(m.find("fetch: node index 1000 is out of range"), std::string::npos) << m;
+  grt_tensor* wrong = Scalar(1);
+  grt_tensor* out = nullptr;
+  m = Msg(grt_callable_run(cn, &wrong, &out, nullptr));
+  EXPECT_NE(m.find("cannot feed a value of shape"), std::string::npos) << m;
+  EXPECT_EQ(Msg(grt_graph_output(g, "nope", &x)).find("no node named 'nope'") != std::string::npos, true);
+  grt_tensor_free(wrong);
+  grt_tensor_free(xv);
+  grt_callable_free(cn);
+  grt_callable_free(c);
+  grt_session_free(s);
+  grt_session_options_free(o);
+  grt_graph_free(g);
+}
+
+}  // namespace
