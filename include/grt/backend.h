@@ -28,8 +28,8 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct below changes layout or meaning (3: grt_backend
- * gained all_reduce). */
-#define GRT_BACKEND_API_VERSION 3u
+ * gained all_reduce; 4: grt_device_ops gained the capture hooks). */
+#define GRT_BACKEND_API_VERSION 4u
 
 typedef struct grt_backend grt_backend;
 typedef struct grt_device grt_device;
@@ -37,6 +37,7 @@ typedef struct grt_stream grt_stream;
 typedef struct grt_event grt_event;
 typedef struct grt_op_kernel grt_op_kernel;
 typedef struct grt_kernel_ctx grt_kernel_ctx;
+typedef struct grt_captured grt_captured;
 
 /* ---- memory --------------------------------------------------------------
  * An allocator is a vtable plus its own state (embed this struct first).
@@ -123,6 +124,34 @@ typedef struct grt_device_ops {
                         grt_kernel_ctx* ctx);
   /* Bytes in use and the peak so far, in one memory kind (may be NULL). */
   void (*memory_stats)(grt_device* d, grt_memory_kind kind, size_t* in_use, size_t* peak);
+
+  /* Optional (all five or none): capture of a repeated step, as CUDA Graphs
+   * record a stream (grt_callable_run with the session option
+   * graph_capture; runtime/EXECUTION.md "Captured steps").
+   *
+   * capturable: whether kernel k's launches may be recorded and replayed
+   * later: its work is only queued on the compute stream (no stream or
+   * event sync, no host read of device memory) and depends on nothing the
+   * host computes per call (a random op's counter). false sets *why to a
+   * short reason ("synchronises its stream to check indices").
+   * capture_begin: from now on work queued on the compute stream, and on
+   * the device's other streams once they wait for an event recorded on it,
+   * is recorded instead of run. Nothing may sync a stream or an event of
+   * the device until capture_end. The session queues nothing else on the
+   * device meanwhile.
+   * capture_end: stops recording (every other stream's recorded work has
+   * been joined to the compute stream by an event it waits for) and makes
+   * *out, ready to replay; on failure (or when a capture failed midway)
+   * returns the error and leaves *out NULL. Always ends the capture.
+   * replay: queues the recorded work on the compute stream once. Its
+   * memory is the memory the captured kernels were given: the caller keeps
+   * it allocated and unchanged in place for as long as *out lives.
+   * captured_free: frees what capture_end made (NULL is a no-op). */
+  bool (*capturable)(grt_device* d, const grt_op_kernel* k, const char** why);
+  grt_status* (*capture_begin)(grt_device* d);
+  grt_status* (*capture_end)(grt_device* d, grt_captured** out);
+  grt_status* (*replay)(grt_device* d, grt_captured* g);
+  void (*captured_free)(grt_device* d, grt_captured* g);
 } grt_device_ops;
 
 struct grt_device {

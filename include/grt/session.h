@@ -35,7 +35,11 @@ extern "C" {
  *   memory_limit           bytes per device, K/M/G suffixes ("512M"); 0 (default): none.
  *                          An allocation past it fails its node with RESOURCE_EXHAUSTED
  *                          naming the bytes asked, the limit and what is in use; the
- *                          session stays usable. */
+ *                          session stays usable.
+ *   graph_capture          bool, default false: a callable whose whole step runs on one
+ *                          device that can capture (a GPU: CUDA Graphs) records its
+ *                          step's launches on its second call and replays them from
+ *                          then on (grt_callable_capture_report). */
 typedef struct grt_session_options grt_session_options;
 
 GRT_API GRT_MUST_USE grt_status* grt_session_options_new(grt_session_options** out);
@@ -149,6 +153,24 @@ GRT_API GRT_MUST_USE grt_status* grt_callable_run_with_options(grt_callable* c,
                                                                grt_tensor* const* feeds,
                                                                grt_tensor** out_values,
                                                                grt_trace* trace);
+
+/* Captured steps (session option graph_capture). A callable whose kernels
+ * all run on one device able to record its streams (the CUDA backend's
+ * GPUs), with feeds and fetches crossing only to and from host memory,
+ * runs its first call as usual (it warms caches: cuDNN algorithms, cuBLAS
+ * workspaces, allocator regions), records its second, and from then on
+ * replays the recording: one launch for the whole step. Feeds are copied
+ * into buffers the recording reads and fetches out of buffers it writes,
+ * so results are the same as without capture. A call with feed shapes
+ * other than the recording's, or after a variable the step uses was given
+ * a new tensor (Assign of another shape, a checkpoint restore), records
+ * again. Calls of one captured callable run one at a time; calls of a
+ * callable that cannot be captured run as usual. Writes one line, snprintf's
+ * way (returns the length the whole line needs): "off (session option
+ * graph_capture)", "not yet recorded", "captured on DEVICE: N kernels;
+ * R recordings, P replays", or "not captured: WHY" naming the node and
+ * what prevents it. */
+GRT_API size_t grt_callable_capture_report(const grt_callable* c, char* buf, size_t size);
 
 #ifdef __cplusplus
 }

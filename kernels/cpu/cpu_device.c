@@ -361,7 +361,8 @@ static void cpu_memory_stats(grt_device* d, grt_memory_kind kind, size_t* in_use
 }
 
 /* launch NULL: the executor calls the kernel on its own thread. */
-static const grt_device_ops kCpuDeviceOps = {cpu_free, cpu_event_new, NULL, cpu_memory_stats};
+static const grt_device_ops kCpuDeviceOps = {
+    .free = cpu_free, .event_new = cpu_event_new, .memory_stats = cpu_memory_stats};
 
 static grt_status* cpu_device_new(const grt_device_config* cfg, grt_device** out) {
   *out = NULL;

@@ -1,16 +1,19 @@
 /* Callables: a run signature resolved, pruned and partitioned once; each
  * call goes straight to the executor. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/mem.h"
 #include "base/status.h"
 #include "base/strmap.h"
+#include "runtime/session/capture.h"
 #include "runtime/session/session_internal.h"
 
 struct grt_callable {
   grt_session* s;
   grt_executable* e;
+  grt_capture* capture; /* with the session option graph_capture */
   int32_t n_feeds, n_fetches;
   grt_output* feeds; /* for the feed checks */
 };
@@ -61,6 +64,12 @@ static grt_status* make(grt_session* s, const grt_run_signature* sig, grt_callab
     return st;
   }
   memcpy(feeds, sig->feeds, (size_t)sig->n_feeds * sizeof *feeds);
+  if (s->opts.graph_capture && (st = grt_capture_new(s, c->e, feeds, &c->capture))) {
+    grt_executable_free(c->e);
+    grt_free(c);
+    grt_free(feeds);
+    return st;
+  }
   c->s = s;
   c->feeds = feeds;
   c->n_feeds = sig->n_feeds;
@@ -124,6 +133,7 @@ grt_status* grt_session_make_callable_by_name(grt_session* s, const char* const*
 
 void grt_callable_free(grt_callable* c) {
   if (!c) return;
+  grt_capture_free(c->capture);
   grt_executable_free(c->e);
   grt_free(c->feeds);
   grt_free(c);
@@ -144,5 +154,12 @@ grt_status* grt_callable_run_with_options(grt_callable* c, const grt_run_options
   for (int32_t i = 0; i < c->n_feeds; i++)
     GRT_RETURN_IF_ERROR(grt_session_check_feed(c->s, c->feeds[i], NULL, feeds[i]));
   if (trace) grt_trace_begin_run(trace, c->s);
+  if (c->capture) return grt_capture_call(c->capture, opts, feeds, out_values, trace);
   return grt_executor_run(c->s, c->e, opts, feeds, out_values, trace);
+}
+
+size_t grt_callable_capture_report(const grt_callable* c, char* buf, size_t size) {
+  if (!c) return (size_t)snprintf(buf, size, "NULL callable");
+  if (!c->capture) return (size_t)snprintf(buf, size, "off (session option graph_capture)");
+  return grt_capture_report(c->capture, buf, size);
 }

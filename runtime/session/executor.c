@@ -45,6 +45,7 @@ typedef struct run_state {
   grt_status* status; /* first error, under mu */
   int failed;         /* atomic flag mirroring status != NULL */
   grt_cancel_token cancel; /* grt_session_cancel and the deadline */
+  const grt_capture_run* cap; /* a recording run (capture.c), or NULL */
   int64_t timeout_ms;      /* for messages */
   pthread_mutex_t mu;
   pthread_cond_t done;
@@ -65,8 +66,11 @@ static void fail(run_state* r, grt_status* st) {
  * reads its source, so both go once the copy is done. (The value's later
  * readers are on its device's compute stream, which waited for the copy;
  * the allocator hands its memory only to work ordered after them.) */
-static void clear_slot(slot* sl) {
-  if (sl->copy_events[kCopyDone]) grt_status_free(grt_event_sync(sl->copy_events[kCopyDone]));
+static void clear_slot(const run_state* r, slot* sl) {
+  /* While recording nothing runs, and syncing is not allowed: the memory
+   * goes back to the recording's pool, for work queued after the copy. */
+  if (sl->copy_events[kCopyDone] && !r->cap)
+    grt_status_free(grt_event_sync(sl->copy_events[kCopyDone]));
   grt_tensor_free(sl->t);
   sl->t = NULL;
   for (int k = 0; k < kCopyEvents; k++) {
@@ -80,7 +84,7 @@ static void clear_slot(slot* sl) {
 static void release_slot(run_state* r, int32_t i) {
   /* A slot's sole consumer needs no atomic to know it is the last. */
   if (r->e->slot_uses[i] == 1 || __atomic_sub_fetch(&r->uses[i], 1, __ATOMIC_ACQ_REL) == 0)
-    clear_slot(&r->slots[i]);
+    clear_slot(r, &r->slots[i]);
 }
 
 /* The value in a slot, as a new reference: a Ref slot gives the variable's
@@ -94,6 +98,7 @@ static grt_status* read_slot(run_state* r, int32_t i, grt_tensor** out) {
   pthread_mutex_lock(&sl->ref->mu);
   *out = grt_tensor_ref(sl->ref->value);
   pthread_mutex_unlock(&sl->ref->mu);
+  if (r->cap && *out) r->cap->saw_var(r->cap->ctx, sl->ref, *out, false);
   if (!*out)
     return GRT_ERROR(FAILED_PRECONDITION, "Attempting to use uninitialized value %s",
                      sl->ref->name);
@@ -140,6 +145,13 @@ static grt_status* add_memory_context(const grt_session* s, grt_device* dev, grt
   return out;
 }
 
+/* Where a node on device `dev` takes memory of `kind`: the recording's
+ * pool for the recorded device, else the device's allocator. */
+static grt_allocator* memory_of(const run_state* r, int32_t dev, grt_memory_kind kind) {
+  if (r->cap && dev == r->cap->device) return r->cap->pool[kind];
+  return r->s->device[dev]->memory[kind];
+}
+
 enum { kMaxStackInputs = 16 };
 
 static grt_status* run_kernel(run_state* r, const exec_node* x) {
@@ -171,6 +183,7 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
         pthread_mutex_lock(&refs[got]->mu);
         in[got] = grt_tensor_ref(refs[got]->value);
         pthread_mutex_unlock(&refs[got]->mu);
+        if (r->cap) r->cap->saw_var(r->cap->ctx, refs[got], in[got], true);
       }
     } else if (!r->slots[si].ref && got < 64) {
       /* A plain value: the slot holds it until this node releases its use
@@ -199,8 +212,8 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
         .n_outputs = no,
         .outputs = out,
         .output_refs = orefs,
-        .allocator = dev->memory[GRT_MEMORY_DEVICE],
-        .host_allocator = dev->memory[GRT_MEMORY_HOST],
+        .allocator = memory_of(r, x->device, GRT_MEMORY_DEVICE),
+        .host_allocator = memory_of(r, x->device, GRT_MEMORY_HOST),
         .host_outputs = x->host_outputs,
         .stream = dev->streams[GRT_STREAM_COMPUTE],
         .intra_op = s->intra_op,
@@ -263,11 +276,16 @@ static grt_stream* copy_stream(grt_device* from, grt_device* to, bool src_host, 
  * copy stream waits for the producer's compute stream, and the consumer's
  * compute stream waits for the copy (or, for a host-side consumer, this
  * thread does). Events on synchronous streams are skipped. */
-static grt_status* copy_between(const exec_node* x, grt_device* from, grt_device* to,
-                                grt_tensor* t, slot* dst) {
+static grt_status* copy_between(const run_state* r, const exec_node* x, grt_device* from,
+                                grt_device* to, grt_tensor* t, slot* dst) {
   bool src_host = from->host_addressable || x->src_host;
   bool dst_host = to->host_addressable || x->dst_host;
   grt_allocator* a = to->memory[x->dst_host ? GRT_MEMORY_HOST : GRT_MEMORY_DEVICE];
+  /* A recording replays into the same memory: a copy into the recorded
+   * device takes the pool's, and a fetch out of it the pool's host memory
+   * (pinned on a GPU, which a recorded copy needs). */
+  if (r->cap && to->index == r->cap->device) a = r->cap->pool[x->dst_host ? GRT_MEMORY_HOST : GRT_MEMORY_DEVICE];
+  else if (r->cap && from->index == r->cap->device) a = r->cap->pool[GRT_MEMORY_HOST];
   grt_tensor* u = NULL;
   grt_event* ev[kCopyEvents] = {NULL, NULL, NULL};
   /* Device memory apart from host memory is not host-addressable: the
@@ -301,13 +319,19 @@ static grt_status* copy_between(const exec_node* x, grt_device* from, grt_device
   if (!st && !cs->synchronous) {
     st = grt_device_event_new(cs->device, &ev[kCopyDone]);
     if (!st) st = grt_stream_record_event(cs, ev[kCopyDone]);
-    if (!st)
+    /* While recording, a copy to the host is joined to the recorded
+     * device's compute stream: the recording ends there, and the replay's
+     * sync covers it. */
+    grt_stream* join = host_consumer && r->cap ? r->s->device[r->cap->device]->streams[GRT_STREAM_COMPUTE] : NULL;
+    if (!st && join) st = grt_stream_wait_event(join, ev[kCopyDone]);
+    else if (!st)
       st = host_consumer ? grt_event_sync(ev[kCopyDone]) : grt_stream_wait_event(consumer, ev[kCopyDone]);
+    if (join) host_consumer = false; /* keep the source until the slot goes */
   }
   if (st || host_consumer) {
     /* The copy is complete (the consumer waited for it), so t can go now;
      * after a failure, first let the copy stream finish what it queued. */
-    if (st) grt_status_free(grt_stream_sync(cs));
+    if (st && !r->cap) grt_status_free(grt_stream_sync(cs));
     for (int k = 0; k < kCopyEvents; k++) grt_event_free(ev[k]);
     grt_tensor_free(t);
     if (st) {
@@ -338,7 +362,7 @@ static grt_status* run_send(run_state* r, const exec_node* x) {
   } else if (!st && from->host_addressable && to->host_addressable) {
     r->slots[si].t = t;
   } else if (!st) {
-    st = copy_between(x, from, to, t, &r->slots[si]);
+    st = copy_between(r, x, from, to, t, &r->slots[si]);
     if (st) st = add_memory_context(r->s, to, st);
   }
   if (st)
@@ -578,8 +602,9 @@ static void drain(run_state* r, work_stack* w) {
   }
 }
 
-grt_status* grt_executor_run(grt_session* s, const grt_executable* e, const grt_run_options* opts,
-                             grt_tensor* const* feeds, grt_tensor** out_values, grt_trace* trace) {
+static grt_status* execute(grt_session* s, const grt_executable* e, const grt_run_options* opts,
+                           grt_tensor* const* feeds, grt_tensor** out_values, grt_trace* trace,
+                           const grt_capture_run* cap) {
   size_t n = (size_t)e->n_nodes, ns = (size_t)e->n_slots;
   /* One block for the per-run arrays. */
   size_t ng = (size_t)e->n_groups;
@@ -603,6 +628,7 @@ grt_status* grt_executor_run(grt_session* s, const grt_executable* e, const grt_
   r.remaining = e->n_nodes;
   r.step = __atomic_fetch_add(&s->steps, 1, __ATOMIC_RELAXED);
   r.trace = trace;
+  r.cap = cap;
   r.timeout_ms = opts ? opts->timeout_ms : 0;
   grt_cancel_token_init(&r.cancel, &s->cancel_epoch, r.timeout_ms);
   pthread_mutex_init(&r.mu, NULL);
@@ -629,7 +655,7 @@ grt_status* grt_executor_run(grt_session* s, const grt_executable* e, const grt_
 
   /* Wait for what asynchronous devices still have queued (TensorFlow's
    * sessions sync their devices at the end of a step too). */
-  for (int32_t i = 0; i < e->n_async; i++) {
+  for (int32_t i = 0; !cap && i < e->n_async; i++) {
     grt_device* d = s->device[e->async_devices[i]];
     for (int k = 0; k < GRT_NUM_STREAM_KINDS; k++) {
       grt_status* sst = grt_stream_sync(d->streams[k]);
@@ -643,7 +669,7 @@ grt_status* grt_executor_run(grt_session* s, const grt_executable* e, const grt_
   }
   for (int32_t i = 0; i < e->n_fetches; i++) release_slot(&r, e->fetch_slots[i]);
   /* Slots nobody consumed because the run failed early. */
-  for (size_t i = 0; i < ns; i++) clear_slot(&r.slots[i]);
+  for (size_t i = 0; i < ns; i++) clear_slot(&r, &r.slots[i]);
   if (st) {
     for (int32_t i = 0; i < e->n_fetches; i++) {
       grt_tensor_free(out_values[i]);
@@ -654,4 +680,21 @@ grt_status* grt_executor_run(grt_session* s, const grt_executable* e, const grt_
   pthread_cond_destroy(&r.done);
   grt_free(block);
   return st;
+}
+
+grt_status* grt_executor_run_ex(grt_session* s, const grt_executable* e, const grt_run_options* opts,
+                                grt_tensor* const* feeds, grt_tensor** out_values, grt_trace* trace,
+                                const grt_capture_run* cap) {
+  /* With graph_capture a recording holds the lock exclusively: this run's
+   * work must not land in it. (A recording run itself is under it.) */
+  bool shared = s->opts.graph_capture && !cap;
+  if (shared) pthread_rwlock_rdlock(&s->capture_lock);
+  grt_status* st = execute(s, e, opts, feeds, out_values, trace, cap);
+  if (shared) pthread_rwlock_unlock(&s->capture_lock);
+  return st;
+}
+
+grt_status* grt_executor_run(grt_session* s, const grt_executable* e, const grt_run_options* opts,
+                             grt_tensor* const* feeds, grt_tensor** out_values, grt_trace* trace) {
+  return grt_executor_run_ex(s, e, opts, feeds, out_values, trace, NULL);
 }

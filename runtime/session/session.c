@@ -121,6 +121,12 @@ grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_s
   if (!s) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   s->graph = g;
   pthread_mutex_init(&s->cache_mu, NULL);
+  pthread_rwlockattr_t rw;
+  pthread_rwlockattr_init(&rw);
+  /* A recording waits for runs in flight, then goes before new ones. */
+  pthread_rwlockattr_setkind_np(&rw, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+  pthread_rwlock_init(&s->capture_lock, &rw);
+  pthread_rwlockattr_destroy(&rw);
   grt_status* st = copy_options(opts, &s->opts);
   if (!st && s->opts.verify_constants) st = grt_graph_verify_constants(g, NULL);
   if (!st) st = place(s);
@@ -165,6 +171,7 @@ void grt_session_free(grt_session* s) {
   grt_free(s->opts.ps_devices);
   grt_free(s->opts.ps_strategy);
   pthread_mutex_destroy(&s->cache_mu);
+  pthread_rwlock_destroy(&s->capture_lock);
   grt_free(s);
 }
 

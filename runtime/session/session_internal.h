@@ -35,6 +35,10 @@ struct grt_session {
   int64_t cancel_epoch; /* atomic: bumped by grt_session_cancel (base/cancel.h) */
   pthread_mutex_t cache_mu;
   grt_executable* cache; /* linked list, newest first */
+  /* With graph_capture: a recording (capture.c) holds it exclusively, so
+   * no other run queues work on the recorded device's streams meanwhile;
+   * runs and replays hold it shared. Unused without the option. */
+  pthread_rwlock_t capture_lock;
 };
 
 enum exec_kind { EXEC_KERNEL = 0, EXEC_SEND = 1, EXEC_RECV = 2 };
@@ -141,6 +145,25 @@ struct grt_run_options {
 GRT_MUST_USE grt_status* grt_executor_run(grt_session* s, const grt_executable* e,
                                           const grt_run_options* opts, grt_tensor* const* feeds,
                                           grt_tensor** out_values, grt_trace* trace);
+
+/* A recording run (capture.c): the executor gives the recorded device's
+ * kernels and copies memory from `pool` (kept for the replays), never
+ * syncs a stream or an event (a copy to the host is joined to the device's
+ * compute stream instead), tells `saw_var` every variable a kernel reads
+ * or takes by reference, and at the end hands back the fetched tensors
+ * (written only when the recording is replayed) without syncing. */
+typedef struct grt_capture_run {
+  int32_t device;
+  grt_allocator* pool[GRT_NUM_MEMORY_KINDS];
+  void (*saw_var)(void* ctx, grt_var* v, const grt_tensor* value, bool by_ref);
+  void* ctx;
+} grt_capture_run;
+
+/* grt_executor_run, recording when `cap` is not NULL. */
+GRT_MUST_USE grt_status* grt_executor_run_ex(grt_session* s, const grt_executable* e,
+                                             const grt_run_options* opts,
+                                             grt_tensor* const* feeds, grt_tensor** out_values,
+                                             grt_trace* trace, const grt_capture_run* cap);
 
 /* Collective groups (collective_groups.c). Finds the executable's
  * NcclAllReduce nodes, groups them by shared_name and checks each group

@@ -128,6 +128,7 @@ static const option_row kOptions[] = {
     ROW("memory_limit", parse_bytes, memory_limit),
     ROW("verify_constants", parse_bool, verify_constants),
     ROW("rewrite", parse_bool, rewrite),
+    ROW("graph_capture", parse_bool, graph_capture),
 };
 #undef ROW
 

@@ -24,6 +24,7 @@ struct grt_session_options {
   char* ps_strategy;
   int64_t memory_limit; /* bytes per device; 0: none */
   bool verify_constants; /* check constants' CRC-32C when the session is made */
+  bool graph_capture;    /* callables record and replay their step (capture.c) */
 };
 
 #endif  /* GRT_RUNTIME_SESSION_SESSION_OPTIONS_H_ */

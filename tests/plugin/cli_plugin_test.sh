@@ -37,7 +37,7 @@ GRT_PLUGIN_PATH= "$grt" run "$tmp/g.json" --fetch y >"$tmp/out" 2>&1
 check "names the device" "$tmp/out" "TEST:0"
 
 GRT_PLUGIN_PATH="$bad" "$grt" devices --backends >"$tmp/out" 2>&1
-check "bad plugin refused" "$tmp/out" "refused: built for backend API version 4, this library has version 3"
+check "bad plugin refused" "$tmp/out" "refused: built for backend API version 5, this library has version 4"
 check "CPU still there" "$tmp/out" "CPU: 1 device"
 
 echo "$fails failed"

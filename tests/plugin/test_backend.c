@@ -6,7 +6,16 @@
  * consumer that does not wait on the right event reads memory the stream has
  * not written yet, so correct results prove the executor's event ordering.
  *
+ * It also records streams as CUDA Graphs do (the capture hooks): while a
+ * device records, queued work is kept instead of run, holding only raw
+ * addresses (no tensor references, as a CUDA graph holds none), and any
+ * stream or event sync fails the recording. A replay first checks that
+ * every address the recorded work touches lies in memory still allocated
+ * from the device, so a recording whose memory the executor let go fails
+ * loudly instead of reading freed memory.
+ *
  * Built as libgrt_backend_test.so; it uses only grt's public headers. */
+#define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +26,22 @@
 
 /* ---- streams: a worker thread and a FIFO of closures ---------------------- */
 
+/* Work: fn(arg), then free(arg) and the references in `hold`; `touch`
+ * lists the addresses fn reads or writes (for a replay's check). */
+enum { kHold = 3 };
 typedef struct work {
   struct work* next;
   void (*fn)(void* arg);
   void* arg;
+  grt_tensor* hold[kHold];
+  const void* touch[kHold];
 } work;
+
+static void work_free(work* w) {
+  for (int i = 0; i < kHold; i++) grt_tensor_free(w->hold[i]);
+  free(w->arg);
+  free(w);
+}
 
 typedef struct {
   grt_stream base;
@@ -51,17 +71,32 @@ static void* stream_main(void* arg) {
     if (!s->head) s->tail = NULL;
     pthread_mutex_unlock(&s->mu);
     w->fn(w->arg);
-    free(w);
+    work_free(w);
   }
 }
 
-static grt_status* enqueue(grt_stream* gs, void (*fn)(void*), void* arg) {
+/* Whether the device records (takes the work) instead of running it. */
+static bool recorded(grt_device* d, work* w);
+
+/* Queues fn(arg) (arg: malloc'd, freed after) holding the references in
+ * hold (taken; NULL-padded) over the addresses in touch. On failure arg
+ * and the references are freed. */
+static grt_status* enqueue_work(grt_stream* gs, void (*fn)(void*), void* arg,
+                                grt_tensor* const* hold, const void* const* touch) {
   test_stream* s = (test_stream*)gs;
-  work* w = malloc(sizeof *w);
-  if (!w) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "TEST stream: out of memory");
-  w->next = NULL;
+  work* w = calloc(1, sizeof *w);
+  if (!w) {
+    for (int i = 0; hold && i < kHold; i++) grt_tensor_free(hold[i]);
+    free(arg);
+    return grt_status_new(GRT_RESOURCE_EXHAUSTED, "TEST stream: out of memory");
+  }
   w->fn = fn;
   w->arg = arg;
+  for (int i = 0; i < kHold; i++) {
+    w->hold[i] = hold ? hold[i] : NULL;
+    w->touch[i] = touch ? touch[i] : NULL;
+  }
+  if (recorded(gs->device, w)) return NULL;
   pthread_mutex_lock(&s->mu);
   if (s->tail) s->tail->next = w;
   else s->head = w;
@@ -105,7 +140,6 @@ static void event_complete(void* arg) {
   pthread_cond_broadcast(&m->e->cv);
   pthread_mutex_unlock(&m->e->mu);
   event_unref(m->e);
-  free(m);
 }
 
 static void event_block(void* arg) {
@@ -114,7 +148,6 @@ static void event_block(void* arg) {
   while (m->e->completed < m->target) pthread_cond_wait(&m->e->cv, &m->e->mu);
   pthread_mutex_unlock(&m->e->mu);
   event_unref(m->e);
-  free(m);
 }
 
 static grt_status* mark(test_event* e, bool record, event_mark** out) {
@@ -129,16 +162,16 @@ static grt_status* mark(test_event* e, bool record, event_mark** out) {
   return NULL;
 }
 
+static bool recording(grt_device* d);
+
 static grt_status* queue_mark(grt_stream* s, grt_event* ge, bool record, void (*fn)(void*)) {
+  /* A recording keeps the work of all the device's streams in the order it
+   * was queued, which already orders it as the events would. */
+  if (recording(s->device)) return NULL;
   event_mark* m;
   grt_status* st = mark((test_event*)ge, record, &m);
   if (st) return st;
-  st = enqueue(s, fn, m);
-  if (st) {
-    event_unref(m->e);
-    free(m);
-  }
-  return st;
+  return enqueue_work(s, fn, m, NULL, NULL);
 }
 
 static grt_status* stream_record(grt_stream* s, grt_event* ge) {
@@ -149,7 +182,10 @@ static grt_status* stream_wait(grt_stream* s, grt_event* ge) {
   return queue_mark(s, ge, false, event_block);
 }
 
+static grt_status* refuse_sync(grt_device* d);
+
 static grt_status* event_sync(grt_event* ge) {
+  if (recording(ge->device)) return refuse_sync(ge->device);
   test_event* e = (test_event*)ge;
   pthread_mutex_lock(&e->mu);
   unsigned long target = e->recorded;
@@ -186,19 +222,18 @@ static void do_copy(void* arg) {
   copy_args* c = arg;
   pause_us(300);
   memcpy(c->dst, c->src, c->n);
-  free(c);
 }
 
 static grt_status* stream_memcpy(grt_stream* s, void* dst, const void* src, size_t n) {
   copy_args* c = malloc(sizeof *c);
   if (!c) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "TEST copy: out of memory");
   *c = (copy_args){dst, src, n};
-  grt_status* st = enqueue(s, do_copy, c);
-  if (st) free(c);
-  return st;
+  const void* touch[kHold] = {dst, src, NULL};
+  return enqueue_work(s, do_copy, c, NULL, touch);
 }
 
 static grt_status* stream_sync(grt_stream* s) {
+  if (recording(s->device)) return refuse_sync(s->device);
   grt_event* e;
   grt_status* st = event_new(s->device, &e);
   if (st) return st;
@@ -213,14 +248,30 @@ static const grt_stream_ops kStreamOps = {stream_memcpy, stream_record, stream_w
 /* ---- memory --------------------------------------------------------------- */
 
 /* Counts its bytes (in a 64-byte header) and honours the session's
- * memory_limit, as a GPU backend's allocator would. */
+ * memory_limit, as a GPU backend's allocator would. Live blocks are kept in
+ * a list (through the header) so a replay can check its addresses. */
+typedef struct mem_block {
+  size_t size;
+  struct mem_block *prev, *next;
+} mem_block;
+
 typedef struct {
   grt_allocator base;
   size_t limit, in_use, peak; /* under mu */
+  mem_block live;             /* list head, under mu */
   pthread_mutex_t mu;
 } test_allocator;
 
 enum { kMemHeader = 64 };
+
+/* Whether p lies in a block allocated now (caller holds t->mu). */
+static bool live_locked(const test_allocator* t, const void* p) {
+  for (const mem_block* b = t->live.next; b != &t->live; b = b->next) {
+    const char* data = (const char*)b + kMemHeader;
+    if ((const char*)p >= data && (const char*)p <= data + b->size) return true;
+  }
+  return false;
+}
 
 static void* mem_alloc(grt_allocator* a, size_t size, size_t alignment) {
   test_allocator* t = (test_allocator*)a;
@@ -244,37 +295,46 @@ static void* mem_alloc(grt_allocator* a, size_t size, size_t alignment) {
     pthread_mutex_unlock(&t->mu);
     return NULL;
   }
-  *(size_t*)p = size;
+  mem_block* b = p;
+  b->size = size;
+  pthread_mutex_lock(&t->mu);
+  b->prev = &t->live;
+  b->next = t->live.next;
+  t->live.next->prev = b;
+  t->live.next = b;
+  pthread_mutex_unlock(&t->mu);
   return (char*)p + kMemHeader;
 }
 
 static void mem_free(grt_allocator* a, void* ptr) {
   if (!ptr) return;
   test_allocator* t = (test_allocator*)a;
-  void* p = (char*)ptr - kMemHeader;
+  mem_block* b = (mem_block*)((char*)ptr - kMemHeader);
   pthread_mutex_lock(&t->mu);
-  t->in_use -= *(size_t*)p;
+  t->in_use -= b->size;
+  b->prev->next = b->next;
+  b->next->prev = b->prev;
   pthread_mutex_unlock(&t->mu);
-  free(p);
+  free(b);
 }
 
 /* ---- kernels: outputs now, arithmetic queued on the compute stream --------- */
 
 typedef struct {
   int op; /* 0 Add, 1 Mul, 2 MatMul */
-  grt_tensor* a;
-  grt_tensor* b;
-  grt_tensor* out;
-  int64_t m, k, n;
+  const float* a;
+  const float* b;
+  float* out;
+  int64_t m, k, n, count;
   bool ta, tb;
 } math_args;
 
 static void do_math(void* arg) {
   math_args* m = arg;
   pause_us(200);
-  const float* a = grt_tensor_data(m->a);
-  const float* b = grt_tensor_data(m->b);
-  float* o = grt_tensor_data(m->out);
+  const float* a = m->a;
+  const float* b = m->b;
+  float* o = m->out;
   if (m->op == 2) {
     for (int64_t i = 0; i < m->m; i++)
       for (int64_t j = 0; j < m->n; j++) {
@@ -287,13 +347,8 @@ static void do_math(void* arg) {
         o[i * m->n + j] = acc;
       }
   } else {
-    int64_t n = grt_tensor_num_elements(m->out);
-    for (int64_t i = 0; i < n; i++) o[i] = m->op == 0 ? a[i] + b[i] : a[i] * b[i];
+    for (int64_t i = 0; i < m->count; i++) o[i] = m->op == 0 ? a[i] + b[i] : a[i] * b[i];
   }
-  grt_tensor_free(m->a);
-  grt_tensor_free(m->b);
-  grt_tensor_free(m->out);
-  free(m);
 }
 
 static grt_status* launch_math(grt_kernel_ctx* ctx, math_args* m, const grt_shape* shape) {
@@ -303,17 +358,14 @@ static grt_status* launch_math(grt_kernel_ctx* ctx, math_args* m, const grt_shap
     free(m);
     return st;
   }
-  m->a = grt_tensor_ref(ctx->inputs[0]);
-  m->b = grt_tensor_ref(ctx->inputs[1]);
-  m->out = grt_tensor_ref(out);
-  st = enqueue(ctx->stream, do_math, m);
-  if (st) {
-    grt_tensor_free(m->a);
-    grt_tensor_free(m->b);
-    grt_tensor_free(m->out);
-    free(m);
-  }
-  return st;
+  m->a = grt_tensor_data(ctx->inputs[0]);
+  m->b = grt_tensor_data(ctx->inputs[1]);
+  m->out = grt_tensor_data(out);
+  m->count = grt_tensor_num_elements(out);
+  grt_tensor* hold[kHold] = {grt_tensor_ref(ctx->inputs[0]), grt_tensor_ref(ctx->inputs[1]),
+                             grt_tensor_ref(out)};
+  const void* touch[kHold] = {m->a, m->b, m->out};
+  return enqueue_work(ctx->stream, do_math, m, hold, touch);
 }
 
 static grt_status* elementwise(grt_kernel_ctx* ctx, int op) {
@@ -351,7 +403,7 @@ static grt_status* matmul_compute(grt_kernel_ctx* ctx) {
   if (k != k2) return grt_status_new(GRT_INVALID_ARGUMENT, "MatMul: inner sizes differ");
   math_args* args = calloc(1, sizeof *args);
   if (!args) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
-  *args = (math_args){2, NULL, NULL, NULL, m, k, n, ta, tb};
+  *args = (math_args){2, NULL, NULL, NULL, m, k, n, 0, ta, tb};
   grt_shape shape = {2, {m, n}};
   return launch_math(ctx, args, &shape);
 }
@@ -364,35 +416,26 @@ static grt_status* identity_compute(grt_kernel_ctx* ctx) {
 /* ---- variables and a list(int) attr through the public API ---------------- */
 
 typedef struct {
-  grt_tensor* dst;
-  grt_tensor* src;
+  float* dst;
+  const float* src;
+  int64_t n;
   bool add;
 } update_args;
 
 static void do_update(void* arg) {
   update_args* u = arg;
   pause_us(200);
-  float* d = grt_tensor_data(u->dst);
-  const float* s = grt_tensor_data(u->src);
-  int64_t n = grt_tensor_num_elements(u->dst);
-  for (int64_t i = 0; i < n; i++) d[i] = u->add ? d[i] + s[i] : s[i];
-  grt_tensor_free(u->dst);
-  grt_tensor_free(u->src);
-  free(u);
+  for (int64_t i = 0; i < u->n; i++) u->dst[i] = u->add ? u->dst[i] + u->src[i] : u->src[i];
 }
 
 /* dst = src (or dst += src) on the compute stream. */
 static grt_status* queue_update(grt_kernel_ctx* ctx, grt_tensor* dst, grt_tensor* src, bool add) {
   update_args* u = malloc(sizeof *u);
   if (!u) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
-  *u = (update_args){grt_tensor_ref(dst), grt_tensor_ref(src), add};
-  grt_status* st = enqueue(ctx->stream, do_update, u);
-  if (st) {
-    grt_tensor_free(u->dst);
-    grt_tensor_free(u->src);
-    free(u);
-  }
-  return st;
+  *u = (update_args){grt_tensor_data(dst), grt_tensor_data(src), grt_tensor_num_elements(dst), add};
+  grt_tensor* hold[kHold] = {grt_tensor_ref(dst), grt_tensor_ref(src), NULL};
+  const void* touch[kHold] = {u->dst, u->src, NULL};
+  return enqueue_work(ctx->stream, do_update, u, hold, touch);
 }
 
 static grt_shape shape_of(const grt_tensor* t) {
@@ -505,7 +548,137 @@ typedef struct {
   grt_device base;
   test_allocator memory;
   test_stream streams[GRT_NUM_STREAM_KINDS];
+  /* Recording (capture hooks), under cap_mu. */
+  pthread_mutex_t cap_mu;
+  bool capturing, cap_failed;
+  work *rec_head, *rec_tail;
 } test_device;
+
+/* ---- recording and replay --------------------------------------------------- */
+
+struct grt_captured {
+  work* head;
+};
+
+static bool recording(grt_device* gd) {
+  test_device* d = (test_device*)gd;
+  pthread_mutex_lock(&d->cap_mu);
+  bool on = d->capturing;
+  pthread_mutex_unlock(&d->cap_mu);
+  return on;
+}
+
+static bool recorded(grt_device* gd, work* w) {
+  test_device* d = (test_device*)gd;
+  pthread_mutex_lock(&d->cap_mu);
+  bool on = d->capturing;
+  if (on) {
+    if (d->rec_tail) d->rec_tail->next = w;
+    else d->rec_head = w;
+    d->rec_tail = w;
+  }
+  pthread_mutex_unlock(&d->cap_mu);
+  /* A recording holds addresses only: the memory is the caller's to keep. */
+  for (int i = 0; on && i < kHold; i++) {
+    grt_tensor_free(w->hold[i]);
+    w->hold[i] = NULL;
+  }
+  return on;
+}
+
+static grt_status* refuse_sync(grt_device* gd) {
+  test_device* d = (test_device*)gd;
+  pthread_mutex_lock(&d->cap_mu);
+  d->cap_failed = true;
+  pthread_mutex_unlock(&d->cap_mu);
+  return grt_status_new(GRT_FAILED_PRECONDITION, "TEST: a stream or event sync while %s records",
+                        gd->name);
+}
+
+static void free_works(work* w) {
+  while (w) {
+    work* next = w->next;
+    work_free(w);
+    w = next;
+  }
+}
+
+static bool capturable(grt_device* d, const grt_op_kernel* k, const char** why) {
+  if (strcmp(k->op, "Assign") == 0) {
+    *why = "gives the variable a new tensor on each call";
+    return false;
+  }
+  if (strcmp(k->op, "NcclAllReduce") == 0) {
+    *why = "runs only as a group";
+    return false;
+  }
+  return true;
+}
+
+static grt_status* capture_begin(grt_device* gd) {
+  test_device* d = (test_device*)gd;
+  pthread_mutex_lock(&d->cap_mu);
+  bool busy = d->capturing;
+  if (!busy) {
+    d->capturing = true;
+    d->cap_failed = false;
+    d->rec_head = d->rec_tail = NULL;
+  }
+  pthread_mutex_unlock(&d->cap_mu);
+  if (busy) return grt_status_new(GRT_FAILED_PRECONDITION, "TEST: %s records already", gd->name);
+  return NULL;
+}
+
+static grt_status* capture_end(grt_device* gd, grt_captured** out) {
+  test_device* d = (test_device*)gd;
+  *out = NULL;
+  pthread_mutex_lock(&d->cap_mu);
+  work* head = d->rec_head;
+  bool failed = d->cap_failed;
+  d->capturing = false;
+  d->rec_head = d->rec_tail = NULL;
+  pthread_mutex_unlock(&d->cap_mu);
+  grt_captured* g = failed ? NULL : malloc(sizeof *g);
+  if (!g) {
+    free_works(head);
+    return grt_status_new(failed ? GRT_FAILED_PRECONDITION : GRT_RESOURCE_EXHAUSTED,
+                          "TEST: the recording on %s failed", gd->name);
+  }
+  g->head = head;
+  *out = g;
+  return NULL;
+}
+
+typedef struct {
+  grt_captured* g;
+} replay_args;
+
+static void do_replay(void* arg) {
+  for (work* w = ((replay_args*)arg)->g->head; w; w = w->next) w->fn(w->arg);
+}
+
+static grt_status* replay(grt_device* gd, grt_captured* g) {
+  test_device* d = (test_device*)gd;
+  pthread_mutex_lock(&d->memory.mu);
+  const void* dead = NULL;
+  for (work* w = g->head; w && !dead; w = w->next)
+    for (int i = 0; i < kHold && !dead; i++)
+      if (w->touch[i] && !live_locked(&d->memory, w->touch[i])) dead = w->touch[i];
+  pthread_mutex_unlock(&d->memory.mu);
+  if (dead)
+    return grt_status_new(GRT_INTERNAL, "TEST: the recording on %s touches %p, memory no longer "
+                          "allocated", gd->name, dead);
+  replay_args* a = malloc(sizeof *a);
+  if (!a) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "TEST replay: out of memory");
+  a->g = g;
+  return enqueue_work(gd->streams[GRT_STREAM_COMPUTE], do_replay, a, NULL, NULL);
+}
+
+static void captured_free(grt_device* d, grt_captured* g) {
+  if (!g) return;
+  free_works(g->head);
+  free(g);
+}
 
 static void device_free(grt_device* gd) {
   test_device* d = (test_device*)gd;
@@ -521,6 +694,8 @@ static void device_free(grt_device* gd) {
     pthread_cond_destroy(&s->cv);
   }
   pthread_mutex_destroy(&d->memory.mu);
+  pthread_mutex_destroy(&d->cap_mu);
+  free_works(d->rec_head);
   free(d);
 }
 
@@ -532,7 +707,16 @@ static void memory_stats(grt_device* gd, grt_memory_kind kind, size_t* in_use, s
   pthread_mutex_unlock(&d->memory.mu);
 }
 
-static const grt_device_ops kDeviceOps = {device_free, event_new, NULL, memory_stats};
+static const grt_device_ops kDeviceOps = {
+    .free = device_free,
+    .event_new = event_new,
+    .memory_stats = memory_stats,
+    .capturable = capturable,
+    .capture_begin = capture_begin,
+    .capture_end = capture_end,
+    .replay = replay,
+    .captured_free = captured_free,
+};
 
 static grt_status* device_new(const grt_device_config* cfg, grt_device** out) {
   *out = NULL;
@@ -545,6 +729,8 @@ static grt_status* device_new(const grt_device_config* cfg, grt_device** out) {
   d->memory.base = (grt_allocator){"TEST", mem_alloc, mem_free};
   d->memory.limit = cfg->memory_limit > 0 ? (size_t)cfg->memory_limit : 0;
   pthread_mutex_init(&d->memory.mu, NULL);
+  d->memory.live.prev = d->memory.live.next = &d->memory.live;
+  pthread_mutex_init(&d->cap_mu, NULL);
   d->base.memory[GRT_MEMORY_DEVICE] = &d->memory.base;
   d->base.memory[GRT_MEMORY_HOST] = &d->memory.base;
   for (int k = 0; k < GRT_NUM_STREAM_KINDS; k++) {
