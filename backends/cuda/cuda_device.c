@@ -172,7 +172,17 @@ static grt_status* launch(grt_device* gd, grt_stream* s, const grt_op_kernel* k,
   return st ? st : k->compute(ctx);
 }
 
-static const grt_device_ops kDeviceOps = {device_free, event_new, launch, memory_stats};
+static const grt_device_ops kDeviceOps = {
+    .free = device_free,
+    .event_new = event_new,
+    .launch = launch,
+    .memory_stats = memory_stats,
+    .capturable = grt_cuda_capturable,
+    .capture_begin = grt_cuda_capture_begin,
+    .capture_end = grt_cuda_capture_end,
+    .replay = grt_cuda_replay,
+    .captured_free = grt_cuda_captured_free,
+};
 
 /* Peer access from this card to every other that allows it, so copies
  * between cards go over NVLink/PCIe directly. Refusals are not errors. */

@@ -63,6 +63,13 @@ grt_status* grt_cuda_error(cudaError_t err, const char* what);
 grt_status* grt_cuda_launch_error(const char* what);
 
 grt_status* grt_cuda_device_new(const grt_device_config* cfg, grt_device** out);
+
+/* The capture hooks (cuda_capture.c). */
+bool grt_cuda_capturable(grt_device* d, const grt_op_kernel* k, const char** why);
+grt_status* grt_cuda_capture_begin(grt_device* d);
+grt_status* grt_cuda_capture_end(grt_device* d, grt_captured** out);
+grt_status* grt_cuda_replay(grt_device* d, grt_captured* g);
+void grt_cuda_captured_free(grt_device* d, grt_captured* g);
 int32_t grt_cuda_probe(char* why, size_t why_size);
 
 /* ---- kernels (cuda_kernels_*.c and *.cu) ------------------------------------ */

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -134,8 +135,11 @@ double GrtChainSeconds(int n, int chain, int reps) {
   return Median(t);
 }
 
-// Per-op time on a chain of `ops` Adds of 16 floats on GPU:0.
-double GrtOverheadUs(int ops) {
+// Per-op time on a chain of `ops` Adds of 16 floats on GPU:0: through
+// grt_session_run, a callable, or a callable with graph_capture (recorded
+// on its second call, replayed from the third).
+enum Mode { kSessionRun, kCallable, kCaptured };
+double GrtOverheadUs(int ops, Mode mode) {
   std::string j = R"({"format":"grt.graph","version":1,"nodes":[
     {"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[16]}},
     {"name":"a0","op":"Identity","inputs":["x"],"device":"/device:GPU:0"})";
@@ -145,22 +149,46 @@ double GrtOverheadUs(int ops) {
   j += "]}";
   grt_graph* g = nullptr;
   CHECK_GRT(grt_graph_from_json(j.c_str(), j.size(), &g));
+  grt_session_options* o = nullptr;
+  CHECK_GRT(grt_session_options_new(&o));
+  CHECK_GRT(grt_session_options_set(o, "graph_capture", mode == kCaptured ? "true" : "false"));
   grt_session* s = nullptr;
-  CHECK_GRT(grt_session_new(g, nullptr, &s));
+  CHECK_GRT(grt_session_new(g, o, &s));
+  grt_session_options_free(o);
   grt_tensor* x = nullptr;
   int64_t dims[1] = {16};
   CHECK_GRT(grt_tensor_new(GRT_FLOAT32, 1, dims, &x));
+  float* xv = static_cast<float*>(grt_tensor_data(x));
+  for (int i = 0; i < 16; i++) xv[i] = 0.5f * i;
   grt_feed feed = {"x", x};
   std::string last = "a" + std::to_string(ops);
   const char* fetch = last.c_str();
+  const char* feed_name = "x";
+  grt_callable* c = nullptr;
+  if (mode != kSessionRun)
+    CHECK_GRT(grt_session_make_callable_by_name(s, &feed_name, 1, &fetch, 1, nullptr, 0, &c));
   std::vector<double> t;
-  for (int i = 0; i < 7; i++) {
+  for (int i = 0; i < 9; i++) {
     grt_tensor* out = nullptr;
     double t0 = Now();
-    CHECK_GRT(grt_session_run(s, &feed, 1, &fetch, 1, nullptr, 0, &out, nullptr));
-    if (i >= 2) t.push_back(Now() - t0);
+    if (c) CHECK_GRT(grt_callable_run(c, &x, &out, nullptr));
+    else CHECK_GRT(grt_session_run(s, &feed, 1, &fetch, 1, nullptr, 0, &out, nullptr));
+    if (i >= 3) t.push_back(Now() - t0);
+    // a_ops = x * (ops + 1): the result is checked, not only timed.
+    const float* y = static_cast<const float*>(grt_tensor_data(out));
+    for (int k = 0; k < 16; k++)
+      if (std::abs(y[k] - xv[k] * (ops + 1)) > 1e-3f * std::abs(xv[k] * (ops + 1)) + 1e-3f) {
+        fprintf(stderr, "chain: a%d[%d] = %g, want %g\n", ops, k, y[k], xv[k] * (ops + 1));
+        exit(1);
+      }
     grt_tensor_free(out);
   }
+  if (c) {
+    char report[600];
+    grt_callable_capture_report(c, report, sizeof report);
+    printf("  capture: %s\n", report);
+  }
+  grt_callable_free(c);
   grt_tensor_free(x);
   grt_session_free(s);
   grt_graph_free(g);
@@ -194,6 +222,9 @@ int main(int argc, char** argv) {
            n, tf32 ? "tf32" : "fp32", direct * 1e3, flop / direct / 1e12, grt * 1e3,
            flop / grt / 1e12, direct / grt);
   }
-  printf("chain of 10000 Adds on GPU:0: %.2f us per op\n", GrtOverheadUs(10000));
+  printf("chain of 10000 Adds on GPU:0: %.2f us per op\n", GrtOverheadUs(10000, kSessionRun));
+  printf("chain of 10000 Adds on GPU:0, callable: %.2f us per op\n", GrtOverheadUs(10000, kCallable));
+  printf("chain of 10000 Adds on GPU:0, callable with graph_capture: %.2f us per op\n",
+         GrtOverheadUs(10000, kCaptured));
   return 0;
 }

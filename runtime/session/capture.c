@@ -184,9 +184,9 @@ static grt_status* replay(grt_capture* c, const grt_run_options* opts, grt_tenso
 /* ---- recording ------------------------------------------------------------ */
 
 /* Records the step with this call's feeds; NULL with c->rec set on success.
- * A step that fails as a step (a kernel's error, a cancel) returns that
- * error; a recording the device refused sets c->why and returns NULL with
- * no recording, and the call runs as usual. */
+ * A cancel or deadline returns its error (the next call records again);
+ * any other failure sets c->why and returns NULL with no recording, and
+ * this call and later ones run as usual. */
 static grt_status* record(grt_capture* c, const grt_run_options* opts, grt_tensor* const* feeds,
                           grt_trace* trace) {
   recording* r = NULL;
@@ -211,7 +211,16 @@ static grt_status* record(grt_capture* c, const grt_run_options* opts, grt_tenso
   if (st) {
     grt_status_free(ended);
     drop(c);
-    return st;
+    grt_code code = grt_status_code(st);
+    if (code == GRT_CANCELLED || code == GRT_DEADLINE_EXCEEDED) return st; /* next call records */
+    /* A step that fails while recording runs as usual from now on: a real
+     * fault fails that run too, with its own error; a kernel the device
+     * could not record (it says it can, but the recording refused) costs
+     * only the capture. */
+    snprintf(c->why, sizeof c->why, "recording on %s failed: %s", c->d->name, grt_status_message(st));
+    __atomic_store_n(&c->gave_up, 1, __ATOMIC_RELEASE);
+    grt_status_free(st);
+    return NULL;
   }
   if (ended || r->vars_oom) {
     snprintf(c->why, sizeof c->why, "%s could not record the step: %s", c->d->name,
