@@ -194,6 +194,16 @@ __global__ void UnaryWidenedKernel(int op, int64_t n, const S* x, S* out) {
     Narrow(ApplyUn<float>(op, Widen(x[i])), &out[i]);
 }
 
+template <typename S>
+__global__ void BinaryWidenedKernel(int op, Bcast bc, int64_t n, const S* a, const S* b, S* out) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    int64_t ia = i, ib = i;
+    if (!bc.same) BcastOffsets(bc, i, &ia, &ib);
+    Narrow(ApplyBin<float>(op, Widen(a[ia]), Widen(b[ib])), &out[i]);
+  }
+}
+
 // IsNan / IsInf: a float in, a bool out.
 template <typename T>
 __global__ void ClassifyKernel(bool inf, int64_t n, const T* x, uint8_t* out) {
@@ -303,6 +313,16 @@ grt_status* Binary(grt_kernel_ctx* ctx, int op, const char* name) {
       BinaryKernel<double><<<Blocks(n), kThreads, 0, s>>>(op, bc, n, (const double*)grt_tensor_data(a),
                                                          (const double*)grt_tensor_data(b),
                                                          (double*)grt_tensor_data(out));
+      break;
+    case GRT_FLOAT16:
+      BinaryWidenedKernel<__half><<<Blocks(n), kThreads, 0, s>>>(op, bc, n, (const __half*)grt_tensor_data(a),
+                                                                (const __half*)grt_tensor_data(b),
+                                                                (__half*)grt_tensor_data(out));
+      break;
+    case GRT_BFLOAT16:
+      BinaryWidenedKernel<__nv_bfloat16><<<Blocks(n), kThreads, 0, s>>>(
+          op, bc, n, (const __nv_bfloat16*)grt_tensor_data(a), (const __nv_bfloat16*)grt_tensor_data(b),
+          (__nv_bfloat16*)grt_tensor_data(out));
       break;
     case GRT_INT64:
       if (op == kDiv || op >= kTanhGrad) return Unsupported(name, dt);

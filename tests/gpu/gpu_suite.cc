@@ -25,6 +25,12 @@ TEST_F(GpuSuite, ElementwiseBinaryWithBroadcasting) {
       CheckAgainstCpu({op, "", {{dt, {4, 5}}, {dt, {5}}}});
   for (const char* op : {"TanhGrad", "SigmoidGrad", "ReluGrad"})
     for (grt_dtype dt : kFloats) CheckAgainstCpu({op, "", {{dt, {17, 9}}, {dt, {17, 9}}}});
+  // float16 and bfloat16: float32 arithmetic on widened values, rounded back.
+  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "SquaredDifference",
+                         "TanhGrad", "SigmoidGrad", "ReluGrad"})
+    for (grt_dtype dt : {GRT_FLOAT16, GRT_BFLOAT16})
+    for (bool grad : {std::string(op).find("Grad") != std::string::npos})
+      CheckAgainstCpu({op, "", {{dt, {3, 4, 5}}, {dt, grad ? std::vector<int64_t>{3, 4, 5} : std::vector<int64_t>{4, 1}}}});
 }
 
 TEST_F(GpuSuite, ElementwiseUnary) {
