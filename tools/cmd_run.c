@@ -25,6 +25,7 @@ static const char kUsage[] =
     "               [--init TARGET] [--restore CKPT] [--steps N] [--quiet]\n"
     "               [--save CKPT] [--trace OUT.json]\n"
     "               [--memory-limit BYTES[K|M|G]] [--timeout-ms MS] [--compact] [--no-mmap]\n"
+    "               [--graph-capture]\n"
     "  VALUE: a JSON tensor {\"dtype\",\"shape\",\"values\"} or @file.npy\n";
 
 typedef struct {
@@ -42,6 +43,7 @@ typedef struct {
   long long timeout_ms;
   bool compact;
   bool no_mmap;
+  bool graph_capture; /* steps through a callable with graph_capture */
   int n_feeds, n_fetches, n_targets;
   grt_feed* feeds;
   const char** fetches;
@@ -115,6 +117,8 @@ static int parse_args(int argc, char** argv, run_args* a) {
         return usage("--timeout-ms needs a non-negative integer (0: no deadline)");
     } else if (!strcmp(argv[i], "--compact")) {
       a->compact = true;
+    } else if (!strcmp(argv[i], "--graph-capture")) {
+      a->graph_capture = true;
     } else if (!strcmp(argv[i], "--no-mmap")) {
       a->no_mmap = true;
     } else {
@@ -216,6 +220,7 @@ static grt_status* run(run_args* a) {
     st = grt_session_options_set(o, "memory_limit", a->memory_limit);
     if (st) st = grt_status_prefix(st, "--memory-limit");
   }
+  if (!st && a->graph_capture) st = grt_session_options_set(o, "graph_capture", "true");
   grt_run_options* ro = NULL;
   if (!st) st = grt_run_options_new(&ro);
   if (!st) st = grt_run_options_set_timeout_ms(ro, a->timeout_ms);
@@ -227,6 +232,19 @@ static grt_status* run(run_args* a) {
     if (st) st = grt_status_prefix(st, "--init %s", a->init);
   }
   if (!st && a->restore) st = grt_session_restore_variables(s, a->restore);
+  /* --graph-capture: the steps run as one callable, recorded on its second
+   * call and replayed after where the device can record. */
+  grt_callable* c = NULL;
+  grt_tensor** fed = calloc((size_t)a->n_feeds + 1, sizeof *fed);
+  const char** feed_names = calloc((size_t)a->n_feeds + 1, sizeof *feed_names);
+  if (!st && (!fed || !feed_names)) st = grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
+  for (int i = 0; !st && i < a->n_feeds; i++) {
+    fed[i] = a->feeds[i].value;
+    feed_names[i] = a->feeds[i].name;
+  }
+  if (!st && a->graph_capture && (a->n_fetches || a->n_targets))
+    st = grt_session_make_callable_by_name(s, feed_names, a->n_feeds, a->fetches, a->n_fetches,
+                                           a->targets, a->n_targets, &c);
   bool progress = !a->quiet && a->steps > 1 && isatty(STDERR_FILENO);
   double start = now_s(), last_line = start;
   for (long step = 0; !st && step < a->steps && (a->n_fetches || a->n_targets); step++) {
@@ -234,14 +252,25 @@ static grt_status* run(run_args* a) {
       grt_tensor_free(out[i]);
       out[i] = NULL;
     }
-    st = grt_session_run_with_options(s, ro, a->feeds, a->n_feeds, a->fetches, a->n_fetches,
-                                      a->targets, a->n_targets, out, trace);
+    if (c)
+      st = grt_callable_run_with_options(c, ro, fed, out, trace);
+    else
+      st = grt_session_run_with_options(s, ro, a->feeds, a->n_feeds, a->fetches, a->n_fetches,
+                                        a->targets, a->n_targets, out, trace);
     if (st && a->steps > 1) st = grt_status_prefix(st, "step %ld", step + 1);
     if (!st && progress && (now_s() - last_line >= 1.0 || step + 1 == a->steps)) {
       print_progress(a, step + 1, start, out);
       last_line = now_s();
     }
   }
+  if (!st && c && !a->quiet) {
+    char report[600];
+    grt_callable_capture_report(c, report, sizeof report);
+    fprintf(stderr, "graph capture: %s\n", report);
+  }
+  grt_callable_free(c);
+  free(fed);
+  free(feed_names);
   if (!st && a->save) st = grt_session_save_variables(s, a->save);
   for (int i = 0; !st && i < a->n_fetches; i++) st = print_tensor(a->fetches[i], out[i], a->compact);
   if (!st && trace) st = grt_write_file_atomic(a->trace, write_trace, trace);

@@ -31,6 +31,23 @@ check "m placed on TEST" "$tmp/out" "m: (MatMul): /job:localhost/replica:0/task:
 check "y computed" "$tmp/out" '"values": [8, 12, 18, 26]'
 check "m fetched from TEST" "$tmp/out" '"values": [7, 10, 15, 22]'
 
+# --graph-capture: the steps as a callable, recorded on the second and
+# replayed on the third; a step with a CPU kernel says why it is not.
+cat >"$tmp/t.json" <<'JSON'
+{"format":"grt.graph","version":1,"nodes":[
+  {"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[2,2]}},
+  {"name":"m","op":"MatMul","inputs":["x","x"],"device":"/device:TEST:0","attrs":{"T":"float32"}},
+  {"name":"y","op":"Add","inputs":["m","x"],"device":"/device:TEST:0","attrs":{"T":"float32"}}
+]}
+JSON
+GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" run "$tmp/t.json" --feed 'x={"dtype":"float32","shape":[2,2],"values":[1,2,3,4]}' \
+  --fetch y --steps 3 --graph-capture >"$tmp/out" 2>&1
+check "captured steps" "$tmp/out" "graph capture: captured on /job:localhost/replica:0/task:0/device:TEST:0: 2 kernels; 1 recording, 2 replays"
+check "replayed y" "$tmp/out" '"values": [8, 12, 18, 26]'
+GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" run "$tmp/g.json" --fetch y --steps 2 --graph-capture >"$tmp/out" 2>&1
+check "not captured, why" "$tmp/out" "runs on /job:localhost/replica:0/task:0/device:CPU:0, whose work cannot be recorded"
+check "y still computed" "$tmp/out" '"values": [8, 12, 18, 26]'
+
 # Without the plugin the request cannot be met.
 GRT_PLUGIN_PATH= "$grt" run "$tmp/g.json" --fetch y >"$tmp/out" 2>&1
 [ $? -eq 1 ] && echo "ok: exit 1 without the plugin" || { echo "FAIL: exit status"; fails=$((fails + 1)); }
