@@ -80,11 +80,6 @@ void ExpectAct(const grt_tensor* t, const Dims& d, const Vals& want_nhwc, bool n
   else
     ExpectNear(t, d, want_nhwc, tol);
 }
-Vals ActOut(const grt_tensor* t, const Dims& d, bool nchw) {
-  Vals v(static_cast<size_t>(Count(d)));
-  for (size_t i = 0; i < v.size(); i++) v[i] = At(t, static_cast<int64_t>(i));
-  return nchw ? FromNchw(v, d) : v;
-}
 
 const std::vector<Case>& Cases() {
   static const std::vector<Case> cases = {

@@ -724,7 +724,9 @@ TEST(Cast, EveryDtypePair) {
       ASSERT_OK(r.Run());
       EXPECT_EQ(grt_tensor_dtype(r.Output(0)), dst);
       ExpectNear(r.Output(0), d, want, 0);
-      if (src == dst) EXPECT_EQ(grt_tensor_data(r.Output(0)), grt_tensor_data(in));
+      if (src == dst) {
+        EXPECT_EQ(grt_tensor_data(r.Output(0)), grt_tensor_data(in));
+      }
     }
     grt_tensor_free(in);
   }
