@@ -163,45 +163,33 @@ __device__ inline long long ApplyUn<long long>(int op, long long x) {
   }
 }
 
+// Loads and stores in the arithmetic's type C: float16 and bfloat16 run
+// the float32 arithmetic on widened values, rounded back to nearest even;
+// every other type computes in itself.
 template <typename T>
+__device__ inline T Widen(T v) { return v; }
+__device__ inline float Widen(__half v) { return __half2float(v); }
+__device__ inline float Widen(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <typename T>
+__device__ inline void Narrow(T v, T* p) { *p = v; }
+__device__ inline void Narrow(float v, __half* p) { *p = __float2half_rn(v); }
+__device__ inline void Narrow(float v, __nv_bfloat16* p) { *p = __float2bfloat16_rn(v); }
+
+template <typename T, typename C = T>
 __global__ void BinaryKernel(int op, Bcast bc, int64_t n, const T* a, const T* b, T* out) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     int64_t ia = i, ib = i;
     if (!bc.same) BcastOffsets(bc, i, &ia, &ib);
-    out[i] = ApplyBin<T>(op, a[ia], b[ib]);
+    Narrow(ApplyBin<C>(op, Widen(a[ia]), Widen(b[ib])), &out[i]);
   }
 }
 
-template <typename T>
+template <typename T, typename C = T>
 __global__ void UnaryKernel(int op, int64_t n, const T* x, T* out) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x)
-    out[i] = ApplyUn<T>(op, x[i]);
-}
-
-// float16 and bfloat16: the float32 arithmetic on widened values, rounded
-// back to nearest even.
-__device__ inline float Widen(__half v) { return __half2float(v); }
-__device__ inline float Widen(__nv_bfloat16 v) { return __bfloat162float(v); }
-__device__ inline void Narrow(float v, __half* p) { *p = __float2half_rn(v); }
-__device__ inline void Narrow(float v, __nv_bfloat16* p) { *p = __float2bfloat16_rn(v); }
-
-template <typename S>
-__global__ void UnaryWidenedKernel(int op, int64_t n, const S* x, S* out) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x)
-    Narrow(ApplyUn<float>(op, Widen(x[i])), &out[i]);
-}
-
-template <typename S>
-__global__ void BinaryWidenedKernel(int op, Bcast bc, int64_t n, const S* a, const S* b, S* out) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
-    int64_t ia = i, ib = i;
-    if (!bc.same) BcastOffsets(bc, i, &ia, &ib);
-    Narrow(ApplyBin<float>(op, Widen(a[ia]), Widen(b[ib])), &out[i]);
-  }
+    Narrow(ApplyUn<C>(op, Widen(x[i])), &out[i]);
 }
 
 // IsNan / IsInf: a float in, a bool out.
@@ -209,15 +197,7 @@ template <typename T>
 __global__ void ClassifyKernel(bool inf, int64_t n, const T* x, uint8_t* out) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
-    double v = (double)x[i];
-    out[i] = inf ? isinf(v) : isnan(v);
-  }
-}
-template <typename S>
-__global__ void ClassifyWidenedKernel(bool inf, int64_t n, const S* x, uint8_t* out) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
-    float v = Widen(x[i]);
+    double v = (double)Widen(x[i]);
     out[i] = inf ? isinf(v) : isnan(v);
   }
 }
@@ -315,12 +295,12 @@ grt_status* Binary(grt_kernel_ctx* ctx, int op, const char* name) {
                                                          (double*)grt_tensor_data(out));
       break;
     case GRT_FLOAT16:
-      BinaryWidenedKernel<__half><<<Blocks(n), kThreads, 0, s>>>(op, bc, n, (const __half*)grt_tensor_data(a),
+      BinaryKernel<__half, float><<<Blocks(n), kThreads, 0, s>>>(op, bc, n, (const __half*)grt_tensor_data(a),
                                                                 (const __half*)grt_tensor_data(b),
                                                                 (__half*)grt_tensor_data(out));
       break;
     case GRT_BFLOAT16:
-      BinaryWidenedKernel<__nv_bfloat16><<<Blocks(n), kThreads, 0, s>>>(
+      BinaryKernel<__nv_bfloat16, float><<<Blocks(n), kThreads, 0, s>>>(
           op, bc, n, (const __nv_bfloat16*)grt_tensor_data(a), (const __nv_bfloat16*)grt_tensor_data(b),
           (__nv_bfloat16*)grt_tensor_data(out));
       break;
@@ -352,11 +332,11 @@ grt_status* Unary(grt_kernel_ctx* ctx, int op, const char* name) {
   cudaStream_t s = grt_cuda_stream(ctx->stream);
   switch (dt) {
     case GRT_FLOAT16:
-      UnaryWidenedKernel<__half><<<Blocks(n), kThreads, 0, s>>>(op, n, (const __half*)grt_tensor_data(x),
+      UnaryKernel<__half, float><<<Blocks(n), kThreads, 0, s>>>(op, n, (const __half*)grt_tensor_data(x),
                                                                (__half*)grt_tensor_data(out));
       break;
     case GRT_BFLOAT16:
-      UnaryWidenedKernel<__nv_bfloat16><<<Blocks(n), kThreads, 0, s>>>(
+      UnaryKernel<__nv_bfloat16, float><<<Blocks(n), kThreads, 0, s>>>(
           op, n, (const __nv_bfloat16*)grt_tensor_data(x), (__nv_bfloat16*)grt_tensor_data(out));
       break;
     case GRT_FLOAT32:
@@ -392,10 +372,10 @@ grt_status* Classify(grt_kernel_ctx* ctx, bool inf, const char* name) {
   uint8_t* po = (uint8_t*)grt_tensor_data(out);
   switch (dt) {
     case GRT_FLOAT16:
-      ClassifyWidenedKernel<__half><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const __half*)px, po);
+      ClassifyKernel<__half><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const __half*)px, po);
       break;
     case GRT_BFLOAT16:
-      ClassifyWidenedKernel<__nv_bfloat16><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const __nv_bfloat16*)px, po);
+      ClassifyKernel<__nv_bfloat16><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const __nv_bfloat16*)px, po);
       break;
     case GRT_FLOAT32: ClassifyKernel<float><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const float*)px, po); break;
     case GRT_FLOAT64: ClassifyKernel<double><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const double*)px, po); break;

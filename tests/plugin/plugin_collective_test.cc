@@ -12,20 +12,9 @@
 
 #include "grt/backend.h"
 #include "grt/grt.h"
+#include "tests/plugin/plugin_test_util.h"
 
 namespace {
-
-#define ASSERT_OK(expr)                               \
-  do {                                                \
-    grt_status* s_ = (expr);                          \
-    ASSERT_EQ(s_, nullptr) << grt_status_message(s_); \
-  } while (0)
-
-std::string Path(const char* name) {
-  std::string rel = std::string("tests/plugin/") + name;
-  char buf[PATH_MAX];
-  return realpath(rel.c_str(), buf) ? std::string(buf) : rel;
-}
 
 std::string Member(const std::string& name, const std::string& dev, const std::string& group) {
   // Placeholders on the CPU (TEST has no row for them): TEST members get
@@ -37,7 +26,7 @@ std::string Member(const std::string& name, const std::string& dev, const std::s
 }
 
 TEST(PluginCollective, GroupsWithoutAnAllReduceOrAcrossTypesAreRefused) {
-  ASSERT_OK(grt_backend_load(Path("libgrt_backend_test.so").c_str()));
+  ASSERT_OK(grt_backend_load(PluginPath("libgrt_backend_test.so").c_str()));
   std::string j = R"({"format":"grt.graph","version":1,"nodes":[)" +
                   Member("t0", "/device:TEST:0", "on_test") + "," + Member("t1", "/device:TEST:1", "on_test") +
                   "," + Member("m0", "/device:CPU:0", "mixed") + "," + Member("m1", "/device:TEST:0", "mixed") +

@@ -12,27 +12,11 @@
 
 #include "grt/backend.h"
 #include "grt/grt.h"
+#include "tests/plugin/plugin_test_util.h"
 
 namespace {
 
-#define ASSERT_OK(expr)                                 \
-  do {                                                  \
-    grt_status* s_ = (expr);                            \
-    ASSERT_EQ(s_, nullptr) << grt_status_message(s_);   \
-  } while (0)
-
-std::string Path(const char* name) {
-  std::string rel = std::string("tests/plugin/") + name;
-  char buf[PATH_MAX];
-  return realpath(rel.c_str(), buf) ? std::string(buf) : rel;
-}
-
-void LoadTestBackend() { ASSERT_OK(grt_backend_load(Path("libgrt_backend_test.so").c_str())); }
-
-std::vector<float> Floats(const grt_tensor* t) {
-  const float* p = static_cast<const float*>(grt_tensor_data(t));
-  return std::vector<float>(p, p + grt_tensor_num_elements(t));
-}
+void LoadTestBackend() { ASSERT_OK(grt_backend_load(PluginPath("libgrt_backend_test.so").c_str())); }
 
 // m = x @ b on TEST:0, s = m + c on TEST:1, y = s * s on the CPU, z = s on
 // TEST:1: host-to-device, device-to-device and device-to-host copies, and a
@@ -252,7 +236,7 @@ TEST(Plugin, LoadingTheSamePluginTwiceIsHarmless) {
 }
 
 TEST(Plugin, WrongApiVersionIsRefused) {
-  std::string path = Path("libgrt_backend_badabi.so");
+  std::string path = PluginPath("libgrt_backend_badabi.so");
   grt_status* st = grt_backend_load(path.c_str());
   ASSERT_NE(st, nullptr);
   std::string m = grt_status_message(st);
