@@ -246,6 +246,27 @@ TEST_F(Fixture, StepsThatCannotBeCapturedSayWhyAndRunAsUsual) {
   grt_session_free(s);
 }
 
+TEST_F(Fixture, ARefusedRecordingGivesCaptureUpAndRunsAsUsual) {
+  setenv("GRT_TEST_REFUSE_RECORDING", "1", 1);
+  grt_callable* c = nullptr;
+  grt_session* s = SessionWithY(g, &c);
+  for (int call = 0; call < 5; call++) {
+    std::vector<float> xv = Input(call, 2);
+    grt_tensor* x = Tensor({2, 3}, xv);
+    grt_tensor* y = nullptr;
+    ASSERT_OK(grt_callable_run(c, &x, &y, nullptr));
+    EXPECT_EQ(Mismatches(y, xv, kW), 0) << "call " << call;
+    grt_tensor_free(x);
+    grt_tensor_free(y);
+  }
+  unsetenv("GRT_TEST_REFUSE_RECORDING");
+  EXPECT_EQ(Report(c),
+            "not captured: /job:localhost/replica:0/task:0/device:TEST:0 could not record the step: "
+            "TEST: the recording on /job:localhost/replica:0/task:0/device:TEST:0 failed");
+  grt_callable_free(c);
+  grt_session_free(s);
+}
+
 TEST_F(Fixture, CallsFromSeveralThreadsEachGetTheirOwnResult) {
   grt_callable* c = nullptr;
   grt_session* s = SessionWithY(g, &c);

@@ -638,6 +638,9 @@ static grt_status* capture_end(grt_device* gd, grt_captured** out) {
   d->capturing = false;
   d->rec_head = d->rec_tail = NULL;
   pthread_mutex_unlock(&d->cap_mu);
+  /* A test may have every recording refused, as a device can. */
+  const char* refuse = getenv("GRT_TEST_REFUSE_RECORDING");
+  failed |= refuse && strcmp(refuse, "1") == 0;
   grt_captured* g = failed ? NULL : malloc(sizeof *g);
   if (!g) {
     free_works(head);
