@@ -284,8 +284,10 @@ static grt_status* copy_between(const run_state* r, const exec_node* x, grt_devi
   /* A recording replays into the same memory: a copy into the recorded
    * device takes the pool's, and a fetch out of it the pool's host memory
    * (pinned on a GPU, which a recorded copy needs). */
-  if (r->cap && to->index == r->cap->device) a = r->cap->pool[x->dst_host ? GRT_MEMORY_HOST : GRT_MEMORY_DEVICE];
-  else if (r->cap && from->index == r->cap->device) a = r->cap->pool[GRT_MEMORY_HOST];
+  if (r->cap && to->index == r->cap->device)
+    a = r->cap->pool[x->dst_host ? GRT_MEMORY_HOST : GRT_MEMORY_DEVICE];
+  else if (r->cap && from->index == r->cap->device)
+    a = r->cap->pool[GRT_MEMORY_HOST];
   grt_tensor* u = NULL;
   grt_event* ev[kCopyEvents] = {NULL, NULL, NULL};
   /* Device memory apart from host memory is not host-addressable: the
@@ -322,7 +324,9 @@ static grt_status* copy_between(const run_state* r, const exec_node* x, grt_devi
     /* While recording, a copy to the host is joined to the recorded
      * device's compute stream: the recording ends there, and the replay's
      * sync covers it. */
-    grt_stream* join = host_consumer && r->cap ? r->s->device[r->cap->device]->streams[GRT_STREAM_COMPUTE] : NULL;
+    grt_stream* join = host_consumer && r->cap
+                           ? r->s->device[r->cap->device]->streams[GRT_STREAM_COMPUTE]
+                           : NULL;
     if (!st && join) st = grt_stream_wait_event(join, ev[kCopyDone]);
     else if (!st)
       st = host_consumer ? grt_event_sync(ev[kCopyDone]) : grt_stream_wait_event(consumer, ev[kCopyDone]);
