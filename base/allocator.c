@@ -12,7 +12,7 @@ static void* host_alloc(grt_allocator* self, size_t size, size_t alignment) {
   if (grt_posix_memalign(&p, alignment, size ? size : 1) != 0) return NULL;
   /* The soft heap limit counts what malloc really gave, which free gives back. */
   if (!grt_mem_reserve(malloc_usable_size(p))) {
-    free(p); /* grt_posix_memalign's: reserved here, not by grt_malloc */
+    grt_posix_memalign_free(p); /* reserved here, not by grt_malloc */
     return NULL;
   }
   return p;
@@ -21,7 +21,7 @@ static void* host_alloc(grt_allocator* self, size_t size, size_t alignment) {
 static void host_free(grt_allocator* self, void* p) {
   (void)self;
   if (p) grt_mem_unreserve(malloc_usable_size(p));
-  free(p);
+  grt_posix_memalign_free(p);
 }
 
 static grt_allocator kHostAllocator = {"host", host_alloc, host_free};

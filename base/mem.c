@@ -2,6 +2,8 @@
 
 #include "grt/memory.h"
 
+#include "base/address_space.h"
+
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -57,34 +59,90 @@ static void* counted(void* p) {
   return p;
 }
 
-void* grt_malloc(size_t size) { return fail_now() || !room_for(size) ? NULL : counted(malloc(size)); }
+/* Calls that may take new address space wait while another thread holds it
+ * still (address_space.h): a block of kLargeBlock or more is mapped on its
+ * own (glibc's mmap threshold starts at 128 KiB), and a thread's first
+ * malloc-family call, even a free(), makes glibc reserve an arena of 64 MiB
+ * for it. Anything else fits in the arena's reservation and takes no lock. */
+enum { kLargeBlock = 128 << 10 };
+static _Thread_local bool t_has_arena;
+
+static bool takes_space(size_t bytes) { return bytes >= kLargeBlock || !t_has_arena; }
+
+static void taking_begin(void) { grt_address_space_take_begin(); }
+
+/* After a malloc-family call: glibc gave this thread its arena. */
+static void taking_end(void) {
+  t_has_arena = true;
+  grt_address_space_take_end();
+}
+
+static void* malloc_gated(size_t size) {
+  if (!takes_space(size)) return malloc(size);
+  taking_begin();
+  void* p = malloc(size);
+  taking_end();
+  return p;
+}
+
+void* grt_malloc(size_t size) {
+  return fail_now() || !room_for(size) ? NULL : counted(malloc_gated(size));
+}
 
 void* grt_calloc(size_t n, size_t size) {
   if (fail_now() || (size && n > SIZE_MAX / size) || !room_for(n * size)) return NULL;
-  return counted(calloc(n, size));
+  if (!takes_space(n * size)) return counted(calloc(n, size));
+  taking_begin();
+  void* p = calloc(n, size);
+  taking_end();
+  return counted(p);
 }
 
 void* grt_realloc(void* p, size_t size) {
   size_t old = p ? malloc_usable_size(p) : 0;
   if (fail_now() || (size > old && !room_for(size - old))) return NULL;
+  bool gate = takes_space(size);
+  if (gate) taking_begin();
   void* q = realloc(p, size);
+  if (gate) taking_end();
   if (!q) return size ? NULL : q;
   __atomic_sub_fetch(&g_heap_used, (int64_t)old, __ATOMIC_RELAXED);
   return counted(q);
 }
 
 char* grt_strdup(const char* s) {
-  return fail_now() || !room_for(strlen(s) + 1) ? NULL : counted(strdup(s));
+  size_t n = strlen(s) + 1;
+  if (fail_now() || !room_for(n)) return NULL;
+  char* d = malloc_gated(n);
+  if (d) memcpy(d, s, n);
+  return counted(d);
 }
 
 char* grt_strndup(const char* s, size_t n) {
-  return fail_now() || !room_for(strnlen(s, n) + 1) ? NULL : counted(strndup(s, n));
+  size_t len = strnlen(s, n);
+  if (fail_now() || !room_for(len + 1)) return NULL;
+  char* d = malloc_gated(len + 1);
+  if (d) {
+    memcpy(d, s, len);
+    d[len] = '\0';
+  }
+  return counted(d);
+}
+
+static void free_gated(void* p) {
+  if (!p || t_has_arena) {
+    free(p);
+    return;
+  }
+  taking_begin();
+  free(p);
+  taking_end();
 }
 
 void grt_free(void* p) {
   if (!p) return;
   __atomic_sub_fetch(&g_heap_used, (int64_t)malloc_usable_size(p), __ATOMIC_RELAXED);
-  free(p);
+  free_gated(p);
 }
 
 void* grt_mem_disown(void* p) {
@@ -92,10 +150,20 @@ void* grt_mem_disown(void* p) {
   return p;
 }
 
+static int memalign_gated(void** out, size_t alignment, size_t size) {
+  if (!takes_space(size)) return posix_memalign(out, alignment, size);
+  taking_begin();
+  int rc = posix_memalign(out, alignment, size);
+  taking_end();
+  return rc;
+}
+
 int grt_posix_memalign(void** out, size_t alignment, size_t size) {
   if (fail_now()) return ENOMEM;
-  return posix_memalign(out, alignment, size);
+  return memalign_gated(out, alignment, size);
 }
+
+void grt_posix_memalign_free(void* p) { free_gated(p); }
 
 #if defined(__SANITIZE_ADDRESS__)
 #define GRT_MAP_WITH_MALLOC 1
@@ -109,9 +177,11 @@ void* grt_map_pages(size_t bytes) {
   if (fail_now() || bytes == 0) return NULL;
 #ifdef GRT_MAP_WITH_MALLOC
   void* p = NULL;
-  return posix_memalign(&p, 4096, bytes) == 0 ? p : NULL;
+  return memalign_gated(&p, 4096, bytes) == 0 ? p : NULL;
 #else
+  grt_address_space_take_begin();
   void* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  grt_address_space_take_end();
   return p == MAP_FAILED ? NULL : p;
 #endif
 }
@@ -120,7 +190,7 @@ void grt_unmap_pages(void* p, size_t bytes) {
   if (!p) return;
 #ifdef GRT_MAP_WITH_MALLOC
   (void)bytes;
-  free(p);
+  grt_posix_memalign_free(p);
 #else
   munmap(p, bytes);
 #endif

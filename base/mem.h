@@ -30,6 +30,10 @@ void* grt_mem_disown(void* p);
  * its callers (tensor allocators) reserve what they take with
  * grt_mem_reserve and free the block with free(). */
 int grt_posix_memalign(void** out, size_t alignment, size_t size);
+/* free() for grt_posix_memalign's blocks, which a thread's first
+ * malloc-family call may be: that one waits while the address space is
+ * held still (base/address_space.h). */
+void grt_posix_memalign_free(void* p);
 
 /* Whole pages straight from the system (mmap), for an allocator that gives
  * large blocks back whole: munmap returns them at once, where a block freed

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/address_space.h"
 #include "base/cancel.h"
 #include "base/mem.h"
 #include "base/status.h"
@@ -64,7 +65,11 @@ grt_status* grt_threadpool_new(int threads, const char* name, grt_threadpool** o
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
   for (int i = 0; i < threads; i++) {
-    if (pthread_create(&p->threads[i], NULL, worker, p) != 0) {
+    /* A thread's stack is new address space (address_space.h). */
+    grt_address_space_take_begin();
+    int rc = pthread_create(&p->threads[i], NULL, worker, p);
+    grt_address_space_take_end();
+    if (rc != 0) {
       p->n = i;
       grt_threadpool_free(p);
       return GRT_ERROR(RESOURCE_EXHAUSTED, "cannot start thread %d of %d", i, threads);

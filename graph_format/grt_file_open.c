@@ -30,7 +30,7 @@ static void unmap(void* backing) {
 
 static void release_read(void* backing) {
   mapping* m = backing;
-  free(m->addr); /* read_whole's grt_posix_memalign block, reserved there */
+  grt_posix_memalign_free(m->addr); /* read_whole's block, reserved there */
   grt_mem_unreserve(m->size);
   grt_free(m);
 }

@@ -7,14 +7,17 @@
  * instead of failing. grt cannot hand OpenBLAS its own memory, so it bounds
  * it instead: OpenBLAS runs single-threaded (grt's intra-op pool splits a
  * large GEMM into row blocks), so at most one buffer per concurrent caller
- * exists; and a call that may need a buffer the pool does not have yet
- * first allocates and frees as much on its own thread, then, still holding
- * the gate, has OpenBLAS fill the pool with a small GEMM that needs a
- * buffer. If the trial allocation fails the kernel fails with
- * RESOURCE_EXHAUSTED instead of entering OpenBLAS. Growth is serialised;
- * calls that find a free buffer run concurrently. What remains: another
- * thread of the process allocating between the trial and OpenBLAS's own
- * malloc can still take the room. */
+ * exists; and a call that would be one more than the pool has buffers
+ * waits until no call is inside OpenBLAS, takes every buffer the pool has
+ * (none allocates), allocates and frees as much as a new buffer on its own
+ * thread, and has OpenBLAS allocate the next one at once. If the trial
+ * allocation fails the kernel fails with RESOURCE_EXHAUSTED instead of
+ * entering OpenBLAS. Growth is exclusive; calls that find a buffer run
+ * concurrently. From the trial to OpenBLAS's own allocation the address
+ * space is held still (base/address_space.h): no other grt thread maps a
+ * block, starts a thread or reserves an arena meanwhile. What remains is
+ * what that gate cannot stop (threads grt does not own), within the trial's
+ * 65 MiB of slack. */
 #ifndef GRT_KERNELS_CPU_BLAS_BUFFERS_H_
 #define GRT_KERNELS_CPU_BLAS_BUFFERS_H_
 

@@ -209,7 +209,7 @@ static void release_block(void* p) {
   size_t size = *(size_t*)p;
   grt_mem_unreserve(size + kHeader);
   if (size >= kMinCached) grt_unmap_pages(p, size + kHeader);
-  else free(p); /* grt_posix_memalign's */
+  else grt_posix_memalign_free(p);
 }
 
 /* Under the lock: moves the blocks that went unused for a whole period off
