@@ -235,16 +235,20 @@ static grt_status* run(run_args* a) {
   /* --graph-capture: the steps run as one callable, recorded on its second
    * call and replayed after where the device can record. */
   grt_callable* c = NULL;
-  grt_tensor** fed = calloc((size_t)a->n_feeds + 1, sizeof *fed);
-  const char** feed_names = calloc((size_t)a->n_feeds + 1, sizeof *feed_names);
-  if (!st && (!fed || !feed_names)) st = grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
-  for (int i = 0; !st && i < a->n_feeds; i++) {
-    fed[i] = a->feeds[i].value;
-    feed_names[i] = a->feeds[i].name;
+  grt_tensor** fed = NULL;
+  if (!st && a->graph_capture && (a->n_fetches || a->n_targets)) {
+    fed = calloc((size_t)a->n_feeds + 1, sizeof *fed);
+    const char** names = calloc((size_t)a->n_feeds + 1, sizeof *names);
+    if (!fed || !names) st = grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
+    for (int i = 0; !st && i < a->n_feeds; i++) {
+      fed[i] = a->feeds[i].value;
+      names[i] = a->feeds[i].name;
+    }
+    if (!st)
+      st = grt_session_make_callable_by_name(s, names, a->n_feeds, a->fetches, a->n_fetches,
+                                             a->targets, a->n_targets, &c);
+    free(names);
   }
-  if (!st && a->graph_capture && (a->n_fetches || a->n_targets))
-    st = grt_session_make_callable_by_name(s, feed_names, a->n_feeds, a->fetches, a->n_fetches,
-                                           a->targets, a->n_targets, &c);
   bool progress = !a->quiet && a->steps > 1 && isatty(STDERR_FILENO);
   double start = now_s(), last_line = start;
   for (long step = 0; !st && step < a->steps && (a->n_fetches || a->n_targets); step++) {
@@ -270,7 +274,6 @@ static grt_status* run(run_args* a) {
   }
   grt_callable_free(c);
   free(fed);
-  free(feed_names);
   if (!st && a->save) st = grt_session_save_variables(s, a->save);
   for (int i = 0; !st && i < a->n_fetches; i++) st = print_tensor(a->fetches[i], out[i], a->compact);
   if (!st && trace) st = grt_write_file_atomic(a->trace, write_trace, trace);

@@ -128,6 +128,28 @@ inline long long DeviceIndex(grt_kernel_ctx* ctx, const grt_tensor* t, int64_t i
   return es == 4 ? (long long)(int32_t)v : v;
 }
 
+// For index rows of k entries into the first k dims of `s` (GatherNd,
+// TensorScatter*): those dims' row-major strides, and the check that every
+// entry lies within its dim. *bad is the first bad entry (row * k + column)
+// or -1; the stream is waited for when there is anything to check.
+inline grt_status* CheckRows(grt_kernel_ctx* ctx, const grt_tensor* ind, int64_t k, int64_t rows,
+                             const grt_shape& s, Dims* stride, int64_t* bad) {
+  Dims dims = {};
+  *stride = Dims{};
+  int64_t acc = 1;
+  for (int32_t i = (int32_t)k - 1; i >= 0; i--) stride->d[i] = acc, acc *= s.dims[i];
+  for (int32_t i = 0; i < k; i++) dims.d[i] = s.dims[i];
+  *bad = -1;
+  int64_t entries = rows * k;
+  if (entries == 0) return NULL;
+  grt_tensor* word;
+  grt_status* st = NewFault(ctx, &word);
+  if (st) return st;
+  CheckRowsKernel<<<Blocks(entries), kThreads, 0, grt_cuda_stream(ctx->stream)>>>(
+      entries, k, grt_tensor_dtype(ind), grt_tensor_data(ind), dims, (unsigned long long*)grt_tensor_data(word));
+  return ReadFault(ctx, word, bad);
+}
+
 inline int64_t Product(const grt_shape& s, int32_t from, int32_t to) {
   int64_t n = 1;
   for (int32_t i = from; i < to; i++) n *= s.dims[i];

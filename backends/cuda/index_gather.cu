@@ -131,26 +131,16 @@ grt_status* GatherNd(grt_kernel_ctx* ctx) {
   for (int32_t i = 0; i < is.rank - 1; i++) os.dims[os.rank++] = is.dims[i];
   for (int32_t i = (int32_t)k; i < ps.rank; i++) os.dims[os.rank++] = ps.dims[i];
   int64_t count = Product(is, 0, is.rank - 1), slice = Product(ps, (int32_t)k, ps.rank);
-  Dims dims = {}, stride = {};
-  int64_t acc = 1;
-  for (int32_t i = (int32_t)k - 1; i >= 0; i--) stride.d[i] = acc, acc *= ps.dims[i];
-  for (int32_t i = 0; i < k; i++) dims.d[i] = ps.dims[i];
   cudaStream_t s = grt_cuda_stream(ctx->stream);
-  grt_status* st;
-  int64_t entries = count * k;
-  if (entries > 0) {
-    grt_tensor* word;
-    if ((st = NewFault(ctx, &word))) return st;
-    CheckRowsKernel<<<Blocks(entries), kThreads, 0, s>>>(entries, k, grt_tensor_dtype(ind), grt_tensor_data(ind),
-                                                       dims, (unsigned long long*)grt_tensor_data(word));
-    int64_t bad;
-    if ((st = ReadFault(ctx, word, &bad))) return st;
-    if (bad >= 0)
-      return grt_status_new(GRT_INVALID_ARGUMENT,
-                            "indices[%lld][%lld] = %lld does not index into param dimension %lld of size %lld",
-                            (long long)(bad / k), (long long)(bad % k), DeviceIndex(ctx, ind, bad),
-                            (long long)(bad % k), (long long)ps.dims[bad % k]);
-  }
+  Dims stride;
+  int64_t bad;
+  grt_status* st = CheckRows(ctx, ind, k, count, ps, &stride, &bad);
+  if (st) return st;
+  if (bad >= 0)
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "indices[%lld][%lld] = %lld does not index into param dimension %lld of size %lld",
+                          (long long)(bad / k), (long long)(bad % k), DeviceIndex(ctx, ind, bad),
+                          (long long)(bad % k), (long long)ps.dims[bad % k]);
   grt_tensor* out;
   if ((st = grt_kernel_alloc_output(ctx, 0, grt_tensor_dtype(p), &os, &out))) return st;
   int64_t total = count * slice;

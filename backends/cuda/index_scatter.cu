@@ -71,26 +71,16 @@ grt_status* Scatter(grt_kernel_ctx* ctx, int mode, const char* name) {
   if (!ok)
     return grt_status_new(GRT_INVALID_ARGUMENT,
                           "updates must have shape indices.shape[:-1] + tensor.shape[indices.shape[-1]:]");
-  Dims dims = {}, stride = {};
-  int64_t acc = 1;
-  for (int32_t i = (int32_t)k - 1; i >= 0; i--) stride.d[i] = acc, acc *= ts.dims[i];
-  for (int32_t i = 0; i < k; i++) dims.d[i] = ts.dims[i];
   cudaStream_t s = grt_cuda_stream(ctx->stream);
-  grt_status* st;
-  int64_t entries = count * k;
-  if (entries > 0) {
-    grt_tensor* word;
-    if ((st = NewFault(ctx, &word))) return st;
-    CheckRowsKernel<<<Blocks(entries), kThreads, 0, s>>>(entries, k, grt_tensor_dtype(ind), grt_tensor_data(ind), dims,
-                                                     (unsigned long long*)grt_tensor_data(word));
-    int64_t bad;
-    if ((st = ReadFault(ctx, word, &bad))) return st;
-    if (bad >= 0)
-      return grt_status_new(GRT_INVALID_ARGUMENT,
-                            "indices[%lld] = [%lld] does not index into dimension %lld of size %lld",
-                            (long long)(bad / k), DeviceIndex(ctx, ind, bad), (long long)(bad % k),
-                            (long long)ts.dims[bad % k]);
-  }
+  Dims stride;
+  int64_t bad;
+  grt_status* st = CheckRows(ctx, ind, k, count, ts, &stride, &bad);
+  if (st) return st;
+  if (bad >= 0)
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "indices[%lld] = [%lld] does not index into dimension %lld of size %lld",
+                          (long long)(bad / k), DeviceIndex(ctx, ind, bad), (long long)(bad % k),
+                          (long long)ts.dims[bad % k]);
   grt_tensor* out;
   if ((st = grt_kernel_alloc_output(ctx, 0, dt, &ts, &out))) return st;
   size_t bytes = grt_tensor_byte_size(t);

@@ -103,11 +103,19 @@ static bool copies_allowed(const grt_session* s, const grt_executable* e, int32_
   return true;
 }
 
+/* The kernel whose host-memory output `slot` is, or -1 (a device-memory
+ * value, a feed, a copy). */
+static int32_t host_producer(const grt_executable* e, const int32_t* producer, int32_t slot) {
+  int32_t p = producer[slot];
+  if (p < 0 || e->nodes[p].kind != EXEC_KERNEL) return -1;
+  return (e->nodes[p].host_outputs >> (slot - e->nodes[p].out_start)) & 1 ? p : -1;
+}
+
 /* host_static[x]: kernel x's host-memory outputs are the same on every call
  * with the recording's shapes (a shape op, or host arithmetic on such
  * values), so the values the recording computed on the host stay right. */
-static grt_status* find_host_static(const grt_session* s, const grt_executable* e, bool* host_static,
-                                    int32_t* producer) {
+static void find_host_static(const grt_session* s, const grt_executable* e, bool* host_static,
+                             int32_t* producer) {
   for (int32_t i = 0; i < e->n_slots; i++) producer[i] = -1;
   for (int32_t x = 0; x < e->n_nodes; x++)
     for (int32_t o = 0; o < e->nodes[x].n_outputs; o++) producer[e->nodes[x].out_start + o] = x;
@@ -122,15 +130,30 @@ static grt_status* find_host_static(const grt_session* s, const grt_executable* 
       bool fixed = true;
       for (int32_t o = 0; o < g->sig.n_outputs; o++) fixed &= !g->sig.output_is_ref[o];
       for (int32_t i = 0; fixed && !shape_only(g->op) && i < n->n_inputs; i++) {
-        int32_t slot = e->in_slots[n->in_start + i], p = producer[slot];
-        fixed = p >= 0 && e->nodes[p].kind == EXEC_KERNEL && !g->sig.input_is_ref[i] &&
-                ((e->nodes[p].host_outputs >> (slot - e->nodes[p].out_start)) & 1) &&
-                host_static[p];
+        int32_t p = host_producer(e, producer, e->in_slots[n->in_start + i]);
+        fixed = p >= 0 && !g->sig.input_is_ref[i] && host_static[p];
       }
       if (fixed) host_static[x] = changed = true;
     }
   }
-  return NULL;
+}
+
+/* No kernel reads on the host a value that changes between calls. */
+static bool host_reads_fixed(const grt_session* s, const grt_executable* e, const bool* host_static,
+                             const int32_t* producer, char* why, size_t size) {
+  for (int32_t x = 0; x < e->n_nodes; x++) {
+    const exec_node* n = &e->nodes[x];
+    for (int32_t i = 0; n->kind == EXEC_KERNEL && i < n->n_inputs; i++) {
+      int32_t p = host_producer(e, producer, e->in_slots[n->in_start + i]);
+      if (p >= 0 && !host_static[p]) {
+        snprintf(why, size,
+                 "node '%s' (%s) reads in host memory a value computed on each call (input %d, from '%s')",
+                 node_of(s, n)->name, node_of(s, n)->op, (int)i, node_of(s, &e->nodes[p])->name);
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 grt_status* grt_capture_check(const grt_session* s, const grt_executable* e,
@@ -159,28 +182,16 @@ grt_status* grt_capture_check(const grt_session* s, const grt_executable* e,
   }
   bool* host_static = grt_calloc((size_t)e->n_nodes + 1, sizeof *host_static);
   int32_t* producer = grt_malloc(((size_t)e->n_slots + 1) * sizeof *producer);
-  grt_status* st = host_static && producer
-                       ? find_host_static(s, e, host_static, producer)
-                       : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory checking a callable for capture");
-  bool ok = !st && copies_allowed(s, e, dev, feeds, host_static, producer, why, size);
-  /* A kernel reading on the host a value that changes between calls. */
-  for (int32_t x = 0; ok && x < e->n_nodes; x++) {
-    const exec_node* n = &e->nodes[x];
-    if (n->kind != EXEC_KERNEL) continue;
-    for (int32_t i = 0; ok && i < n->n_inputs; i++) {
-      int32_t slot = e->in_slots[n->in_start + i], p = producer[slot];
-      if (p < 0 || e->nodes[p].kind != EXEC_KERNEL) continue;
-      bool host = (e->nodes[p].host_outputs >> (slot - e->nodes[p].out_start)) & 1;
-      if (host && !host_static[p]) {
-        snprintf(why, size,
-                 "node '%s' (%s) reads in host memory a value computed on each call (input %d, from '%s')",
-                 node_of(s, n)->name, node_of(s, n)->op, (int)i, node_of(s, &e->nodes[p])->name);
-        ok = false;
-      }
-    }
+  grt_status* st = NULL;
+  if (!host_static || !producer) {
+    st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory checking a callable for capture");
+  } else {
+    find_host_static(s, e, host_static, producer);
+    if (copies_allowed(s, e, dev, feeds, host_static, producer, why, size) &&
+        host_reads_fixed(s, e, host_static, producer, why, size))
+      *device = dev;
   }
   grt_free(host_static);
   grt_free(producer);
-  if (ok) *device = dev;
   return st;
 }

@@ -140,14 +140,6 @@ grt_capture_pool* grt_capture_pool_new(grt_allocator* under) {
 
 grt_allocator* grt_capture_pool_allocator(grt_capture_pool* c) { return &c->base; }
 
-size_t grt_capture_pool_bytes(grt_capture_pool* c) {
-  pthread_mutex_lock(&c->mu);
-  size_t bytes = 0;
-  for (int32_t b = 0; b < c->n; b++) bytes += c->blocks[b].size;
-  pthread_mutex_unlock(&c->mu);
-  return bytes;
-}
-
 void grt_capture_pool_release(grt_capture_pool* c) {
   if (!c) return;
   pthread_mutex_lock(&c->mu);

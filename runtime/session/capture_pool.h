@@ -18,8 +18,6 @@ typedef struct grt_capture_pool grt_capture_pool;
 /* A pool over `under` (NULL when out of memory). */
 grt_capture_pool* grt_capture_pool_new(grt_allocator* under);
 grt_allocator* grt_capture_pool_allocator(grt_capture_pool* c);
-/* Bytes the pool holds from `under`. */
-size_t grt_capture_pool_bytes(grt_capture_pool* c);
 /* The recording is gone: free blocks go back to `under` now, blocks still
  * in use as they are freed, and the pool itself with the last of them. */
 void grt_capture_pool_release(grt_capture_pool* c);
