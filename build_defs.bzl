@@ -23,7 +23,7 @@ LAYERS = [
     "placer",
     "parallel",
     "runtime/device",
-    "kernels/cpu",
+    "backends/cpu",
     "runtime/session",
     "tools",
 ]

@@ -3,7 +3,7 @@
  * OpenBLAS (0.3.21, as Debian ships it) takes a 128 MiB work buffer with
  * mmap, falling back to malloc, and retries forever when both fail: under an
  * address-space cap (ulimit -v) a GEMM would spin instead of failing.
- * kernels/cpu/blas_buffers.c therefore allocates and frees that much room
+ * backends/cpu/blas_buffers.c therefore allocates and frees that much room
  * first and has OpenBLAS take its buffer right after. That only works if no
  * other thread takes the freed room in between: with the room gone, OpenBLAS
  * spins while the thread that took it waits for the GEMM (a parallel_for

@@ -2,7 +2,7 @@
  * cblas_sgemm, oneDNN's matmul primitive with plain row-major weights, and
  * the same primitive with weights reordered once into the layout it prefers
  * (what grt's pre-packing does for constant weights). The table in
- * kernels/cpu/matmul_select.c and kernels/cpu/LIBRARIES.md come from these
+ * backends/cpu/matmul_select.c and backends/cpu/LIBRARIES.md come from these
  * figures. Prints best-of-N microseconds per call; asserts nothing.
  *
  *   gemm_bench [--repeats N] [--threads T]

@@ -1,8 +1,8 @@
 /* The kernel registry: which device types can run each op, for which dtypes,
  * with which arguments held in host memory.
  *
- * This is data known without the device present (support_cpu.c,
- * support_gpu.c): the placer reads it to plan for machines it does not have,
+ * This is data known without the device present (backends/cpu/support_cpu.c,
+ * backends/cuda/support_gpu.c): the placer reads it to plan for machines it does not have,
  * and each backend must implement exactly the rows declared for its device
  * type (a test checks the two agree). Rows follow TensorFlow's
  * REGISTER_KERNEL_BUILDER registrations, restricted to grt's dtypes.
@@ -27,6 +27,7 @@
 
 #include "grt/backend.h"
 #include "grt/status.h"
+#include "kernels/kernel_table.h"
 #include "ops/graph.h"
 
 #ifdef __cplusplus
@@ -137,18 +138,12 @@ bool grt_kernel_output_in_host_memory(const grt_kernel_def* k, const grt_node* n
  * (NUL-terminated) and returns the length the whole text needs. */
 size_t grt_kernel_describe_op(const char* op, char* buf, size_t size);
 
-/* The built-in support tables (support_cpu.c, support_gpu.c). */
-typedef struct grt_kernel_table {
-  const char* device;
-  const grt_kernel_spec* rows;
-  int32_t n;
-} grt_kernel_table;
-
+/* The built-in support tables, each owned by its backend's folder
+ * (backends/cpu/support_cpu.c, backends/cuda/support_gpu.c) and compiled
+ * into the core library so plans for those types work where the backend
+ * itself is absent. */
 extern const grt_kernel_table grt_kernels_cpu;
 extern const grt_kernel_table grt_kernels_gpu;
-
-#define GRT_KERNEL_TABLE(var, dev, rows) \
-  const grt_kernel_table var = {dev, rows, (int32_t)(sizeof(rows) / sizeof((rows)[0]))}
 
 #ifdef __cplusplus
 }

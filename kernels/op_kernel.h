@@ -43,7 +43,7 @@ struct grt_var {
   grt_tensor* value; /* NULL until first assigned; one reference owned here */
   const char* name;  /* the variable node's name, for messages */
   /* Writes, for kernels that keep a copy derived from the value (packed
-   * weights, kernels/cpu/dnnl_pack.h). The executor counts every kernel
+   * weights, backends/cpu/dnnl_pack.h). The executor counts every kernel
    * that takes the variable by reference as a writer (Assign, AssignAdd,
    * Apply*, ...): `writers` is raised before it runs; after it, `version`
    * is raised and then `writers` lowered; checkpoint restore does the same.

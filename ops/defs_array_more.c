@@ -2,7 +2,7 @@
  * names, signatures and dtype sets (array_ops.cc, linalg_ops.cc; restricted
  * to grt's dtypes): ReverseSequence, Where (the coordinates of true or
  * non-zero elements) and MatrixDeterminant. Kernels:
- * kernels/cpu/array_more*.c; gradients: ops/grad_array_more.c. */
+ * backends/cpu/array_more*.c; gradients: ops/grad_array_more.c. */
 #include "ops/defs.h"
 #include "ops/grad.h"
 #include "ops/shape_array_more.h"

@@ -2,7 +2,7 @@
  * (math_ops.cc, bitwise_ops.cc; restricted to grt's dtypes): the
  * trigonometric and hyperbolic functions and their inverses, rounding,
  * Sign, Erf, IsNan/IsInf, the remainders FloorMod and TruncateMod, and the
- * shifts. Kernels: kernels/cpu/elementwise_unary_math.c and
+ * shifts. Kernels: backends/cpu/elementwise_unary_math.c and
  * elementwise_mod_shift.c; gradients: ops/grad_math_more.c. */
 #include "ops/defs.h"
 #include "ops/grad.h"

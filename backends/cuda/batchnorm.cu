@@ -1,6 +1,6 @@
 // FusedBatchNormV3 and FusedBatchNormGradV3 on the GPU (float32 x, float32
 // statistics; NHWC, NCHW, NDHWC, NCDHW) as plain CUDA kernels with the CPU
-// kernel's semantics (kernels/cpu/batchnorm.c):
+// kernel's semantics (backends/cpu/batchnorm.c):
 //  - training: y from the batch mean and biased variance; batch_variance
 //    reports the unbiased one (n / (n - 1)), blended with the given running
 //    values when exponential_avg_factor != 1; reserve_space_1/2 keep the

@@ -5,7 +5,7 @@
 // host here, synchronously, as TensorFlow's host-memory kernels do.
 //
 // The ops added for ONNX import follow the CPU kernels
-// (kernels/cpu/elementwise_unary_math.c, elementwise_mod_shift.c): Round is
+// (backends/cpu/elementwise_unary_math.c, elementwise_mod_shift.c): Round is
 // rint (half to even), Sign keeps NaN, IsNan/IsInf give bool; FloorMod takes
 // the divisor's sign, TruncateMod the dividend's; the integer remainders
 // (int32 rows only, in host memory) refuse a zero divisor with the CPU's

@@ -1,6 +1,6 @@
 // Philox4x32-10 keyed as TensorFlow's PhiloxRandom(seed, seed2), and its
 // conversions to uniform and normal samples: the same streams as the CPU
-// kernels (kernels/cpu/random_philox.c), written once for device and host
+// kernels (backends/cpu/random_philox.c), written once for device and host
 // so the integer parts are tested on a host (tests/cuda/philox_test.cc).
 // Outside nvcc GRT_HD is empty and this is plain C++.
 #ifndef GRT_BACKENDS_CUDA_PHILOX_CUH_

@@ -1,5 +1,5 @@
 // RandomUniform, RandomStandardNormal and TruncatedNormal on the GPU with
-// the CPU kernels' streams (kernels/cpu/random.c): each node owns a Philox
+// the CPU kernels' streams (backends/cpu/random.c): each node owns a Philox
 // stream keyed by (seed, seed2); a run of n outputs reserves n * 256 blocks;
 // group g of outputs (4 floats or 2 doubles) takes block g, or for the
 // truncated normal its own window of 256 blocks per output. One thread per

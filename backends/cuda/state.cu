@@ -215,7 +215,7 @@ __device__ inline float Sqrt<float>(float x) { return sqrtf(x); }
 template <>
 __device__ inline double Sqrt<double>(double x) { return sqrt(x); }
 
-// The CPU's loops (kernels/cpu/training.c), one element per thread.
+// The CPU's loops (backends/cpu/training.c), one element per thread.
 template <typename T>
 __global__ void ApplyKernel(int kind, ApplyArgs<T> a) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < a.n;

@@ -9,7 +9,7 @@
 #include "backends/cuda/philox.cuh"
 
 extern "C" {
-#include "kernels/cpu/random_philox.h"
+#include "backends/cpu/random_philox.h"
 }
 
 namespace {

@@ -20,7 +20,7 @@
 
 extern "C" {
 #include "grt/grt.h"
-#include "kernels/cpu/cpu_kernels.h"
+#include "backends/cpu/cpu_kernels.h"
 #include "ops/graph.h"
 #include "base/dtype.h"
 #include "kernels/op_kernel.h"

@@ -14,7 +14,7 @@
 #include "tests/kernels/harness.h"
 
 extern "C" {
-#include "kernels/cpu/random_philox.h"
+#include "backends/cpu/random_philox.h"
 }
 
 namespace grt_test {

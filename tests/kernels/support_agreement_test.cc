@@ -7,7 +7,7 @@
 #include <string>
 
 extern "C" {
-#include "kernels/cpu/cpu_kernels.h"
+#include "backends/cpu/cpu_kernels.h"
 #include "kernels/kernel_registry.h"
 #include "ops/op_def.h"
 }

@@ -1,4 +1,4 @@
-// kernels/cpu/blas_buffers.h: when k callers are between enter and leave,
+// backends/cpu/blas_buffers.h: when k callers are between enter and leave,
 // OpenBLAS's pool really has k buffers, so their GEMMs allocate nothing (an
 // allocation there is unchecked, and under a memory cap it spins forever).
 // A caller that arrives while another's buffer sits free between two row
@@ -11,7 +11,7 @@
 
 #include "base/status.h"
 #include "gtest/gtest.h"
-#include "kernels/cpu/blas_buffers.h"
+#include "backends/cpu/blas_buffers.h"
 
 extern "C" {
 void* blas_memory_alloc(int procpos);

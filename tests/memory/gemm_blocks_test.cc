@@ -1,5 +1,5 @@
 // Large GEMMs split into row blocks over the intra-op pool (OpenBLAS runs
-// single-threaded: kernels/cpu/blas_buffers.h) give what a float64 loop
+// single-threaded: backends/cpu/blas_buffers.h) give what a float64 loop
 // gives, for every transpose, block remainder and batch layout.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 extern "C" {
 #include "base/threadpool.h"
-#include "kernels/cpu/matmul_gemm.h"
+#include "backends/cpu/matmul_gemm.h"
 }
 
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "grt/grt.h"
-#include "kernels/cpu/matmul_dnnl.h"
+#include "backends/cpu/matmul_dnnl.h"
 #include "runtime/session/session_internal.h"
 
 namespace {

@@ -1,0 +1,66 @@
+/* Internal to the convolution family's CPU kernels (conv*.c, pool.c,
+ * lrn.c, batchnorm.c), which run on oneDNN (backends/cpu/DNNL.md). */
+#ifndef GRT_BACKENDS_CPU_CONV_H_
+#define GRT_BACKENDS_CPU_CONV_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backends/cpu/dnnl_util.h"
+#include "kernels/op_kernel.h"
+#include "ops/conv_window.h"
+
+/* A 2-D convolution's sizes, from the attrs and the input and filter
+ * shapes. Filters are HWIO: [kh, kw, ic / groups, oc]; a depthwise filter
+ * [kh, kw, ic, multiplier] is the grouped case with one input channel per
+ * group (groups = ic, oc = ic * multiplier). */
+typedef struct grt_cpu_conv {
+  grt_window w;
+  int64_t n, ih, iw, ic;
+  int64_t oh, ow, oc;
+  int64_t kh, kw, groups;
+  int64_t pad_l[2], pad_r[2];
+} grt_cpu_conv;
+
+/* Checks the shapes against each other and the attrs (TensorFlow's
+ * messages) and fills *out. `in` is the input (NHWC or NCHW), `filter` the
+ * filter shape. */
+GRT_MUST_USE grt_status* grt_cpu_conv_make(const grt_kernel_ctx* ctx, const grt_shape* in,
+                                           const grt_shape* filter, bool depthwise, grt_cpu_conv* out);
+
+/* The shape of the convolution's input, output and filter as grt lays
+ * them out. */
+void grt_cpu_conv_input_shape(const grt_cpu_conv* g, grt_shape* out);
+void grt_cpu_conv_output_shape(const grt_cpu_conv* g, grt_shape* out);
+
+/* oneDNN descriptors of the activations (src, dst) in grt's layout and of
+ * the filter in grt's HWIO layout (grouped when groups > 1). */
+GRT_MUST_USE grt_status* grt_cpu_conv_mds(const grt_cpu_conv* g, dnnl_memory_desc_t* src,
+                                          dnnl_memory_desc_t* dst, dnnl_memory_desc_t* filter);
+
+/* The key a conv plan is cached under. Returns its length. */
+int32_t grt_cpu_conv_key(const grt_cpu_conv* g, int64_t* key);
+
+/* The float32-only check every kernel here makes on its data type. */
+GRT_MUST_USE grt_status* grt_cpu_conv_need_f32(const grt_kernel_ctx* ctx, grt_dtype t);
+
+/* Reads a 4-element int32/int64 sizes input (Conv2DBackpropInput's
+ * input_sizes, Conv2DBackpropFilter's filter_sizes, AvgPoolGrad's
+ * orig_input_shape) as a shape. */
+GRT_MUST_USE grt_status* grt_cpu_sizes_input(const grt_tensor* t, const char* what, grt_shape* out);
+
+/* Kernels. */
+GRT_MUST_USE grt_status* grt_cpu_conv2d(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_depthwise_conv2d(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_conv2d_backprop_input(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_conv2d_backprop_filter(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_max_pool(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_avg_pool(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_max_pool_grad(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_avg_pool_grad(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_lrn(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_lrn_grad(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_fused_batch_norm(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_fused_batch_norm_grad(grt_kernel_ctx* ctx);
+
+#endif /* GRT_BACKENDS_CPU_CONV_H_ */

@@ -1,0 +1,113 @@
+/* Convolution sizes and their oneDNN descriptors (backends/cpu/conv.h). */
+#include "backends/cpu/conv.h"
+
+#include "base/dtype.h"
+#include "base/status.h"
+#include "backends/cpu/cpu_util.h"
+
+grt_status* grt_cpu_conv_need_f32(const grt_kernel_ctx* ctx, grt_dtype t) {
+  return t == GRT_FLOAT32 ? NULL : grt_cpu_no_kernel(ctx, t);
+}
+
+grt_status* grt_cpu_conv_make(const grt_kernel_ctx* ctx, const grt_shape* in, const grt_shape* filter,
+                              bool depthwise, grt_cpu_conv* out) {
+  char a[GRT_SHAPE_STR_MAX], b[GRT_SHAPE_STR_MAX];
+  if (in->rank != 4)
+    return GRT_ERROR(INVALID_ARGUMENT, "input must be 4-dimensional: %s", grt_cpu_shape_str(in, a));
+  if (filter->rank != 4)
+    return GRT_ERROR(INVALID_ARGUMENT, "filter must be 4-dimensional: %s", grt_cpu_shape_str(filter, a));
+  grt_cpu_conv* g = out;
+  GRT_RETURN_IF_ERROR(grt_window_read(ctx->node, ctx->node->def,
+                                      GRT_WINDOW_DILATIONS | GRT_WINDOW_EXPLICIT, &g->w));
+  int32_t h = grt_window_h(&g->w);
+  g->n = in->dims[0];
+  g->ih = in->dims[h];
+  g->iw = in->dims[h + 1];
+  g->ic = in->dims[grt_window_c(&g->w)];
+  g->kh = filter->dims[0];
+  g->kw = filter->dims[1];
+  int64_t f_in = filter->dims[2], f_out = filter->dims[3];
+  if (depthwise) {
+    if (f_in != g->ic)
+      return GRT_ERROR(INVALID_ARGUMENT, "input and filter must have the same depth: %lld vs %lld",
+                       (long long)g->ic, (long long)f_in);
+    g->groups = g->ic;
+    g->oc = g->ic * f_out;
+  } else {
+    if (f_in <= 0 || g->ic % f_in != 0)
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "input depth must be evenly divisible by filter depth: %lld vs %lld (input %s, "
+                       "filter %s)",
+                       (long long)g->ic, (long long)f_in, grt_cpu_shape_str(in, a),
+                       grt_cpu_shape_str(filter, b));
+    g->groups = g->ic / f_in;
+    g->oc = f_out;
+    if (g->oc % g->groups != 0)
+      return GRT_ERROR(INVALID_ARGUMENT, "output depth %lld is not a multiple of the number of groups %lld",
+                       (long long)g->oc, (long long)g->groups);
+  }
+  if (g->groups < 1) g->groups = 1; /* an empty input */
+  GRT_RETURN_IF_ERROR(grt_window_dim(&g->w, 0, g->ih, g->kh, &g->oh, &g->pad_l[0], &g->pad_r[0]));
+  return grt_window_dim(&g->w, 1, g->iw, g->kw, &g->ow, &g->pad_l[1], &g->pad_r[1]);
+}
+
+static void activation_shape(const grt_cpu_conv* g, int64_t h, int64_t w, int64_t c, grt_shape* out) {
+  out->rank = 4;
+  out->dims[0] = g->n;
+  if (g->w.nchw) {
+    out->dims[1] = c;
+    out->dims[2] = h;
+    out->dims[3] = w;
+  } else {
+    out->dims[1] = h;
+    out->dims[2] = w;
+    out->dims[3] = c;
+  }
+}
+
+void grt_cpu_conv_input_shape(const grt_cpu_conv* g, grt_shape* out) {
+  activation_shape(g, g->ih, g->iw, g->ic, out);
+}
+
+void grt_cpu_conv_output_shape(const grt_cpu_conv* g, grt_shape* out) {
+  activation_shape(g, g->oh, g->ow, g->oc, out);
+}
+
+grt_status* grt_cpu_conv_mds(const grt_cpu_conv* g, dnnl_memory_desc_t* src, dnnl_memory_desc_t* dst,
+                             dnnl_memory_desc_t* filter) {
+  GRT_RETURN_IF_ERROR(grt_dnnl_md_activation(g->w.nchw, g->n, g->ic, g->ih, g->iw, src));
+  GRT_RETURN_IF_ERROR(grt_dnnl_md_activation(g->w.nchw, g->n, g->oc, g->oh, g->ow, dst));
+  int64_t icg = g->ic / g->groups, ocg = g->oc / g->groups;
+  if (g->groups == 1) {
+    dnnl_dims_t d = {g->oc, g->ic, g->kh, g->kw};
+    return grt_dnnl_check(dnnl_memory_desc_init_by_tag(filter, 4, d, dnnl_f32, dnnl_hwio),
+                          "oneDNN filter descriptor");
+  }
+  /* HWIO with the output channel split as (group, channel in group):
+   * element [kh][kw][i][g * ocg + o]. */
+  dnnl_dims_t d = {g->groups, ocg, icg, g->kh, g->kw};
+  dnnl_dims_t s = {ocg, 1, g->oc, g->kw * icg * g->oc, icg * g->oc};
+  return grt_dnnl_check(dnnl_memory_desc_init_by_strides(filter, 5, d, dnnl_f32, s),
+                        "oneDNN filter descriptor");
+}
+
+int32_t grt_cpu_conv_key(const grt_cpu_conv* g, int64_t* key) {
+  int64_t v[] = {g->n, g->ih, g->iw, g->ic, g->oh, g->ow, g->oc, g->kh, g->kw, g->groups};
+  int32_t n = (int32_t)(sizeof v / sizeof v[0]);
+  for (int32_t i = 0; i < n; i++) key[i] = v[i];
+  return n;
+}
+
+grt_status* grt_cpu_sizes_input(const grt_tensor* t, const char* what, grt_shape* out) {
+  int64_t d[4];
+  int32_t n = 0;
+  GRT_RETURN_IF_ERROR(grt_kernel_read_int_vector(t, what, d, 4, &n));
+  if (n != 4) return GRT_ERROR(INVALID_ARGUMENT, "%s must have 4 elements, got %d", what, (int)n);
+  out->rank = 4;
+  for (int32_t i = 0; i < 4; i++) {
+    if (d[i] < 0)
+      return GRT_ERROR(INVALID_ARGUMENT, "%s must be non-negative, got %lld", what, (long long)d[i]);
+    out->dims[i] = d[i];
+  }
+  return NULL;
+}

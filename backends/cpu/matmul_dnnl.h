@@ -1,0 +1,81 @@
+/* Internal to the matmul CPU kernels: float32 matrix products on oneDNN's
+ * matmul primitive, with an optional bias and activation applied by the
+ * same primitive (post-ops, for _FusedMatMul), and weights packed once into
+ * the primitive's preferred layout when the graph says they are constant.
+ * Which library runs which shape is grt_matmul_pick_dnnl's table
+ * (matmul_select.c); backends/cpu/LIBRARIES.md gives the measurements. */
+#ifndef GRT_BACKENDS_CPU_MATMUL_DNNL_H_
+#define GRT_BACKENDS_CPU_MATMUL_DNNL_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "grt/status.h"
+#include "kernels/op_kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Activations fused after the bias (TensorFlow's fused_ops tail). */
+typedef enum grt_mm_activation {
+  GRT_MM_NONE = 0,
+  GRT_MM_RELU,
+  GRT_MM_RELU6,
+  GRT_MM_ELU,
+} grt_mm_activation;
+
+/* One product: out[m, n] = act(op(a) * op(b) + bias), row-major float32,
+ * a m x k (k x m when ta), b k x n (n x k when tb), bias n floats or NULL. */
+typedef struct grt_mm_call {
+  int64_t m, k, n;
+  bool ta, tb;
+  const float* a;
+  const float* b;
+  const float* bias;
+  grt_mm_activation act;
+  float* out;
+  /* b is packed once per node and shape and reused: a constant of the
+   * graph, or a variable unchanged since the node's last call (version
+   * b_version); set by grt_mm_weights. */
+  bool const_b;
+  uint64_t b_version;
+} grt_mm_call;
+
+/* Sets c->const_b and c->b_version for c->b, the node's input 1
+ * (dnnl_pack.h: grt_dnnl_weights_of). */
+void grt_mm_weights(grt_kernel_ctx* ctx, grt_mm_call* c);
+
+/* The kernel state of MatMul and _FusedMatMul: cached primitives and the
+ * packed copies of constant weights. */
+GRT_MUST_USE grt_status* grt_mm_state_new(const grt_node* node, void** out_state);
+void grt_mm_state_free(void* state);
+
+/* Runs the product on oneDNN. `state` may be NULL (nothing cached). */
+GRT_MUST_USE grt_status* grt_mm_dnnl_run(grt_kernel_ctx* ctx, void* state, const grt_mm_call* c);
+
+/* True where oneDNN measured faster than OpenBLAS for an m x k x n product
+ * (matmul_select.c). */
+bool grt_matmul_pick_dnnl(int64_t m, int64_t k, int64_t n);
+
+/* The _FusedMatMul kernel (matmul_fused.c) and _FusedConv2D's (conv_fused.c). */
+GRT_MUST_USE grt_status* grt_cpu_fused_matmul(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_fused_conv2d(grt_kernel_ctx* ctx);
+
+/* The node's fused_ops as an activation: ["BiasAdd"] or ["BiasAdd", ACT]. */
+GRT_MUST_USE grt_status* grt_cpu_fused_ops(const grt_kernel_ctx* ctx, grt_mm_activation* out);
+
+/* The activation of one value, as the fused kernels' own passes apply it. */
+float grt_mm_activate(grt_mm_activation act, float x);
+
+/* The activation as a oneDNN eltwise post-op. */
+void grt_mm_activation_eltwise(grt_mm_activation act, int* alg, float* alpha, float* beta);
+
+/* Test hook: weight packings done by this process so far. */
+int64_t grt_mm_pack_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRT_BACKENDS_CPU_MATMUL_DNNL_H_ */

@@ -1,0 +1,67 @@
+/* MatrixDeterminant of each [M, M] matrix in a [..., M, M] batch: LU
+ * factorisation with partial pivoting, computed in double whatever the
+ * dtype (float16/bfloat16/float32 are widened and the result rounded
+ * once). An empty matrix has determinant 1; a singular one 0. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "base/dtype.h"
+#include "base/mem.h"
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor.h"
+#include "backends/cpu/array_more.h"
+
+/* det of the m x m matrix in a (row-major), destroyed. */
+static double lu_det(double* a, int64_t m) {
+  double det = 1;
+  for (int64_t k = 0; k < m; k++) {
+    int64_t p = k;
+    for (int64_t r = k + 1; r < m; r++)
+      if (fabs(a[r * m + k]) > fabs(a[p * m + k])) p = r;
+    if (a[p * m + k] == 0) return 0;
+    if (p != k) {
+      for (int64_t c = 0; c < m; c++) {
+        double t = a[k * m + c];
+        a[k * m + c] = a[p * m + c];
+        a[p * m + c] = t;
+      }
+      det = -det;
+    }
+    double pivot = a[k * m + k];
+    det *= pivot;
+    for (int64_t r = k + 1; r < m; r++) {
+      double f = a[r * m + k] / pivot;
+      for (int64_t c = k + 1; c < m; c++) a[r * m + c] -= f * a[k * m + c];
+    }
+  }
+  return det;
+}
+
+grt_status* grt_cpu_matrix_determinant(grt_kernel_ctx* ctx) {
+  const grt_tensor* x = ctx->inputs[0];
+  int32_t rank = x->shape.rank;
+  if (rank < 2)
+    return GRT_ERROR(INVALID_ARGUMENT, "Input must have rank >= 2, got %d", (int)rank);
+  int64_t m = x->shape.dims[rank - 1];
+  if (x->shape.dims[rank - 2] != m)
+    return GRT_ERROR(INVALID_ARGUMENT, "Input matrices must be square, got %lld != %lld",
+                     (long long)x->shape.dims[rank - 2], (long long)m);
+  grt_shape shape = {0};
+  shape.rank = rank - 2;
+  int64_t batch = 1;
+  for (int32_t d = 0; d < rank - 2; d++) batch *= (shape.dims[d] = x->shape.dims[d]);
+  grt_tensor* out;
+  GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, x->dtype, &shape, &out));
+  double* work = grt_malloc((size_t)(m * m > 0 ? m * m : 1) * sizeof *work);
+  if (!work) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a %lld x %lld matrix",
+                              (long long)m, (long long)m);
+  const void* in = grt_tensor_data(x);
+  void* o = grt_tensor_data(out);
+  for (int64_t b = 0; b < batch; b++) {
+    for (int64_t i = 0; i < m * m; i++) work[i] = grt_dtype_load_double(x->dtype, in, b * m * m + i);
+    grt_dtype_store_double(x->dtype, o, b, lu_det(work, m));
+  }
+  grt_free(work);
+  return NULL;
+}

@@ -1,0 +1,21 @@
+/* Internal to the neural-network CPU kernels (nn*.c). */
+#ifndef GRT_BACKENDS_CPU_NN_H_
+#define GRT_BACKENDS_CPU_NN_H_
+
+#include <stdint.h>
+
+#include "kernels/op_kernel.h"
+
+/* One softmax row without the final division: y[j] = e^(x[j] - max) and
+ * the returned sum of the y[j]; *out_max gets max(x). n >= 1; y may be x.
+ * Shared by Softmax and the cross-entropies. */
+float grt_cpu_softmax_row_f32(const float* x, float* y, int64_t n, float* out_max);
+double grt_cpu_softmax_row_f64(const double* x, double* y, int64_t n, double* out_max);
+
+GRT_MUST_USE grt_status* grt_cpu_bias_add(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_bias_add_grad(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_softmax(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_sparse_xent(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_xent(grt_kernel_ctx* ctx);
+
+#endif  /* GRT_BACKENDS_CPU_NN_H_ */

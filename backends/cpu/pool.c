@@ -1,0 +1,222 @@
+/* MaxPool, AvgPool and their gradients on oneDNN's pooling primitives,
+ * with activations in grt's layout (NHWC or NCHW).
+ *
+ * TensorFlow's semantics map directly: MaxPool ignores padding (oneDNN's
+ * max pooling never picks a padded element) and AvgPool divides by the
+ * number of real elements in the window (pooling_avg_exclude_padding).
+ * MaxPoolGrad gets orig_input, so it reruns the forward pass in training
+ * mode to find where each maximum came from (oneDNN's workspace) and sends
+ * the gradient there, as TensorFlow's CPU kernel recomputes the argmax.
+ *
+ * Plans: md[0] the input side, md[1] the pooled side, md[2] the
+ * workspace (MaxPoolGrad); prim[0] the forward pass, prim[1] the backward
+ * pass (the gradients). */
+#include <string.h>
+
+#include "base/status.h"
+#include "base/tensor.h"
+#include "backends/cpu/conv.h"
+#include "backends/cpu/cpu_util.h"
+
+typedef struct {
+  grt_window w;
+  int64_t n, ih, iw, c, oh, ow;
+  int64_t pad_l[2], pad_r[2];
+} pool_geom;
+
+static grt_status* geometry(const grt_kernel_ctx* ctx, const grt_shape* in, pool_geom* g) {
+  char a[GRT_SHAPE_STR_MAX];
+  if (in->rank != 4)
+    return GRT_ERROR(INVALID_ARGUMENT, "input must be 4-dimensional: %s", grt_cpu_shape_str(in, a));
+  uint32_t what = GRT_WINDOW_KSIZE;
+  if (grt_op_find_attr(ctx->node->def, "explicit_paddings")) what |= GRT_WINDOW_EXPLICIT;
+  GRT_RETURN_IF_ERROR(grt_window_read(ctx->node, ctx->node->def, what, &g->w));
+  int32_t h = grt_window_h(&g->w);
+  g->n = in->dims[0];
+  g->ih = in->dims[h];
+  g->iw = in->dims[h + 1];
+  g->c = in->dims[grt_window_c(&g->w)];
+  GRT_RETURN_IF_ERROR(grt_window_dim(&g->w, 0, g->ih, g->w.ksize[0], &g->oh, &g->pad_l[0], &g->pad_r[0]));
+  GRT_RETURN_IF_ERROR(grt_window_dim(&g->w, 1, g->iw, g->w.ksize[1], &g->ow, &g->pad_l[1], &g->pad_r[1]));
+  for (int i = 0; i < 2; i++)
+    if (g->pad_l[i] >= g->w.ksize[i] || g->pad_r[i] >= g->w.ksize[i])
+      return GRT_ERROR(UNIMPLEMENTED, "padding %lld/%lld is not smaller than the window %lld",
+                       (long long)g->pad_l[i], (long long)g->pad_r[i], (long long)g->w.ksize[i]);
+  return NULL;
+}
+
+static void pooled_shape(const pool_geom* g, grt_shape* out) {
+  out->rank = 4;
+  out->dims[0] = g->n;
+  int32_t h = grt_window_h(&g->w);
+  out->dims[h] = g->oh;
+  out->dims[h + 1] = g->ow;
+  out->dims[grt_window_c(&g->w)] = g->c;
+}
+
+static bool empty(const pool_geom* g) { return g->n * g->c * g->oh * g->ow * g->ih * g->iw == 0; }
+
+typedef enum { POOL_FORWARD, POOL_BACKWARD } pool_kind;
+
+static grt_status* build(const pool_geom* g, dnnl_alg_kind_t alg, pool_kind kind, grt_dnnl_plan* p) {
+  GRT_RETURN_IF_ERROR(grt_dnnl_md_activation(g->w.nchw, g->n, g->c, g->ih, g->iw, &p->md[0]));
+  GRT_RETURN_IF_ERROR(grt_dnnl_md_activation(g->w.nchw, g->n, g->c, g->oh, g->ow, &p->md[1]));
+  dnnl_dims_t strides = {g->w.strides[0], g->w.strides[1]};
+  dnnl_dims_t kernel = {g->w.ksize[0], g->w.ksize[1]};
+  dnnl_dims_t dilation = {0, 0};
+  dnnl_dims_t pad_l = {g->pad_l[0], g->pad_l[1]}, pad_r = {g->pad_r[0], g->pad_r[1]};
+  dnnl_pooling_v2_desc_t fwd, bwd;
+  dnnl_prop_kind_t prop = kind == POOL_FORWARD ? dnnl_forward_inference : dnnl_forward_training;
+  GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_pooling_v2_forward_desc_init(&fwd, prop, alg, &p->md[0], &p->md[1],
+                                                                       strides, kernel, dilation, pad_l, pad_r),
+                                     "oneDNN pooling forward"));
+  dnnl_primitive_desc_t fwd_pd = NULL;
+  bool max = alg == dnnl_pooling_max;
+  if (kind == POOL_FORWARD || max) {
+    /* Average pooling's backward pass needs no forward run, only its
+     * descriptor as a hint. */
+    GRT_RETURN_IF_ERROR(grt_dnnl_plan_make(p, 0, &fwd, NULL, "oneDNN pooling forward", &fwd_pd));
+    if (kind == POOL_FORWARD) {
+      dnnl_primitive_desc_destroy(fwd_pd);
+      return NULL;
+    }
+    const dnnl_memory_desc_t* ws = dnnl_primitive_desc_query_md(fwd_pd, dnnl_query_workspace_md, 0);
+    if (!ws) {
+      dnnl_primitive_desc_destroy(fwd_pd);
+      return GRT_ERROR(INTERNAL, "oneDNN max pooling gave no workspace");
+    }
+    p->md[2] = *ws;
+  } else {
+    GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_primitive_desc_create(&fwd_pd, &fwd, NULL, grt_dnnl_engine(), NULL),
+                                       "oneDNN pooling forward"));
+  }
+  grt_status* s = grt_dnnl_check(
+      dnnl_pooling_v2_backward_desc_init(&bwd, alg, &p->md[0], &p->md[1], strides, kernel, dilation, pad_l, pad_r),
+      "oneDNN pooling backward");
+  if (!s) s = grt_dnnl_plan_make(p, 1, &bwd, fwd_pd, "oneDNN pooling backward", NULL);
+  dnnl_primitive_desc_destroy(fwd_pd);
+  return s;
+}
+
+static grt_status* plan_for(grt_kernel_ctx* ctx, const pool_geom* g, dnnl_alg_kind_t alg, pool_kind kind,
+                            grt_dnnl_plan** out, bool* out_owned) {
+  int64_t key[] = {g->n, g->ih, g->iw, g->c, kind};
+  int32_t n = (int32_t)(sizeof key / sizeof key[0]);
+  *out_owned = false;
+  *out = grt_dnnl_cache_find(ctx->state, key, n);
+  if (*out) return NULL;
+  grt_dnnl_plan* p = grt_dnnl_plan_new();
+  if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a oneDNN plan");
+  grt_status* s = build(g, alg, kind, p);
+  if (s) {
+    grt_dnnl_plan_free(p);
+    return s;
+  }
+  *out = grt_dnnl_cache_offer(ctx->state, key, n, p, out_owned);
+  return NULL;
+}
+
+static void zero(grt_tensor* t) {
+  size_t bytes = 0;
+  if (grt_tensor_bytes_for(t->dtype, &t->shape, &bytes) && bytes) memset(grt_cpu_data(t), 0, bytes);
+}
+
+static grt_status* pool_forward(grt_kernel_ctx* ctx, dnnl_alg_kind_t alg) {
+  const grt_tensor* in = ctx->inputs[0];
+  GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, in->dtype));
+  pool_geom g;
+  GRT_RETURN_IF_ERROR(geometry(ctx, &in->shape, &g));
+  grt_shape os;
+  pooled_shape(&g, &os);
+  grt_tensor* out;
+  GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, in->dtype, &os, &out));
+  if (empty(&g)) {
+    zero(out);
+    return NULL;
+  }
+  grt_dnnl_plan* p;
+  bool owned;
+  GRT_RETURN_IF_ERROR(plan_for(ctx, &g, alg, POOL_FORWARD, &p, &owned));
+  grt_dnnl_call call;
+  grt_dnnl_call_init(&call, ctx);
+  grt_status* s = grt_dnnl_call_arg(&call, DNNL_ARG_SRC, &p->md[0], grt_cpu_data(in));
+  if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_DST, &p->md[1], grt_cpu_data(out));
+  if (!s) s = grt_dnnl_call_run(&call, p->prim[0], p->scratch[0], "oneDNN pooling forward");
+  grt_dnnl_call_end(&call);
+  if (owned) grt_dnnl_plan_free(p);
+  return s;
+}
+
+grt_status* grt_cpu_max_pool(grt_kernel_ctx* ctx) { return pool_forward(ctx, dnnl_pooling_max); }
+grt_status* grt_cpu_avg_pool(grt_kernel_ctx* ctx) { return pool_forward(ctx, dnnl_pooling_avg_exclude_padding); }
+
+static grt_status* check_shape(const grt_tensor* t, const grt_shape* want, const char* what) {
+  if (grt_shape_equal(&t->shape, want)) return NULL;
+  char a[GRT_SHAPE_STR_MAX], b[GRT_SHAPE_STR_MAX];
+  return GRT_ERROR(INVALID_ARGUMENT, "%s has shape %s, expected %s", what, grt_cpu_shape_str(&t->shape, a),
+                   grt_cpu_shape_str(want, b));
+}
+
+/* The backward pass: `in` is orig_input for max pooling (NULL for
+ * average), `grad` the gradient of the pooled output, `out` the input's
+ * gradient. */
+static grt_status* pool_backward(grt_kernel_ctx* ctx, dnnl_alg_kind_t alg, const pool_geom* g,
+                                 const grt_tensor* in, const grt_tensor* grad, grt_tensor* out) {
+  if (empty(g)) {
+    zero(out);
+    return NULL;
+  }
+  grt_dnnl_plan* p;
+  bool owned;
+  GRT_RETURN_IF_ERROR(plan_for(ctx, g, alg, POOL_BACKWARD, &p, &owned));
+  grt_dnnl_call call;
+  grt_dnnl_call_init(&call, ctx);
+  grt_status* s = NULL;
+  void* ws = NULL;
+  if (in) {
+    void* pooled = NULL;
+    s = grt_dnnl_call_temp(&call, dnnl_memory_desc_get_size(&p->md[1]), &pooled);
+    if (!s) s = grt_dnnl_call_temp(&call, dnnl_memory_desc_get_size(&p->md[2]), &ws);
+    if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_SRC, &p->md[0], grt_cpu_data(in));
+    if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_DST, &p->md[1], pooled);
+    if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_WORKSPACE, &p->md[2], ws);
+    if (!s) s = grt_dnnl_call_run(&call, p->prim[0], p->scratch[0], "oneDNN pooling forward");
+  }
+  if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_DIFF_DST, &p->md[1], grt_cpu_data(grad));
+  if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_DIFF_SRC, &p->md[0], grt_cpu_data(out));
+  if (!s && in) s = grt_dnnl_call_arg(&call, DNNL_ARG_WORKSPACE, &p->md[2], ws);
+  if (!s) s = grt_dnnl_call_run(&call, p->prim[1], p->scratch[1], "oneDNN pooling backward");
+  grt_dnnl_call_end(&call);
+  if (owned) grt_dnnl_plan_free(p);
+  return s;
+}
+
+grt_status* grt_cpu_max_pool_grad(grt_kernel_ctx* ctx) {
+  const grt_tensor* in = ctx->inputs[0];
+  const grt_tensor* grad = ctx->inputs[2];
+  GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, in->dtype));
+  pool_geom g;
+  GRT_RETURN_IF_ERROR(geometry(ctx, &in->shape, &g));
+  grt_shape ps;
+  pooled_shape(&g, &ps);
+  GRT_RETURN_IF_ERROR(check_shape(ctx->inputs[1], &ps, "orig_output"));
+  GRT_RETURN_IF_ERROR(check_shape(grad, &ps, "grad"));
+  grt_tensor* out;
+  GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, in->dtype, &in->shape, &out));
+  return pool_backward(ctx, dnnl_pooling_max, &g, in, grad, out);
+}
+
+grt_status* grt_cpu_avg_pool_grad(grt_kernel_ctx* ctx) {
+  const grt_tensor* grad = ctx->inputs[1];
+  GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, grad->dtype));
+  grt_shape in_shape;
+  GRT_RETURN_IF_ERROR(grt_cpu_sizes_input(ctx->inputs[0], "orig_input_shape", &in_shape));
+  pool_geom g;
+  GRT_RETURN_IF_ERROR(geometry(ctx, &in_shape, &g));
+  grt_shape ps;
+  pooled_shape(&g, &ps);
+  GRT_RETURN_IF_ERROR(check_shape(grad, &ps, "grad"));
+  grt_tensor* out;
+  GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, grad->dtype, &in_shape, &out));
+  return pool_backward(ctx, dnnl_pooling_avg_exclude_padding, &g, NULL, grad, out);
+}
