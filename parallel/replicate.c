@@ -17,7 +17,7 @@
 #include "ops/graph.h"
 #include "ops/op_def.h"
 #include "parallel/node_copy.h"
-#include "placer/internal.h"
+#include "placer/ps_setter.h"
 
 #define SPLIT_SCOPE "tower_split"
 #define CONCAT_SCOPE "tower_concat"

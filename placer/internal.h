@@ -12,6 +12,8 @@
 #include "grt/placer.h"
 #include "kernels/kernel_registry.h"
 #include "ops/graph.h"
+#include "placer/ps_setter.h"
+#include "runtime/device/device_set.h"
 #include "base/arena.h"
 #include "base/device_name.h"
 #include "base/strbuf.h"
@@ -21,33 +23,10 @@
 extern "C" {
 #endif
 
-/* ---- devices (device_set.c) ---- */
+/* ---- devices (runtime/device/device_set.h) ---- */
 
 /* Per-node type masks are stored in a byte. */
 _Static_assert(GRT_MAX_DEVICE_TYPES <= 8, "type masks are uint8_t per node");
-
-typedef struct grt_device_entry {
-  grt_device_type type;
-  int32_t id;
-  bool present;
-  grt_device_name parsed;
-  char name[GRT_DEVICE_NAME_MAX]; /* canonical full name */
-  /* What its backend says of it ("device: 0, name: NVIDIA H100 ..., pci bus
-   * id: ..."), "" for none: the device mapping prints it. */
-  char description[192];
-} grt_device_entry;
-
-struct grt_device_set {
-  int32_t n;
-  grt_device_entry* devs; /* by type id, then by id */
-  int32_t first[GRT_MAX_DEVICE_TYPES]; /* index of the first device of a type */
-  int32_t count[GRT_MAX_DEVICE_TYPES];
-};
-
-/* Bitmask (1 << type) of the types the set has devices of. */
-uint32_t grt_device_set_types(const grt_device_set* ds);
-/* "[ a, b ]"-style list of every name, for messages (malloc'd; NULL on OOM). */
-char* grt_device_set_list(const grt_device_set* ds, const char* open, const char* close);
 
 /* ---- options (options.c) ---- */
 
@@ -161,12 +140,6 @@ typedef struct grt_place_ctx grt_place_ctx;
 
 /* ps_setter.c: gives each unconstrained variable a ps device request. */
 GRT_MUST_USE grt_status* grt_place_ps_setter(grt_plan* p, const grt_place_options* opts);
-/* The setter's choice for the r-th variable (from 0) given each ps device's
- * bytes so far: the least loaded (ties to the earliest), or r-th in turn.
- * Also used by towers (parallel/) to spread shared variables. */
-int32_t grt_ps_pick(const int64_t* load, int32_t n_ps, grt_ps_strategy strategy, int32_t r);
-/* A variable node's bytes, or -1 when its shape is not fully known. */
-int64_t grt_ps_variable_bytes(const grt_node* n);
 /* copies.c: fills p->copies from the assignment. */
 GRT_MUST_USE grt_status* grt_place_copies(grt_plan* p);
 /* reason.c: one-line text for a node's placement. */

@@ -7,6 +7,7 @@
 #include "grt/status.h"
 #include "grt/types.h"
 #include "grt/graph.h"
+#include "grt/device_set.h"
 #include "grt/placer.h"
 #include "grt/session.h"
 #include "grt/training.h"

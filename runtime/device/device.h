@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "grt/backend.h"
-#include "grt/placer.h"
+#include "grt/device_set.h"
 #include "grt/status.h"
 
 #ifdef __cplusplus

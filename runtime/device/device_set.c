@@ -1,10 +1,10 @@
-/* Device sets as the runtime sees them: the placer builds the set; which of
+/* Device sets as the runtime sees them: device_set_new.c builds the set; which of
  * its devices this machine has comes from the backends loaded here. */
 #include <stdint.h>
 
 #include "base/status.h"
 #include "kernels/kernel_registry.h"
-#include "placer/internal.h"
+#include "runtime/device/device_set.h"
 #include "runtime/device/device.h"
 
 grt_status* grt_device_set_from_spec(const char* spec, grt_device_set** out) {

@@ -1,6 +1,7 @@
 /* Device sets: from per-type counts (grt_device_set_new), and the text
- * syntax for them (grt_device_spec_parse). Which devices the machine has is
- * for the caller to say: the runtime asks its backends. */
+ * syntax for them (grt_device_spec_parse); copies and accessors. Which
+ * devices the machine has is for the caller to say: device_set.c asks the
+ * backends. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,8 @@
 
 #include "base/mem.h"
 #include "base/status.h"
-#include "placer/internal.h"
+#include "base/strbuf.h"
+#include "runtime/device/device_set.h"
 
 /* The registered types for messages: "CPU, GPU, TEST" (upper-case) or, in
  * the spec syntax, "cpu, gpu or test". */
