@@ -1,6 +1,6 @@
-/* Internal dtype helpers: the dtype table and half-precision conversions. */
-#ifndef GRT_RUNTIME_DTYPE_H_
-#define GRT_RUNTIME_DTYPE_H_
+/* The library's dtype helpers: the dtype table and half-precision conversions. */
+#ifndef GRT_BASE_DTYPE_H_
+#define GRT_BASE_DTYPE_H_
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,4 +34,4 @@ void grt_dtype_store_int(grt_dtype t, void* data, int64_t i, int64_t v);
 }
 #endif
 
-#endif  /* GRT_RUNTIME_DTYPE_H_ */
+#endif  /* GRT_BASE_DTYPE_H_ */

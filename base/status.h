@@ -1,6 +1,6 @@
-/* Internal side of grt_status: constructors and the propagation macro. */
-#ifndef GRT_RUNTIME_STATUS_H_
-#define GRT_RUNTIME_STATUS_H_
+/* The library's side of grt_status: constructors and the propagation macro. */
+#ifndef GRT_BASE_STATUS_H_
+#define GRT_BASE_STATUS_H_
 
 #include <stdarg.h>
 
@@ -32,4 +32,4 @@ const grt_status* grt_status_out_of_memory(void);
 }
 #endif
 
-#endif  /* GRT_RUNTIME_STATUS_H_ */
+#endif  /* GRT_BASE_STATUS_H_ */

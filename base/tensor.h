@@ -1,6 +1,6 @@
-/* Internal tensor layout: a typed view onto a reference-counted buffer. */
-#ifndef GRT_RUNTIME_TENSOR_H_
-#define GRT_RUNTIME_TENSOR_H_
+/* The library's tensor layout: a typed view onto a reference-counted buffer. */
+#ifndef GRT_BASE_TENSOR_H_
+#define GRT_BASE_TENSOR_H_
 
 #include "grt/types.h"
 #include "base/allocator.h"
@@ -70,4 +70,4 @@ bool grt_tensor_bytes_for(grt_dtype dtype, const grt_shape* shape, size_t* out);
 }
 #endif
 
-#endif  /* GRT_RUNTIME_TENSOR_H_ */
+#endif  /* GRT_BASE_TENSOR_H_ */

@@ -1,5 +1,6 @@
-/* Internal: Einsum equations ("ij,jk->ik", "...ii->...i") parsed against
- * the operands' shapes, for the Einsum shape function and CPU kernel. */
+/* Einsum equations ("ij,jk->ik", "...ii->...i") parsed against the
+ * operands' shapes: one parser for the Einsum shape function (ops/) and the
+ * backends' Einsum kernels, so both read an equation alike. */
 #ifndef GRT_OPS_EINSUM_PARSE_H_
 #define GRT_OPS_EINSUM_PARSE_H_
 

@@ -1,4 +1,4 @@
-/* The in-memory graph (internal layout behind grt/graph.h).
+/* The in-memory graph (the library's layout behind grt/graph.h).
  *
  * Strings and per-node arrays live in the graph's arena, or in the mapped
  * .grt file the graph was loaded from; nothing inside a node is freed on its

@@ -8,7 +8,7 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "backends/cpu/index_kernels.h"
-#include "ops/shape_index.h"
+#include "ops/gather_geometry.h"
 
 static grt_status* input(const grt_kernel_ctx* ctx, int32_t i, const grt_tensor** out) {
   if (i >= ctx->n_inputs || !ctx->inputs[i]) return GRT_ERROR(INTERNAL, "input %d is missing", i);
