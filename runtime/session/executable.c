@@ -1,7 +1,8 @@
 /* From (feeds, fetches, targets) to a cached executable: prune the graph to
  * what the run needs, cut it at device boundaries with Send/Recv pairs (one
  * per tensor and destination device, and one per crossing control edge),
- * and lay out pending counts, successor lists and value slots. */
+ * and lay out pending counts, successor lists and value slots: build() runs
+ * these as steps, one function each. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,8 @@ static int32_t* copy_slot(copy_map* m, int64_t key) {
   return &m->send[h];
 }
 
+/* The state of one grt_executable_build: the exec nodes and edges made so
+ * far, and the run's feeds and fetches indexed for the steps of build(). */
 typedef struct {
   grt_session* s;
   const grt_graph* g;
@@ -112,6 +115,14 @@ typedef struct {
   ivec in_slots;
   int32_t n_slots;
   copy_map copies;
+  /* the signature by node and port (index_signature) */
+  int32_t nf, nx;
+  int32_t *feed_node, *feed_port, *fetch_node, *fetch_port;
+  uint8_t* has_feed; /* nodes with any fed output */
+  uint8_t* touched;  /* fed, fetched or targeted: not swallowed by a rewrite */
+  /* per graph node: its exec node, -1 when pruned (-2 while pruning) */
+  int32_t* exec_of;
+  int32_t n_kernels; /* exec nodes [0, n_kernels) run graph nodes, in graph order */
 } builder;
 
 static grt_status* add_exec(builder* b, int32_t node, int32_t device, uint8_t kind,
@@ -230,187 +241,212 @@ static bool cheap(const grt_node* n, const grt_op_kernel* k) {
 
 /* Which feed (index) stands for output `port` of `node`, or -1. has_feed
  * marks nodes with any fed output, so unfed nodes cost one load. */
-static int32_t fed_index(const uint8_t* has_feed, const int32_t* feed_node,
-                         const int32_t* feed_port, int32_t nf, int32_t node, int32_t port) {
-  if (!has_feed[node]) return -1;
-  for (int32_t k = 0; k < nf; k++)
-    if (feed_node[k] == node && feed_port[k] == port) return k;
+static int32_t fed_index(const builder* b, int32_t node, int32_t port) {
+  if (!b->has_feed[node]) return -1;
+  for (int32_t k = 0; k < b->nf; k++)
+    if (b->feed_node[k] == node && b->feed_port[k] == port) return k;
   return -1;
 }
 
-static grt_status* build(builder* b, const grt_run_signature* sig) {
+/* Step 1: the signature's feeds and fetches by node and port, the nodes
+ * they and the targets touch, and a check that no tensor is fed twice. */
+static grt_status* index_signature(builder* b, const grt_run_signature* sig) {
+  int32_t nn = b->g->n_nodes, nf = sig->n_feeds, nx = sig->n_fetches;
+  b->feed_node = grt_malloc(((size_t)nf + 1) * sizeof *b->feed_node);
+  b->feed_port = grt_malloc(((size_t)nf + 1) * sizeof *b->feed_port);
+  b->fetch_node = grt_malloc(((size_t)nx + 1) * sizeof *b->fetch_node);
+  b->fetch_port = grt_malloc(((size_t)nx + 1) * sizeof *b->fetch_port);
+  b->exec_of = grt_malloc(((size_t)nn + 1) * sizeof *b->exec_of);
+  b->has_feed = grt_calloc((size_t)nn + 1, 1);
+  b->touched = grt_calloc((size_t)nn + 1, 1);
+  if (!b->feed_node || !b->feed_port || !b->fetch_node || !b->fetch_port || !b->exec_of ||
+      !b->has_feed || !b->touched)
+    return OOM();
+  for (int32_t i = 0; i < nn; i++) b->exec_of[i] = -1;
+  for (int32_t i = 0; i < nf; i++) {
+    int32_t node = sig->feeds[i].node, port = sig->feeds[i].port;
+    b->nf = i; /* fed_index looks at the feeds before this one */
+    if (fed_index(b, node, port) >= 0)
+      return GRT_ERROR(INVALID_ARGUMENT, "feed '%s:%d' is given twice", b->g->nodes[node].name,
+                       (int)port);
+    b->feed_node[i] = node;
+    b->feed_port[i] = port;
+    b->has_feed[node] = 1;
+    b->touched[node] = 1;
+  }
+  b->nf = nf;
+  b->nx = nx;
+  for (int32_t i = 0; i < nx; i++) {
+    b->fetch_node[i] = sig->fetches[i].node;
+    b->fetch_port[i] = sig->fetches[i].port;
+    b->touched[b->fetch_node[i]] = 1;
+  }
+  for (int32_t i = 0; i < sig->n_targets; i++) b->touched[sig->targets[i]] = 1;
+  return NULL;
+}
+
+/* Step 2, prune: marks with exec_of -2 what the fetches and targets reach
+ * through unfed edges. */
+static grt_status* prune(builder* b, const grt_run_signature* sig) {
   const grt_graph* g = b->g;
-  grt_executable* e = b->e;
-  int32_t nn = g->n_nodes;
-  int32_t nf = sig->n_feeds, nx = sig->n_fetches, nt = sig->n_targets;
-  int32_t* feed_node = grt_malloc(((size_t)nf + 1) * sizeof *feed_node);
-  int32_t* feed_port = grt_malloc(((size_t)nf + 1) * sizeof *feed_port);
-  int32_t* fetch_node = grt_malloc(((size_t)nx + 1) * sizeof *fetch_node);
-  int32_t* fetch_port = grt_malloc(((size_t)nx + 1) * sizeof *fetch_port);
-  int32_t* exec_of = grt_malloc(((size_t)nn + 1) * sizeof *exec_of);
-  uint8_t* has_feed = grt_calloc((size_t)nn + 1, 1);
-  uint8_t* touched = grt_calloc((size_t)nn + 1, 1); /* fed, fetched or targeted: not swallowed */
-  const int32_t* targets = sig->targets;
   ivec stack = {0};
   grt_status* st = NULL;
-  if (!feed_node || !feed_port || !fetch_node || !fetch_port || !exec_of || !has_feed || !touched) {
-    st = OOM();
-    goto done;
+  for (int32_t i = 0; i < b->nx; i++) {
+    int32_t v = b->fetch_node[i];
+    if (fed_index(b, v, b->fetch_port[i]) < 0 && !ivec_push(&stack, v)) st = OOM();
   }
-  for (int32_t i = 0; i < nn; i++) exec_of[i] = -1;
-  for (int32_t i = 0; !st && i < nf; i++) {
-    feed_node[i] = sig->feeds[i].node;
-    feed_port[i] = sig->feeds[i].port;
-    if (fed_index(has_feed, feed_node, feed_port, i, feed_node[i], feed_port[i]) >= 0)
-      st = GRT_ERROR(INVALID_ARGUMENT, "feed '%s:%d' is given twice", g->nodes[feed_node[i]].name,
-                     (int)feed_port[i]);
-    has_feed[feed_node[i]] = 1;
-  }
-  for (int32_t i = 0; i < nx; i++) {
-    fetch_node[i] = sig->fetches[i].node;
-    fetch_port[i] = sig->fetches[i].port;
-    touched[fetch_node[i]] = 1;
-  }
-  for (int32_t i = 0; i < nf; i++) touched[feed_node[i]] = 1;
-  for (int32_t i = 0; i < nt; i++) touched[targets[i]] = 1;
-  if (st) goto done;
-
-  /* Prune: what fetches and targets reach through unfed edges. exec_of
-   * marks visited nodes with -2 for now. */
-  for (int32_t i = 0; i < nx; i++) {
-    if (fed_index(has_feed, feed_node, feed_port, nf, fetch_node[i], fetch_port[i]) < 0 &&
-        !ivec_push(&stack, fetch_node[i]))
-      st = OOM();
-  }
-  for (int32_t i = 0; !st && i < nt; i++)
-    if (!ivec_push(&stack, targets[i])) st = OOM();
+  for (int32_t i = 0; !st && i < sig->n_targets; i++)
+    if (!ivec_push(&stack, sig->targets[i])) st = OOM();
   while (!st && stack.n > 0) {
     int32_t v = stack.v[--stack.n];
-    if (exec_of[v] == -2) continue;
-    exec_of[v] = -2;
+    if (b->exec_of[v] == -2) continue;
+    b->exec_of[v] = -2;
     const grt_node* n = &g->nodes[v];
-    const grt_rewritten* rw = grt_remap_for(b->s->remap, v, touched);
+    const grt_rewritten* rw = grt_remap_for(b->s->remap, v, b->touched);
     const grt_input* ins = rw ? rw->inputs : n->inputs;
     int32_t n_ins = rw ? rw->n_inputs : n->n_inputs;
     for (int32_t i = 0; !st && i < n_ins; i++) {
       int32_t src = ins[i].src;
-      bool fed = fed_index(has_feed, feed_node, feed_port, nf, src, ins[i].port) >= 0;
-      if (!fed && exec_of[src] != -2 && !ivec_push(&stack, src)) st = OOM();
+      bool fed = fed_index(b, src, ins[i].port) >= 0;
+      if (!fed && b->exec_of[src] != -2 && !ivec_push(&stack, src)) st = OOM();
     }
     for (int32_t i = 0; !st && i < n->n_controls; i++)
-      if (exec_of[n->controls[i].src] != -2 && !ivec_push(&stack, n->controls[i].src)) st = OOM();
+      if (b->exec_of[n->controls[i].src] != -2 && !ivec_push(&stack, n->controls[i].src))
+        st = OOM();
   }
-  if (st) goto done;
+  grt_free(stack.v);
+  return st;
+}
 
-  /* Exec nodes for graph nodes, in graph order. */
-  for (int32_t v = 0; !st && v < nn; v++) {
-    if (exec_of[v] != -2) {
-      exec_of[v] = -1;
+/* Step 3: an exec node per graph node the run keeps, in graph order, on
+ * the plan's device; then a value slot per feed. */
+static grt_status* add_kernels(builder* b) {
+  grt_executable* e = b->e;
+  for (int32_t v = 0; v < b->g->n_nodes; v++) {
+    if (b->exec_of[v] != -2) {
+      b->exec_of[v] = -1;
       continue;
     }
-    st = add_exec(b, v, grt_plan_node_device(b->s->plan, v), EXEC_KERNEL,
-                  g->nodes[v].sig.n_outputs, &exec_of[v]);
-    if (!st) b->nodes[exec_of[v]].rw = grt_remap_for(b->s->remap, v, touched);
+    GRT_RETURN_IF_ERROR(add_exec(b, v, grt_plan_node_device(b->s->plan, v), EXEC_KERNEL,
+                                 b->g->nodes[v].sig.n_outputs, &b->exec_of[v]));
+    b->nodes[b->exec_of[v]].rw = grt_remap_for(b->s->remap, v, b->touched);
   }
-  if (st) goto done;
-  int32_t n_kernels = b->n_nodes;
-  e->n_feeds = nf;
-  e->feed_slots = grt_malloc(((size_t)nf + 1) * sizeof *e->feed_slots);
-  if (!e->feed_slots) {
-    st = OOM();
-    goto done;
-  }
-  for (int32_t i = 0; i < nf; i++) e->feed_slots[i] = b->n_slots++;
+  b->n_kernels = b->n_nodes;
+  e->n_feeds = b->nf;
+  e->feed_slots = grt_malloc(((size_t)b->nf + 1) * sizeof *e->feed_slots);
+  if (!e->feed_slots) return OOM();
+  for (int32_t i = 0; i < b->nf; i++) e->feed_slots[i] = b->n_slots++;
+  return NULL;
+}
 
-  /* Edges; crossing ones through Send/Recv. */
+/* An empty copy map with room for the crossings of n_kernels nodes. */
+static grt_status* copies_init(builder* b) {
   b->copies.cap = 64;
-  while (b->copies.cap < (size_t)n_kernels * 4) b->copies.cap *= 2;
+  while (b->copies.cap < (size_t)b->n_kernels * 4) b->copies.cap *= 2;
   b->copies.keys = grt_malloc(b->copies.cap * sizeof *b->copies.keys);
   b->copies.send = grt_malloc(b->copies.cap * sizeof *b->copies.send);
-  if (!b->copies.keys || !b->copies.send) {
-    st = OOM();
-    goto done;
-  }
+  if (!b->copies.keys || !b->copies.send) return OOM();
   for (size_t i = 0; i < b->copies.cap; i++) {
     b->copies.keys[i] = -1;
     b->copies.send[i] = -1;
   }
-  /* Constants on host devices need no run: their value is the graph's. */
-  for (int32_t x = 0; x < n_kernels; x++) {
-    const grt_node* n = &g->nodes[b->nodes[x].node];
+  return NULL;
+}
+
+/* Constants on host devices need no run: their value is the graph's. */
+static void preset_constants(builder* b) {
+  for (int32_t x = 0; x < b->n_kernels; x++) {
+    const grt_node* n = &b->g->nodes[b->nodes[x].node];
     const grt_attr_value* v = grt_node_attr(n, "value");
     if (strcmp(n->op, "Const") == 0 && n->n_controls == 0 && v && v->type == GRT_ATTR_TENSOR &&
         host_addressable(b, b->nodes[x].device))
       b->nodes[x].preset = v->u.tensor;
   }
-  for (int32_t x = 0; !st && x < n_kernels; x++) {
-    const grt_node* n = &g->nodes[b->nodes[x].node];
-    const grt_rewritten* rw = b->nodes[x].rw;
-    const grt_input* ins = rw ? rw->inputs : n->inputs;
-    int32_t n_ins = rw ? rw->n_inputs : n->n_inputs;
-    int32_t dev = b->nodes[x].device;
-    /* Inputs are recorded first and appended in one block per node. */
-    int32_t* slots = grt_malloc(((size_t)n_ins + 1) * sizeof *slots);
-    if (!slots) {
-      st = OOM();
-      break;
-    }
-    int32_t v = b->nodes[x].node;
-    for (int32_t i = 0; !st && i < n_ins; i++) {
-      int32_t src = ins[i].src, port = ins[i].port;
-      int32_t fi = fed_index(has_feed, feed_node, feed_port, nf, src, port);
-      bool dst_host = rw ? grt_plan_input_in_host_memory(b->s->plan, rw->input_owner[i], rw->input_index[i])
-                         : grt_plan_input_in_host_memory(b->s->plan, v, i);
-      int32_t recv = -1;
-      if (fi >= 0 && host_addressable(b, dev)) {
-        slots[i] = e->feed_slots[fi]; /* fed values are host tensors */
-      } else if (fi >= 0) {
-        copy_source cs = {-1, nn + fi, 0, e->feed_slots[fi], kHostDevice, true};
-        st = crossing(b, &cs, dev, dst_host, &recv);
-      } else if (b->nodes[exec_of[src]].device == dev) {
-        slots[i] = b->nodes[exec_of[src]].out_start + port;
-        if (!b->nodes[exec_of[src]].preset) st = add_edge(b, exec_of[src], x);
-      } else {
-        st = plan_crossing(b, exec_of, src, port, dev, dst_host, &recv);
-      }
-      if (!st && recv >= 0) {
-        slots[i] = b->nodes[recv].out_start;
-        st = add_edge(b, recv, x);
-      }
-    }
-    for (int32_t i = 0; !st && i < n->n_controls; i++) {
-      int32_t src = n->controls[i].src;
-      if (b->nodes[exec_of[src]].device == dev) {
-        st = add_edge(b, exec_of[src], x);
-      } else {
-        int32_t recv;
-        st = plan_crossing(b, exec_of, src, -1, dev, false, &recv);
-        if (!st) st = add_edge(b, recv, x);
-      }
-    }
-    for (int32_t o = 0; o < n->sig.n_outputs && o < 64; o++)
-      if (grt_plan_output_in_host_memory(b->s->plan, v, o))
-        b->nodes[x].host_outputs |= (uint64_t)1 << o;
-    b->nodes[x].in_start = b->in_slots.n;
-    b->nodes[x].n_inputs = n_ins;
-    for (int32_t i = 0; !st && i < n_ins; i++)
-      if (!ivec_push(&b->in_slots, slots[i])) st = OOM();
-    grt_free(slots);
-    b->nodes[x].run_inline = rw ? cheap(rw->node, rw->kernel) : cheap(n, b->s->kernels[b->nodes[x].node]);
-  }
-  if (st) goto done;
+}
 
-  /* Fetch slots: values come back in host memory, so a fetch from a device
-   * whose memory the host cannot read goes through a copy to the host. */
-  e->n_fetches = nx;
-  e->fetch_slots = grt_malloc(((size_t)nx + 1) * sizeof *e->fetch_slots);
-  if (!e->fetch_slots) {
-    st = OOM();
-    goto done;
+/* The slot kernel x reads input i from (src, port) into `slots[i]`, with
+ * the edge that orders it: the feed's slot, the producer's output on the
+ * same device, or a Recv of the copy across devices. */
+static grt_status* connect_input(builder* b, int32_t x, int32_t i, int32_t src, int32_t port,
+                                 int32_t* slots) {
+  const grt_rewritten* rw = b->nodes[x].rw;
+  int32_t v = b->nodes[x].node, dev = b->nodes[x].device;
+  int32_t fi = fed_index(b, src, port);
+  bool dst_host = rw ? grt_plan_input_in_host_memory(b->s->plan, rw->input_owner[i],
+                                                     rw->input_index[i])
+                     : grt_plan_input_in_host_memory(b->s->plan, v, i);
+  int32_t recv = -1;
+  if (fi >= 0 && host_addressable(b, dev)) {
+    slots[i] = b->e->feed_slots[fi]; /* fed values are host tensors */
+    return NULL;
   }
-  for (int32_t i = 0; !st && i < nx; i++) {
-    int32_t fi = fed_index(has_feed, feed_node, feed_port, nf, fetch_node[i], fetch_port[i]);
-    int32_t v = fetch_node[i], port = fetch_port[i], from = exec_of[v];
+  if (fi >= 0) {
+    copy_source cs = {-1, b->g->n_nodes + fi, 0, b->e->feed_slots[fi], kHostDevice, true};
+    GRT_RETURN_IF_ERROR(crossing(b, &cs, dev, dst_host, &recv));
+  } else if (b->nodes[b->exec_of[src]].device == dev) {
+    slots[i] = b->nodes[b->exec_of[src]].out_start + port;
+    return b->nodes[b->exec_of[src]].preset ? NULL : add_edge(b, b->exec_of[src], x);
+  } else {
+    GRT_RETURN_IF_ERROR(plan_crossing(b, b->exec_of, src, port, dev, dst_host, &recv));
+  }
+  slots[i] = b->nodes[recv].out_start;
+  return add_edge(b, recv, x);
+}
+
+/* Kernel x's inputs, control edges and host-memory outputs; its input
+ * slots are appended in one block. */
+static grt_status* connect_kernel(builder* b, int32_t x) {
+  const grt_node* n = &b->g->nodes[b->nodes[x].node];
+  const grt_rewritten* rw = b->nodes[x].rw;
+  const grt_input* ins = rw ? rw->inputs : n->inputs;
+  int32_t n_ins = rw ? rw->n_inputs : n->n_inputs;
+  int32_t v = b->nodes[x].node, dev = b->nodes[x].device;
+  int32_t* slots = grt_malloc(((size_t)n_ins + 1) * sizeof *slots);
+  if (!slots) return OOM();
+  grt_status* st = NULL;
+  for (int32_t i = 0; !st && i < n_ins; i++)
+    st = connect_input(b, x, i, ins[i].src, ins[i].port, slots);
+  for (int32_t i = 0; !st && i < n->n_controls; i++) {
+    int32_t src = n->controls[i].src;
+    if (b->nodes[b->exec_of[src]].device == dev) {
+      st = add_edge(b, b->exec_of[src], x);
+    } else {
+      int32_t recv;
+      st = plan_crossing(b, b->exec_of, src, -1, dev, false, &recv);
+      if (!st) st = add_edge(b, recv, x);
+    }
+  }
+  for (int32_t o = 0; o < n->sig.n_outputs && o < 64; o++)
+    if (grt_plan_output_in_host_memory(b->s->plan, v, o))
+      b->nodes[x].host_outputs |= (uint64_t)1 << o;
+  b->nodes[x].in_start = b->in_slots.n;
+  b->nodes[x].n_inputs = n_ins;
+  for (int32_t i = 0; !st && i < n_ins; i++)
+    if (!ivec_push(&b->in_slots, slots[i])) st = OOM();
+  grt_free(slots);
+  b->nodes[x].run_inline = rw ? cheap(rw->node, rw->kernel) : cheap(n, b->s->kernels[v]);
+  return st;
+}
+
+/* Step 4: edges between kernels; crossing ones through Send/Recv. */
+static grt_status* connect_kernels(builder* b) {
+  GRT_RETURN_IF_ERROR(copies_init(b));
+  preset_constants(b);
+  for (int32_t x = 0; x < b->n_kernels; x++) GRT_RETURN_IF_ERROR(connect_kernel(b, x));
+  return NULL;
+}
+
+/* Step 5, fetch slots: values come back in host memory, so a fetch from a
+ * device whose memory the host cannot read goes through a copy to the host. */
+static grt_status* route_fetches(builder* b) {
+  grt_executable* e = b->e;
+  e->n_fetches = b->nx;
+  e->fetch_slots = grt_malloc(((size_t)b->nx + 1) * sizeof *e->fetch_slots);
+  if (!e->fetch_slots) return OOM();
+  grt_status* st = NULL;
+  for (int32_t i = 0; !st && i < b->nx; i++) {
+    int32_t fi = fed_index(b, b->fetch_node[i], b->fetch_port[i]);
+    int32_t v = b->fetch_node[i], port = b->fetch_port[i], from = b->exec_of[v];
     if (fi >= 0) {
       e->fetch_slots[i] = e->feed_slots[fi];
     } else if (host_addressable(b, b->nodes[from].device)) {
@@ -423,17 +459,20 @@ static grt_status* build(builder* b, const grt_run_signature* sig) {
       if (!st) e->fetch_slots[i] = b->nodes[recv].out_start;
     }
   }
-  for (int32_t x = n_kernels; x < b->n_nodes; x++) b->nodes[x].run_inline = true;
-  if (st) goto done;
+  /* The Sends and Recvs (every exec node after the kernels) run inline. */
+  for (int32_t x = b->n_kernels; x < b->n_nodes; x++) b->nodes[x].run_inline = true;
+  return st;
+}
 
-  /* Devices whose streams run asynchronously: the run waits for them at
-   * its end, as TensorFlow's sessions do. */
+/* Step 6a: devices whose streams run asynchronously: the run waits for them
+ * at its end, as TensorFlow's sessions do. */
+static grt_status* list_async_devices(builder* b) {
+  grt_executable* e = b->e;
   e->async_devices = grt_malloc(((size_t)b->s->n_devices + 1) * sizeof *e->async_devices);
   uint8_t* seen = grt_calloc((size_t)b->s->n_devices + 1, 1);
   if (!e->async_devices || !seen) {
     grt_free(seen);
-    st = OOM();
-    goto done;
+    return OOM();
   }
   for (int32_t x = 0; x < b->n_nodes; x++) {
     int32_t d = b->nodes[x].device;
@@ -445,15 +484,24 @@ static grt_status* build(builder* b, const grt_run_signature* sig) {
     if (!sync) e->async_devices[e->n_async++] = d;
   }
   grt_free(seen);
+  return NULL;
+}
+
+/* Step 6b: the exec nodes whose value is preset (constants), set once per
+ * run instead of run. */
+static grt_status* list_presets(builder* b) {
+  grt_executable* e = b->e;
   e->presets = grt_malloc(((size_t)b->n_nodes + 1) * sizeof *e->presets);
-  if (!e->presets) {
-    st = OOM();
-    goto done;
-  }
+  if (!e->presets) return OOM();
   for (int32_t x = 0; x < b->n_nodes; x++)
     if (b->nodes[x].preset) e->presets[e->n_presets++] = x;
+  return NULL;
+}
 
-  /* Successors in CSR form, slot use counts, the initially ready set. */
+/* Step 7: hands the exec nodes and input slots to the executable, with
+ * successors in CSR form, slot use counts and the initially ready set. */
+static grt_status* link_successors(builder* b) {
+  grt_executable* e = b->e;
   e->n_nodes = b->n_nodes;
   e->nodes = b->nodes;
   b->nodes = NULL;
@@ -466,8 +514,7 @@ static grt_status* build(builder* b, const grt_run_signature* sig) {
   int32_t* fill = grt_calloc((size_t)e->n_nodes + 1, sizeof *fill);
   if (!e->succ || !e->slot_uses || !e->initial || !fill) {
     grt_free(fill);
-    st = OOM();
-    goto done;
+    return OOM();
   }
   for (int32_t i = 0; i < b->edge_from.n; i++) fill[b->edge_from.v[i]]++;
   int32_t at = 0;
@@ -482,18 +529,38 @@ static grt_status* build(builder* b, const grt_run_signature* sig) {
     for (int32_t i = 0; i < e->nodes[x].n_inputs; i++) e->slot_uses[e->in_slots[e->nodes[x].in_start + i]]++;
     if (e->nodes[x].pending == 0) e->initial[e->n_initial++] = x;
   }
-  for (int32_t i = 0; i < nx; i++) e->slot_uses[e->fetch_slots[i]]++;
+  for (int32_t i = 0; i < b->nx; i++) e->slot_uses[e->fetch_slots[i]]++;
+  return NULL;
+}
 
-done:
-  grt_free(feed_node);
-  grt_free(feed_port);
-  grt_free(fetch_node);
-  grt_free(fetch_port);
-  grt_free(exec_of);
-  grt_free(has_feed);
-  grt_free(touched);
-  grt_free(stack.v);
-  return st;
+/* The executable for `sig`, one step after another (each above). */
+static grt_status* build(builder* b, const grt_run_signature* sig) {
+  GRT_RETURN_IF_ERROR(index_signature(b, sig));
+  GRT_RETURN_IF_ERROR(prune(b, sig));
+  GRT_RETURN_IF_ERROR(add_kernels(b));
+  GRT_RETURN_IF_ERROR(connect_kernels(b));
+  GRT_RETURN_IF_ERROR(route_fetches(b));
+  GRT_RETURN_IF_ERROR(list_async_devices(b));
+  GRT_RETURN_IF_ERROR(list_presets(b));
+  return link_successors(b);
+}
+
+/* Frees what the builder holds (what build() handed to the executable is
+ * NULL here). */
+static void builder_clear(builder* b) {
+  grt_free(b->nodes);
+  grt_free(b->edge_from.v);
+  grt_free(b->edge_to.v);
+  grt_free(b->in_slots.v);
+  grt_free(b->copies.keys);
+  grt_free(b->copies.send);
+  grt_free(b->feed_node);
+  grt_free(b->feed_port);
+  grt_free(b->fetch_node);
+  grt_free(b->fetch_port);
+  grt_free(b->exec_of);
+  grt_free(b->has_feed);
+  grt_free(b->touched);
 }
 
 void grt_executable_free(grt_executable* e) {
@@ -524,12 +591,7 @@ grt_status* grt_executable_build(grt_session* s, const grt_run_signature* sig,
   b.e = e;
   grt_status* st = build(&b, sig);
   if (!st) st = grt_collective_groups_build(s, e);
-  grt_free(b.nodes);
-  grt_free(b.edge_from.v);
-  grt_free(b.edge_to.v);
-  grt_free(b.in_slots.v);
-  grt_free(b.copies.keys);
-  grt_free(b.copies.send);
+  builder_clear(&b);
   if (st) {
     grt_executable_free(e);
     return st;

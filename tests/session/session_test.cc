@@ -192,6 +192,33 @@ TEST(Session, BadFeedsAndFetchesLeaveTheSessionUsable) {
   grt_graph_free(g);
 }
 
+// A tensor fed twice is an error, wherever the repeat sits among the feeds
+// (here before a third feed, whose entry the check has not reached yet).
+TEST(Session, FeedGivenTwiceIsAnError) {
+  grt_graph* g = Parse(SmallGraph(true));
+  grt_session* s = nullptr;
+  grt_session_options* o = Options({{"cpu.devices", "3"}});
+  ASSERT_OK(grt_session_new(g, o, &s));
+  int64_t two[] = {2};
+  grt_tensor* x = nullptr;
+  ASSERT_OK(grt_tensor_new(GRT_FLOAT32, 1, two, &x));
+  std::memset(grt_tensor_data(x), 0, 2 * sizeof(float));
+  const char* fetch[] = {"y"};
+  grt_tensor* out[1];
+  grt_feed twice[] = {{"x", x}, {"x:0", x}, {"c", x}};
+  std::string m = Msg(grt_session_run(s, twice, 3, fetch, 1, nullptr, 0, out, nullptr));
+  EXPECT_NE(m.find("feed 'x:0' is given twice"), std::string::npos) << m;
+  // The same feeds once each run: c fed as zeros gives (0 + 0) * 0.
+  grt_feed once[] = {{"x", x}, {"c", x}};
+  ASSERT_OK(grt_session_run(s, once, 2, fetch, 1, nullptr, 0, out, nullptr));
+  EXPECT_EQ(Floats(out[0]), (std::vector<float>{0, 0}));
+  grt_tensor_free(out[0]);
+  grt_tensor_free(x);
+  grt_session_free(s);
+  grt_session_options_free(o);
+  grt_graph_free(g);
+}
+
 TEST(Session, KernelErrorNamesTheNode) {
   grt_graph* g = Parse(R"({"format":"grt.graph","version":1,"nodes":[
     {"name":"a","op":"Placeholder","attrs":{"dtype":"float32"}},
