@@ -1,6 +1,6 @@
 /* Allocators: the interface every piece of host or device memory comes from. */
-#ifndef GRT_RUNTIME_ALLOCATOR_H_
-#define GRT_RUNTIME_ALLOCATOR_H_
+#ifndef GRT_BASE_ALLOCATOR_H_
+#define GRT_BASE_ALLOCATOR_H_
 
 #include <stddef.h>
 
@@ -27,4 +27,4 @@ static inline void grt_allocator_free(grt_allocator* a, void* p) { a->free(a, p)
 }
 #endif
 
-#endif  /* GRT_RUNTIME_ALLOCATOR_H_ */
+#endif  /* GRT_BASE_ALLOCATOR_H_ */

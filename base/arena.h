@@ -1,7 +1,7 @@
 /* A bump arena: many small allocations freed together (graph strings, node
  * arrays). Loading a 100k-node graph makes a handful of mallocs, not 100k. */
-#ifndef GRT_RUNTIME_ARENA_H_
-#define GRT_RUNTIME_ARENA_H_
+#ifndef GRT_BASE_ARENA_H_
+#define GRT_BASE_ARENA_H_
 
 #include <stddef.h>
 
@@ -28,4 +28,4 @@ size_t grt_arena_used(const grt_arena* a);
 }
 #endif
 
-#endif  /* GRT_RUNTIME_ARENA_H_ */
+#endif  /* GRT_BASE_ARENA_H_ */

@@ -4,8 +4,8 @@
  * "/device:GPU", "/job:localhost/replica:0/task:0/device:CPU:0", partial specs
  * such as "/job:localhost/device:GPU:0", and "" (anything). Every field is
  * optional; "*" leaves it unset. Types are kept upper-case. */
-#ifndef GRT_RUNTIME_DEVICE_NAME_H_
-#define GRT_RUNTIME_DEVICE_NAME_H_
+#ifndef GRT_BASE_DEVICE_NAME_H_
+#define GRT_BASE_DEVICE_NAME_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -50,4 +50,4 @@ GRT_MUST_USE grt_status* grt_device_name_merge(grt_device_name* a, const grt_dev
 }
 #endif
 
-#endif  /* GRT_RUNTIME_DEVICE_NAME_H_ */
+#endif  /* GRT_BASE_DEVICE_NAME_H_ */

@@ -1,6 +1,6 @@
 /* Shape helpers over grt_shape (declared in grt/types.h). */
-#ifndef GRT_RUNTIME_SHAPE_H_
-#define GRT_RUNTIME_SHAPE_H_
+#ifndef GRT_BASE_SHAPE_H_
+#define GRT_BASE_SHAPE_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,4 +44,4 @@ const char* grt_shape_str(const grt_shape* s, char* buf, size_t size);
 }
 #endif
 
-#endif  /* GRT_RUNTIME_SHAPE_H_ */
+#endif  /* GRT_BASE_SHAPE_H_ */

@@ -1,7 +1,7 @@
 /* A string -> int32 hash map (open addressing). Keys are borrowed: they must
  * outlive the map (graph names live in the graph's arena or mapped file). */
-#ifndef GRT_RUNTIME_STRMAP_H_
-#define GRT_RUNTIME_STRMAP_H_
+#ifndef GRT_BASE_STRMAP_H_
+#define GRT_BASE_STRMAP_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -37,4 +37,4 @@ uint32_t grt_hash_bytes(const void* data, size_t len);
 }
 #endif
 
-#endif  /* GRT_RUNTIME_STRMAP_H_ */
+#endif  /* GRT_BASE_STRMAP_H_ */

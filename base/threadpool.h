@@ -1,7 +1,7 @@
 /* A fixed pool of worker threads: inter-op scheduling (grt_threadpool_schedule)
  * and intra-op data parallelism (grt_parallel_for). */
-#ifndef GRT_RUNTIME_THREADPOOL_H_
-#define GRT_RUNTIME_THREADPOOL_H_
+#ifndef GRT_BASE_THREADPOOL_H_
+#define GRT_BASE_THREADPOOL_H_
 
 #include <stdint.h>
 
@@ -34,4 +34,4 @@ void grt_parallel_for(grt_threadpool* p, int64_t n, int64_t cost_per_unit,
 }
 #endif
 
-#endif  /* GRT_RUNTIME_THREADPOOL_H_ */
+#endif  /* GRT_BASE_THREADPOOL_H_ */

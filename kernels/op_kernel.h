@@ -16,8 +16,8 @@
  * read from a variable also has the variable in input_refs[k] (its value is
  * inputs[k], a snapshot), so a kernel may key a derived copy on the
  * variable's version (below). */
-#ifndef GRT_RUNTIME_OP_KERNEL_H_
-#define GRT_RUNTIME_OP_KERNEL_H_
+#ifndef GRT_KERNELS_OP_KERNEL_H_
+#define GRT_KERNELS_OP_KERNEL_H_
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -97,4 +97,4 @@ GRT_MUST_USE grt_status* grt_kernel_read_int_vector(const grt_tensor* t, const c
 }
 #endif
 
-#endif  /* GRT_RUNTIME_OP_KERNEL_H_ */
+#endif  /* GRT_KERNELS_OP_KERNEL_H_ */
