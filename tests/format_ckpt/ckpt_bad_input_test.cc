@@ -28,6 +28,7 @@ std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// A parse's result; the entries point into the bytes parsed.
 struct Parsed {
   grt_code code = GRT_OK;
   std::string message;
@@ -63,7 +64,8 @@ void ExpectCase(const CkptBadCase& c, const std::string& bytes, const std::strin
 }
 
 TEST(CkptBadInput, TheBaseIsGood) {
-  Parsed p = Parse(CkptBase(), "base.ckpt");
+  std::string base = CkptBase();  // the entries point into it
+  Parsed p = Parse(base, "base.ckpt");
   ASSERT_EQ(p.code, GRT_OK) << p.message;
   ASSERT_EQ(p.n, 12);
   EXPECT_EQ(std::string(p.entries[0].name, p.entries[0].name_len), "w");
