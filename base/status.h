@@ -12,7 +12,9 @@ extern "C" {
 
 /* grt_status_new and grt_status_prefix are public (grt/status.h). */
 
-/* grt_status_new with a va_list. */
+/* grt_status_new with a va_list (for helpers that format on a caller's
+ * behalf; the status records no source, since this file and line would
+ * name the helper). */
 GRT_MUST_USE grt_status* grt_status_newv(grt_code code, const char* fmt, va_list ap);
 
 /* Returns the first non-NULL status, freeing nothing. */
@@ -20,6 +22,18 @@ GRT_MUST_USE grt_status* grt_status_newv(grt_code code, const char* fmt, va_list
   do {                                     \
     grt_status* grt_status_tmp_ = (expr);  \
     if (grt_status_tmp_) return grt_status_tmp_; \
+  } while (0)
+
+/* Returns the status of `expr`, if any, with "context: " put in front of
+ * its message (grt_status_prefix: same code and source; unchanged if
+ * memory runs out), as IREE_RETURN_IF_ERROR(expr, fmt, ...) does: the
+ * caller adds where it was (the file it was loading, the node it was
+ * running) on the error's way up. The format's arguments are evaluated
+ * only on failure. */
+#define GRT_RETURN_IF_ERROR_ANNOTATED(expr, ...)                   \
+  do {                                                             \
+    grt_status* grt_status_tmp_ = (expr);                          \
+    if (grt_status_tmp_) return grt_status_prefix(grt_status_tmp_, __VA_ARGS__); \
   } while (0)
 
 /* The static "out of memory" status (RESOURCE_EXHAUSTED): for state that

@@ -149,11 +149,24 @@ static grt_status* parse_entry(const char* path, const unsigned char* base, size
   if (off < index_end || off > len || size > len - off)
     return GRT_ERROR(DATA_LOSS, "%s: variable '%.*s': its data lies outside the file", path, nl,
                      e->name);
+  if (off % GRT_CKPT_ALIGN)
+    return GRT_ERROR(DATA_LOSS, "%s: variable '%.*s': its data offset %llu is not a multiple of %u",
+                     path, nl, e->name, (unsigned long long)off, GRT_CKPT_ALIGN);
   e->data = base + off;
   e->size = (size_t)size;
   if (crc_of(e->data, e->size) != crc)
     return GRT_ERROR(DATA_LOSS, "%s: variable '%.*s': the data's checksum does not match (the file is damaged)",
                      path, nl, e->name);
+  /* A bool is one byte, 0 or 1, wherever grt reads one (as in .grt and
+   * .npy files): kernels load these bytes as C bool, where any other value
+   * is undefined behaviour. */
+  if (e->dtype == GRT_BOOL) {
+    const unsigned char* b = e->data;
+    for (size_t k = 0; k < e->size; k++)
+      if (b[k] > 1)
+        return GRT_ERROR(DATA_LOSS, "%s: variable '%.*s': bool element %zu is %u, not 0 or 1", path,
+                         nl, e->name, k, (unsigned)b[k]);
+  }
   return NULL;
 short_index:
   return GRT_ERROR(DATA_LOSS, "%s: index entry %d runs past the end of the index", path, (int)i);
@@ -200,6 +213,11 @@ grt_status* grt_ckpt_parse(const char* path, const void* data, size_t len, grt_c
       grt_free(e);
       return st;
     }
+  }
+  if (c.p != c.end) {
+    grt_free(e);
+    return GRT_ERROR(DATA_LOSS, "%s: the index has %zu bytes after its last entry (%u entries)",
+                     path, (size_t)(c.end - c.p), n);
   }
   *out = e;
   *out_n = (int32_t)n;

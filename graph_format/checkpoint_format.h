@@ -2,9 +2,10 @@
  *
  * Writing takes host-readable tensors and streams header, index and data to
  * a FILE*; reading checks a whole file in memory (magic, version, sizes, the
- * header's and the index's checksums, every entry's bounds and its data's
- * checksum) before handing back a single entry, so a caller that validates
- * first never acts on a damaged file. */
+ * header's and the index's checksums, every entry's bounds, alignment and
+ * its data's checksum, bools 0 or 1, nothing after the last entry) before
+ * handing back a single entry, so a caller that validates first never acts
+ * on a damaged file. */
 #ifndef GRT_GRAPH_FORMAT_CHECKPOINT_FORMAT_H_
 #define GRT_GRAPH_FORMAT_CHECKPOINT_FORMAT_H_
 

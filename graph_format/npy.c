@@ -70,7 +70,8 @@ grt_status* grt_npy_parse(const void* data, size_t len, const char* name, grt_te
                      len - data_at);
   }
   grt_tensor* t;
-  GRT_RETURN_IF_ERROR(grt_tensor_new_from(grt_host_allocator(), dtype, &shape, &t));
+  GRT_RETURN_IF_ERROR_ANNOTATED(grt_tensor_new_from(grt_host_allocator(), dtype, &shape, &t), "%s",
+                                name);
   if (bytes) memcpy(grt_tensor_data(t), p + data_at, bytes);
   if (dtype == GRT_BOOL) {
     const unsigned char* b = grt_tensor_data(t);

@@ -5,6 +5,7 @@
 
 #include "grt/grt.h"
 #include "tools/commands.h"
+#include "tools/report.h"
 
 int grt_cmd_convert(int argc, char** argv) {
   if (argc != 3 || argv[1][0] == '-' || argv[2][0] == '-') {
@@ -16,7 +17,7 @@ int grt_cmd_convert(int argc, char** argv) {
   if (!s) s = grt_graph_save(g, argv[2]);
   grt_graph_free(g);
   if (s) {
-    fprintf(stderr, "grt convert: %s\n", grt_status_message(s));
+    grt_cli_report("convert", s);
     grt_status_free(s);
     return 1;
   }

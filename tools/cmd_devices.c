@@ -9,6 +9,7 @@
 #include "grt/backend.h"
 #include "grt/placer.h"
 #include "tools/commands.h"
+#include "tools/report.h"
 
 static int usage(const char* why) {
   if (why) fprintf(stderr, "grt devices: %s\n", why);
@@ -44,7 +45,7 @@ int grt_cmd_devices(int argc, char** argv) {
   grt_device_set* ds = NULL;
   grt_status* s = spec ? grt_device_set_from_spec(spec, &ds) : grt_device_set_from_machine(1, &ds);
   if (s) {
-    fprintf(stderr, "grt devices: %s\n", grt_status_message(s));
+    grt_cli_report("devices", s);
     grt_status_free(s);
     return usage(NULL);
   }
@@ -58,7 +59,7 @@ int grt_cmd_devices(int argc, char** argv) {
     printf("Backends:\n%s", report);
   }
   if (s) {
-    fprintf(stderr, "grt devices: %s\n", grt_status_message(s));
+    grt_cli_report("devices", s);
     grt_status_free(s);
     return 1;
   }

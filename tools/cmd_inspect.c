@@ -5,6 +5,7 @@
 
 #include "grt/grt.h"
 #include "tools/commands.h"
+#include "tools/report.h"
 
 static size_t node_constant_bytes(const grt_graph* g, int32_t i) {
   const grt_tensor* t;
@@ -57,7 +58,7 @@ int grt_cmd_inspect(int argc, char** argv) {
     if (s) s = grt_status_prefix(s, "%s", file);
   }
   if (s) {
-    fprintf(stderr, "grt inspect: %s\n", grt_status_message(s));
+    grt_cli_report("inspect", s);
     grt_status_free(s);
     grt_graph_free(g);
     return 1;

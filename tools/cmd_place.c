@@ -14,6 +14,7 @@
 #include "tools/commands.h"
 #include "tools/options.h"
 #include "tools/picture.h"
+#include "tools/report.h"
 
 #define USAGE                                                                   \
   "usage: grt place FILE --devices SPEC [--soft-placement] [--log]\n"           \
@@ -76,7 +77,7 @@ static void summary(const grt_plan* p) {
 }
 
 static int fail(grt_status* s) {
-  fprintf(stderr, "grt place: %s\n", grt_status_message(s));
+  grt_cli_report("place", s);
   grt_status_free(s);
   return 1;
 }
@@ -92,7 +93,7 @@ int grt_cmd_place(int argc, char** argv) {
   if (!s && a.ps_devices) s = grt_place_options_set_ps_devices(opts, a.ps_devices);
   if (!s && a.ps_strategy) s = grt_place_options_set_ps_strategy(opts, a.ps_strategy);
   if (s) {
-    fprintf(stderr, "grt place: %s\n", grt_status_message(s));
+    grt_cli_report("place", s);
     grt_status_free(s);
     grt_device_set_free(ds);
     grt_place_options_free(opts);

@@ -23,6 +23,7 @@
 #include "grt/grt.h"
 #include "tools/commands.h"
 #include "tools/options.h"
+#include "tools/report.h"
 
 static const char kUsage[] =
     "usage: grt replicate IN OUT --towers N [--tower-devices D0,D1,...]\n"
@@ -169,7 +170,7 @@ int grt_cmd_replicate(int argc, char** argv) {
   if (!st) st = grt_graph_save(r, a.out);
   rc = 0;
   if (st) {
-    fprintf(stderr, "grt replicate: %s\n", grt_status_message(st));
+    grt_cli_report("replicate", st);
     grt_status_free(st);
     rc = 1;
   }

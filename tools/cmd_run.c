@@ -18,6 +18,7 @@
 
 #include "grt/grt.h"
 #include "tools/commands.h"
+#include "tools/report.h"
 
 static const char kUsage[] =
     "usage: grt run FILE [--devices SPEC] [--soft-placement] [--log-device-placement] [--no-rewrite]\n"
@@ -297,7 +298,7 @@ int grt_cmd_run(int argc, char** argv) {
     grt_status* st = run(&a);
     if (st) {
       fflush(stdout);
-      fprintf(stderr, "grt run: %s\n", grt_status_message(st));
+      grt_cli_report("run", st);
       grt_status_free(st);
       rc = 1;
     }

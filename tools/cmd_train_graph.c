@@ -13,6 +13,7 @@
 
 #include "grt/grt.h"
 #include "tools/commands.h"
+#include "tools/report.h"
 #include "tools/options.h"
 
 #define USAGE                                                                              \
@@ -124,7 +125,7 @@ int grt_cmd_train_graph(int argc, char** argv) {
   free(vars_copy);
   free(names);
   if (s) {
-    fprintf(stderr, "grt train-graph: %s\n", grt_status_message(s));
+    grt_cli_report("train-graph", s);
     grt_status_free(s);
     return 1;
   }

@@ -204,5 +204,9 @@ grt_status* grt_session_restore_variables(grt_session* s, const char* path) {
   var_list_clear(&l);
   grt_free(entries);
   grt_free(bytes);
-  return st ? grt_status_prefix(st, "restoring variables") : NULL;
+  if (!st) return NULL;
+  /* The reader's and match's messages name the file; the rest (memory,
+   * a device's copy) do not, so they get it here. */
+  if (strstr(grt_status_message(st), path)) return grt_status_prefix(st, "restoring variables");
+  return grt_status_prefix(st, "restoring variables from %s", path);
 }

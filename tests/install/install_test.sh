@@ -47,7 +47,8 @@ others=$(grep -v '^grt_' "$tmp/exports" | tr '\n' ' ')
 [ -z "$others" ] && ok || bad "exports other than grt_*: $others"
 n=$(wc -l <"$tmp/exports")
 [ "$n" -ge 100 ] && ok || bad "only $n exports"
-for f in grt_version grt_tensor_wrap grt_set_log_sink grt_session_run grt_npy_read grt_status_prefix; do
+for f in grt_version grt_tensor_wrap grt_set_log_sink grt_session_run grt_npy_read grt_status_prefix \
+    grt_status_new grt_status_new_at grt_status_source; do
   grep -qx "$f" "$tmp/exports" && ok || bad "$f is not exported"
 done
 for f in grt_malloc grt_log grt_status_newv grt_tensor_new_view grt_plan_save_picture; do

@@ -7,6 +7,7 @@
 #include <string>
 
 extern "C" {
+#include "base/mem.h"
 #include "graph_format/npy.h"
 #include "base/tensor.h"
 }
@@ -94,6 +95,32 @@ TEST(Npy, BadFilesSayWhatIsWrong) {
   f[8] = '\xff';
   f[9] = '\xff';
   EXPECT_NE(Error(f).find("runs past the end"), std::string::npos);
+}
+
+// Every allocation failing in turn: each failure names the file (the
+// tensor's allocator does not know it; the reader adds it on the way up).
+TEST(Npy, EveryAllocationFailureNamesTheFile) {
+  float v[6] = {1, 2, 3, 4, 5, 6};
+  std::string f = Npy("<f4", "(2, 3)", std::string(reinterpret_cast<char*>(v), sizeof v));
+  int failed = 0;
+  for (int64_t k = 0;; k++) {
+    grt_tensor* t = nullptr;
+    grt_mem_fail_once_after(k);
+    grt_status* s = grt_npy_parse(f.data(), f.size(), "alloc.npy", &t);
+    int64_t made = grt_mem_fail_once_after(-1);
+    grt_tensor_free(t);
+    if (!s && made <= k) break;
+    if (s) {
+      failed++;
+      EXPECT_EQ(t, nullptr);
+      EXPECT_EQ(grt_status_code(s), GRT_RESOURCE_EXHAUSTED);
+      EXPECT_EQ(std::string(grt_status_message(s)).rfind("alloc.npy: ", 0), 0u)
+          << "allocation " << k << ": " << grt_status_message(s);
+    }
+    grt_status_free(s);
+    ASSERT_LT(k, 1000);
+  }
+  EXPECT_GT(failed, 0);
 }
 
 TEST(Npy, TruncationsAndByteFlipsNeverCrash) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "base/mem.h"
 #include "grt/grt.h"
 
 namespace {
@@ -260,6 +261,36 @@ TEST(Checkpoint, EveryTruncationAndEveryFlippedByteIsCaughtOrHarmless) {
   WriteAll(bad, damaged);
   std::string m = Msg(grt_session_restore_variables(a.s, bad.c_str()));
   EXPECT_NE(m.find("variable 'w': the data's checksum does not match"), std::string::npos) << m;
+}
+
+// Every allocation of a restore failing in turn: each failure is an error
+// that names the file (the reader's own messages do; the rest get it on the
+// way up) and leaves the variables as they were, or is absorbed and the
+// restore completes.
+TEST(Checkpoint, EveryAllocationFailureWhileRestoringNamesTheFile) {
+  std::string dir = TempDir(), good = dir + "/alloc.ckpt";
+  std::vector<float> w = {1, 2, 3}, b = {4, 5}, w9 = {9, 9, 9}, b9 = {9, 9};
+  Sess a(Graph(3));
+  ASSERT_OK(a.Init(w, b));
+  ASSERT_OK(grt_session_save_variables(a.s, good.c_str()));
+  int failed = 0;
+  for (int64_t k = 0;; k++) {
+    ASSERT_OK(a.Init(w9, b9));
+    grt_mem_fail_once_after(k);
+    grt_status* st = grt_session_restore_variables(a.s, good.c_str());
+    int64_t made = grt_mem_fail_once_after(-1);
+    if (st) {
+      failed++;
+      std::string m = Msg(st);
+      EXPECT_NE(m.find("alloc.ckpt"), std::string::npos) << "allocation " << k << ": " << m;
+      ExpectUnchanged(a, w9, b9);
+    } else {
+      ExpectUnchanged(a, w, b);
+      if (made <= k) break;  // no allocation failed: all were tried
+    }
+    ASSERT_LT(k, 10000) << "restoring never stopped allocating";
+  }
+  EXPECT_GT(failed, 3);
 }
 
 // What a saving child shows the test through shared memory: whether it is
