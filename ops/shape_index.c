@@ -32,8 +32,8 @@ grt_status* grt_infer_range(grt_shape_ctx* c) {
   return grt_infer_make(1, &n, &c->output_shapes[0]);
 }
 
-grt_status* grt_gather_v2_geometry_of(const grt_shape* p, const grt_shape* ind, int64_t axis,
-                                      int64_t batch_dims, grt_gather_v2_geometry* g) {
+grt_status* grt_op_gather_geometry(const grt_shape* p, const grt_shape* ind, int64_t axis,
+                                   int64_t batch_dims, grt_gather_geometry* g) {
   int32_t r = p->rank, ir = ind->rank;
   if (r < 1) return GRT_ERROR(INVALID_ARGUMENT, "params must be at least 1 dimensional");
   if (batch_dims < -ir || batch_dims > ir)
@@ -83,8 +83,8 @@ grt_status* grt_infer_gather_v2(grt_shape_ctx* c) {
     c->output_shapes[0] = grt_shape_unknown();
     return NULL;
   }
-  grt_gather_v2_geometry g;
-  GRT_RETURN_IF_ERROR(grt_gather_v2_geometry_of(p, ind, axis, batch_dims, &g));
+  grt_gather_geometry g;
+  GRT_RETURN_IF_ERROR(grt_op_gather_geometry(p, ind, axis, batch_dims, &g));
   return grt_infer_make(g.out.rank, g.out.dims, &c->output_shapes[0]);
 }
 

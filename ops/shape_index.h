@@ -3,6 +3,7 @@
 #ifndef GRT_OPS_SHAPE_INDEX_H_
 #define GRT_OPS_SHAPE_INDEX_H_
 
+#include "grt/op_semantics.h"
 #include "ops/op_def.h"
 
 #ifdef __cplusplus
@@ -12,19 +13,9 @@ extern "C" {
 GRT_MUST_USE grt_status* grt_infer_range(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_gather_v2(grt_shape_ctx* c);
 
-/* GatherV2's geometry, shared by its shape function and its kernels:
- * checks axis and batch_dims against the params and indices shapes (both of
- * known rank; a dimension may be -1, unknown, in a shape function) and
- * gives the output shape params[:axis] + indices[batch_dims:] +
- * params[axis+1:] with the normalised axis and batch_dims. */
-typedef struct {
-  int32_t axis, batch_dims;
-  grt_shape out;
-} grt_gather_v2_geometry;
-GRT_MUST_USE grt_status* grt_gather_v2_geometry_of(const grt_shape* params,
-                                                    const grt_shape* indices, int64_t axis,
-                                                    int64_t batch_dims,
-                                                    grt_gather_v2_geometry* g);
+/* GatherV2's geometry, shared by its shape function, the CPU kernel and
+ * plugins: grt_op_gather_geometry (grt/op_semantics.h), where a dimension
+ * may be -1 (unknown) in a shape function. */
 GRT_MUST_USE grt_status* grt_infer_gather_nd(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_tensor_scatter(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_cumsum(grt_shape_ctx* c);

@@ -3,6 +3,8 @@
  * (ops/reshape.h). */
 #include "ops/reshape.h"
 
+#include "grt/op_semantics.h"
+
 #include "base/checked.h"
 #include "base/shape.h"
 #include "base/status.h"
@@ -113,6 +115,18 @@ grt_status* grt_infer_reshape(grt_shape_ctx* c) {
   for (int32_t i = 0; i < rank; i++) dims[i] = grt_infer_value(t, i);
   GRT_RETURN_IF_ERROR(grt_reshape_resolve(&c->input_shapes[0], rank, dims, false));
   return grt_infer_make(rank, dims, &c->output_shapes[0]);
+}
+
+grt_status* grt_op_reshape_resolve(const grt_shape* in, const int64_t* requested, int32_t n,
+                                   grt_shape* out) {
+  if (n < 0 || n > GRT_MAX_RANK)
+    return GRT_ERROR(INVALID_ARGUMENT, "the requested shape has %d sizes, at most %d are supported",
+                     (int)n, GRT_MAX_RANK);
+  int64_t dims[GRT_MAX_RANK];
+  for (int32_t i = 0; i < n; i++) dims[i] = requested[i];
+  GRT_RETURN_IF_ERROR(grt_reshape_resolve(in, n, dims, true));
+  *out = grt_shape_make(n, dims);
+  return NULL;
 }
 
 grt_status* grt_squeeze_shape(const grt_shape* in, const int64_t* axes, int32_t n_axes,

@@ -29,10 +29,7 @@ GRT_MUST_USE grt_status* grt_array_fill(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_array_reshape(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_array_squeeze(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_array_expand_dims(grt_kernel_ctx* ctx);
-/* array_metadata.c */
-GRT_MUST_USE grt_status* grt_array_shape(grt_kernel_ctx* ctx);
-GRT_MUST_USE grt_status* grt_array_size(grt_kernel_ctx* ctx);
-GRT_MUST_USE grt_status* grt_array_rank(grt_kernel_ctx* ctx);
+/* Shape, Size, Rank: grt_op_*_compute (grt/op_semantics.h, kernels/op_metadata.c) */
 /* array_concat.c */
 GRT_MUST_USE grt_status* grt_array_concat_v2(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_array_pack(grt_kernel_ctx* ctx);

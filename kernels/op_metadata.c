@@ -1,13 +1,23 @@
-/* Ops that read only their input's shape: Shape, Size, Rank. The result is
- * int32 or int64 (out_type); int32 results that do not fit fail as in
- * TensorFlow rather than wrapping. */
+/* Kernels that read only their input's shape: Shape, Size, Rank, computed
+ * on the host for every backend (grt/op_semantics.h: the CPU's kernel
+ * table and plugins name them). The result is int32 or int64 (out_type);
+ * int32 results that do not fit fail as in TensorFlow rather than
+ * wrapping. */
 #include <stdint.h>
 
-#include "backends/cpu/array_kernels.h"
+#include "grt/op_semantics.h"
 #include "base/dtype.h"
 #include "base/shape.h"
 #include "base/status.h"
 #include "base/tensor.h"
+#include "kernels/op_kernel.h"
+#include "ops/graph.h"
+
+static grt_status* input0(const grt_kernel_ctx* ctx, const grt_tensor** out) {
+  if (ctx->n_inputs < 1 || !ctx->inputs[0]) return GRT_ERROR(INTERNAL, "input 0 was not provided");
+  *out = ctx->inputs[0];
+  return NULL;
+}
 
 static grt_status* out_type(grt_kernel_ctx* ctx, grt_dtype* out) {
   *out = ctx->node->sig.n_outputs > 0 ? ctx->node->sig.output_types[0] : GRT_DTYPE_INVALID;
@@ -17,9 +27,9 @@ static grt_status* out_type(grt_kernel_ctx* ctx, grt_dtype* out) {
   return NULL;
 }
 
-grt_status* grt_array_shape(grt_kernel_ctx* ctx) {
-  const grt_tensor* in;
-  GRT_RETURN_IF_ERROR(grt_array_input(ctx, 0, &in));
+grt_status* grt_op_shape_compute(grt_kernel_ctx* ctx) {
+  const grt_tensor* in = NULL;
+  GRT_RETURN_IF_ERROR(input0(ctx, &in));
   grt_dtype t;
   GRT_RETURN_IF_ERROR(out_type(ctx, &t));
   int64_t rank = in->shape.rank;
@@ -37,9 +47,9 @@ grt_status* grt_array_shape(grt_kernel_ctx* ctx) {
   return NULL;
 }
 
-grt_status* grt_array_size(grt_kernel_ctx* ctx) {
-  const grt_tensor* in;
-  GRT_RETURN_IF_ERROR(grt_array_input(ctx, 0, &in));
+grt_status* grt_op_size_compute(grt_kernel_ctx* ctx) {
+  const grt_tensor* in = NULL;
+  GRT_RETURN_IF_ERROR(input0(ctx, &in));
   grt_dtype t;
   GRT_RETURN_IF_ERROR(out_type(ctx, &t));
   int64_t n = grt_shape_num_elements(&in->shape);
@@ -53,9 +63,9 @@ grt_status* grt_array_size(grt_kernel_ctx* ctx) {
   return NULL;
 }
 
-grt_status* grt_array_rank(grt_kernel_ctx* ctx) {
-  const grt_tensor* in;
-  GRT_RETURN_IF_ERROR(grt_array_input(ctx, 0, &in));
+grt_status* grt_op_rank_compute(grt_kernel_ctx* ctx) {
+  const grt_tensor* in = NULL;
+  GRT_RETURN_IF_ERROR(input0(ctx, &in));
   grt_shape s = grt_shape_scalar();
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, GRT_INT32, &s, &out));
