@@ -1,9 +1,12 @@
-/* Kernels that read only their input's shape: Shape, Size, Rank, computed
- * on the host for every backend (grt/op_semantics.h: the CPU's kernel
- * table and plugins name them). The result is int32 or int64 (out_type);
- * int32 results that do not fit fail as in TensorFlow rather than
- * wrapping. */
+/* Kernels computed from shapes alone, on the host, for every backend
+ * (grt/op_semantics.h: the CPU's kernel table and plugins name them):
+ * Shape, Size and Rank read only their input's shape; their result is
+ * int32 or int64 (out_type), and int32 results that do not fit fail as in
+ * TensorFlow rather than wrapping. BroadcastGradientArgs reads its two
+ * shapes from host memory and takes the axes from
+ * grt_op_broadcast_gradient_args (ops/bcast_args.c). */
 #include <stdint.h>
+#include <stdio.h>
 
 #include "grt/op_semantics.h"
 #include "base/dtype.h"
@@ -71,4 +74,39 @@ grt_status* grt_op_rank_compute(grt_kernel_ctx* ctx) {
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, GRT_INT32, &s, &out));
   *(int32_t*)grt_tensor_data(out) = in->shape.rank;
   return NULL;
+}
+
+/* ---- BroadcastGradientArgs --------------------------------------------- */
+
+static grt_status* emit(grt_kernel_ctx* ctx, int32_t k, grt_dtype t, const int64_t* v, int32_t n) {
+  int64_t len = n;
+  grt_shape s = grt_shape_make(1, &len);
+  grt_tensor* out;
+  GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, k, t, &s, &out));
+  for (int32_t i = 0; i < n; i++) grt_dtype_store_int(t, grt_tensor_data(out), i, v[i]);
+  return NULL;
+}
+
+/* BroadcastGradientArgs: both shapes and both results in host memory. */
+grt_status* grt_op_broadcast_gradient_args_compute(grt_kernel_ctx* ctx) {
+  if (ctx->n_inputs < 2 || !ctx->inputs[0] || !ctx->inputs[1])
+    return GRT_ERROR(INTERNAL, "inputs 0 and 1 were not provided");
+  const grt_tensor *t0 = ctx->inputs[0], *t1 = ctx->inputs[1];
+  char buf[GRT_SHAPE_STR_MAX];
+  if (t0->shape.rank != 1)
+    return GRT_ERROR(INVALID_ARGUMENT, "In[0] must be a vector.%s",
+                     grt_shape_str(&t0->shape, buf, sizeof buf));
+  if (t1->shape.rank != 1)
+    return GRT_ERROR(INVALID_ARGUMENT, "In[1] must be a vector.%s",
+                     grt_shape_str(&t1->shape, buf, sizeof buf));
+  int64_t x[GRT_BCAST_ARGS_MAX_DIMS], y[GRT_BCAST_ARGS_MAX_DIMS];
+  int32_t nx, ny;
+  GRT_RETURN_IF_ERROR(grt_kernel_read_int_vector(t0, "s0", x, GRT_BCAST_ARGS_MAX_DIMS, &nx));
+  GRT_RETURN_IF_ERROR(grt_kernel_read_int_vector(t1, "s1", y, GRT_BCAST_ARGS_MAX_DIMS, &ny));
+  grt_dtype t = t0->dtype;
+  int64_t r0[GRT_BCAST_ARGS_MAX_DIMS], r1[GRT_BCAST_ARGS_MAX_DIMS];
+  int32_t n0, n1;
+  GRT_RETURN_IF_ERROR(grt_op_broadcast_gradient_args(x, nx, y, ny, r0, &n0, r1, &n1));
+  GRT_RETURN_IF_ERROR(emit(ctx, 0, t, r0, n0));
+  return emit(ctx, 1, t, r1, n1);
 }

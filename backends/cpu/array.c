@@ -33,5 +33,5 @@ GRT_CPU_KERNEL_TABLE(array,
                      CHEAP("Size", grt_op_size_compute),
                      CHEAP("Rank", grt_op_rank_compute),
                      K("OneHot", grt_array_one_hot),
-                     CHEAP("BroadcastGradientArgs", grt_array_broadcast_gradient_args));
+                     CHEAP("BroadcastGradientArgs", grt_op_broadcast_gradient_args_compute));
 /* clang-format on */

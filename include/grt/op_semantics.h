@@ -44,8 +44,9 @@ typedef struct grt_window {
 } grt_window;
 
 /* The window attrs of the kernel's node (data_format, strides, dilations,
- * ksize, padding, explicit_paddings; `what` says which apply), checked as
- * the op's shape function checks them: "attr 'strides' must have 4 entries,
+ * ksize, padding, explicit_paddings; `what` says which apply, and
+ * GRT_WINDOW_EXPLICIT is added for an op that has explicit_paddings),
+ * checked as the op's shape function checks them: "attr 'strides' must have 4 entries,
  * got 3", "attr 'padding' must be SAME or VALID, got 'EXPLICIT'", ... */
 GRT_API GRT_MUST_USE grt_status* grt_op_window(const grt_kernel_ctx* ctx, uint32_t what,
                                                grt_window* out);
@@ -90,6 +91,20 @@ GRT_API GRT_MUST_USE grt_status* grt_op_reshape_resolve(const grt_shape* in,
                                                         const int64_t* requested, int32_t n,
                                                         grt_shape* out);
 
+/* Squeeze: `in` (known rank) without the listed axes, each in [-rank, rank)
+ * and of size 1 ("Can not squeeze dim[1], expected a dimension of 1, got
+ * 3"), or, with no axes listed, without every size-1 dimension. In a shape
+ * function an unknown size (-1) is taken to be 1 where listed and makes
+ * the rank unknown where not. */
+GRT_API GRT_MUST_USE grt_status* grt_op_squeeze_shape(const grt_shape* in, const int64_t* axes,
+                                                      int32_t n_axes, grt_shape* out);
+
+/* ExpandDims: `in` (known rank) with a dimension of 1 inserted at `dim`, in
+ * [-rank-1, rank] ("Tried to expand dim index 4 for tensor with 2
+ * dimensions."). */
+GRT_API GRT_MUST_USE grt_status* grt_op_expand_dims_shape(const grt_shape* in, int64_t dim,
+                                                          grt_shape* out);
+
 /* GatherV2's geometry: axis and batch_dims checked against the params and
  * indices shapes (TensorFlow's messages: "Expected axis in the range [-2,
  * 2), but got 3", "batch_dims (1) must be less than or equal to axis (0)",
@@ -108,10 +123,12 @@ GRT_API GRT_MUST_USE grt_status* grt_op_gather_geometry(const grt_shape* params,
  * Shape, Size and Rank as every backend computes them, on the host: only
  * input 0's shape is read (its data may be in device memory) and output 0
  * is allocated with grt_kernel_alloc_output (HostMemory in every backend's
- * rows). A backend's kernel table may name them directly. */
+ * rows). BroadcastGradientArgs likewise, with every argument in host
+ * memory. A backend's kernel table names them directly. */
 GRT_API GRT_MUST_USE grt_status* grt_op_shape_compute(grt_kernel_ctx* ctx);
 GRT_API GRT_MUST_USE grt_status* grt_op_size_compute(grt_kernel_ctx* ctx);
 GRT_API GRT_MUST_USE grt_status* grt_op_rank_compute(grt_kernel_ctx* ctx);
+GRT_API GRT_MUST_USE grt_status* grt_op_broadcast_gradient_args_compute(grt_kernel_ctx* ctx);
 
 #ifdef __cplusplus
 }
