@@ -119,6 +119,25 @@ GRT_API GRT_MUST_USE grt_status* grt_op_gather_geometry(const grt_shape* params,
                                                         int64_t batch_dims,
                                                         grt_gather_geometry* out);
 
+/* ---- checks of particular ops ---------------------------------------------- */
+
+/* ReverseSequence: seq_dim and batch_dim distinct and within the input's
+ * rank ("seq_dim == batch_dim == 1", "seq_dim must be < input rank ( 3 vs.
+ * 2)"), seq_lengths a vector as long as the batch axis ("seq_lengths must
+ * be a vector of length 4"). */
+GRT_API GRT_MUST_USE grt_status* grt_op_reverse_sequence_check(const grt_shape* in,
+                                                               int64_t seq_dim, int64_t batch_dim,
+                                                               const grt_shape* seq_lengths);
+/* Entry b of seq_lengths, `len`: NULL when it is in [0, in.dims[seq_dim]],
+ * else "seq_lens(1) > input.dims(1) or negative: 7". */
+GRT_API GRT_MUST_USE grt_status* grt_op_reverse_sequence_length(const grt_shape* in,
+                                                                int64_t seq_dim, int64_t b,
+                                                                int64_t len);
+
+/* MatrixDeterminant: [..., M, M] -> [...] ("Input must have rank >= 2, got
+ * 1", "Input matrices must be square, got 2 != 3"). */
+GRT_API GRT_MUST_USE grt_status* grt_op_determinant_shape(const grt_shape* in, grt_shape* out);
+
 /* ---- kernels computed from shapes alone ---------------------------------- *
  * Shape, Size and Rank as every backend computes them, on the host: only
  * input 0's shape is read (its data may be in device memory) and output 0
