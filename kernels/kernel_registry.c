@@ -107,8 +107,15 @@ static grt_status* parse_dtype_set(grt_code bad, const char* s, size_t n, uint32
   return NULL;
 }
 
+/* The int32-on-host rule's marker after an attr's dtype set (kernel_registry.h). */
+static const char kInt32OnHost[] = "int32 on host";
+
+/* Sets *int32_on_host to the index of the constraint that carries the
+ * int32-on-host marker, -1 when none does. */
 static grt_status* parse_constraints(grt_code bad, grt_arena* arena, const grt_kernel_spec* spec,
-                                     const grt_op_def* def, grt_kernel_def* k) {
+                                     const grt_op_def* def, grt_kernel_def* k,
+                                     int32_t* int32_on_host) {
+  *int32_on_host = -1;
   const char* p = spec->constraints ? spec->constraints : "";
   while (*(p = skip_space(p))) {
     const char* semi = strchr(p, ';');
@@ -127,7 +134,30 @@ static grt_status* parse_constraints(grt_code bad, grt_arena* arena, const grt_k
     grt_kernel_constraint* c = &k->constraints[k->n_constraints++];
     c->attr = attr;
     const char* set = skip_space(colon + 1);
-    GRT_RETURN_IF_ERROR(parse_dtype_set(bad, set, (size_t)(p + n - set), &c->allowed));
+    /* The set ends at its '}'; only the int32-on-host marker may follow. */
+    const char* close = memchr(set, '}', (size_t)(p + n - set));
+    const char* set_end = close ? close + 1 : p + n;
+    GRT_RETURN_IF_ERROR(parse_dtype_set(bad, set, (size_t)(set_end - set), &c->allowed));
+    const char* rest = skip_space(set_end);
+    size_t rest_n = (size_t)(p + n - rest);
+    while (rest_n && rest[rest_n - 1] == ' ') rest_n--;
+    if (rest_n) {
+      const char* m = rest[0] == '+' ? skip_space(rest + 1) : NULL;
+      if (!m || (size_t)(rest + rest_n - m) != sizeof kInt32OnHost - 1 ||
+          strncmp(m, kInt32OnHost, sizeof kInt32OnHost - 1) != 0)
+        return grt_status_new(bad, "'%.*s' after the dtypes of '%s': only '+ %s' may follow",
+                              (int)rest_n, rest, attr, kInt32OnHost);
+      if (*int32_on_host >= 0)
+        return grt_status_new(bad, "'+ %s' on more than one attr", kInt32OnHost);
+      uint32_t i32 = grt_dtype_bit(GRT_INT32);
+      if (c->allowed & i32)
+        return grt_status_new(bad, "'%s' lists int32 and '+ %s': the int32 row is the second",
+                              attr, kInt32OnHost);
+      if (ad->allowed_types && !(ad->allowed_types & i32))
+        return grt_status_new(bad, "'+ %s' on '%s', which %s does not allow to be int32",
+                              kInt32OnHost, attr, def->name);
+      *int32_on_host = k->n_constraints - 1;
+    }
     if (ad->allowed_types && (c->allowed & ~ad->allowed_types))
       return grt_status_new(bad, "constraint on '%s' allows dtypes %s does not", attr, def->name);
     p = semi ? semi + 1 : p + n;
@@ -174,7 +204,9 @@ static bool rows_overlap(const grt_kernel_def* a, const grt_kernel_def* b) {
 }
 
 static grt_status* parse_row(grt_code bad, const type_entry* te, const grt_kernel_spec* spec,
-                             grt_kernel_def* k, const grt_op_def** out_def) {
+                             grt_kernel_def* k, const grt_op_def** out_def,
+                             int32_t* int32_on_host) {
+  *int32_on_host = -1;
   if (!spec->op) return grt_status_new(bad, "no op named");
   if (!spec->device || strcasecmp(spec->device, te->name) != 0)
     return grt_status_new(bad, "the row is for device type '%s' but sits in the %s table",
@@ -182,8 +214,16 @@ static grt_status* parse_row(grt_code bad, const type_entry* te, const grt_kerne
   const grt_op_def* def = grt_op_lookup(spec->op);
   if (!def) return grt_status_new(bad, "no op '%s' is registered", spec->op);
   *out_def = def;
-  GRT_RETURN_IF_ERROR(parse_constraints(bad, te->arena, spec, def, k));
+  GRT_RETURN_IF_ERROR(parse_constraints(bad, te->arena, spec, def, k, int32_on_host));
   return parse_host_memory(bad, spec, def, k);
+}
+
+/* The int32 row a marked row stands for besides itself: the same row with
+ * the marked attr int32 and every argument in host memory. */
+static void int32_on_host_row(const grt_op_def* def, int32_t constraint, grt_kernel_def* k) {
+  k->constraints[constraint].allowed = grt_dtype_bit(GRT_INT32);
+  for (int32_t a = 0; a < def->n_inputs && a < 32; a++) k->host_inputs |= 1u << a;
+  for (int32_t a = 0; a < def->n_outputs && a < 32; a++) k->host_outputs |= 1u << a;
 }
 
 static void type_entry_free(type_entry* te) {
@@ -196,36 +236,55 @@ static void type_entry_free(type_entry* te) {
   te->n = 0;
 }
 
-/* Parses te->rows into te->defs as type `id`. On failure te holds no rows. */
+/* The table row (index into te->rows) a parsed row came from. */
+static int32_t row_of(const type_entry* te, const grt_kernel_def* k) {
+  return (int32_t)(k->spec - te->rows);
+}
+
+/* Parses te->rows into te->defs as type `id`: one def per row, two for a
+ * row with the int32-on-host marker. On failure te holds no rows. */
 static grt_status* parse_type(grt_code bad, grt_device_type id, type_entry* te) {
   te->arena = grt_arena_new();
-  te->defs = grt_calloc((size_t)te->n_rows + 1, sizeof *te->defs);
-  te->op_defs = grt_calloc((size_t)te->n_rows + 1, sizeof *te->op_defs);
+  te->defs = grt_calloc(2 * (size_t)te->n_rows + 1, sizeof *te->defs);
+  te->op_defs = grt_calloc(2 * (size_t)te->n_rows + 1, sizeof *te->op_defs);
   grt_status* s = NULL;
   if (!te->arena || !te->defs || !te->op_defs) s = OOM();
+  int32_t n = 0;
   for (int32_t i = 0; i < te->n_rows && !s; i++) {
     const grt_kernel_spec* spec = &te->rows[i];
-    grt_kernel_def* k = &te->defs[i];
+    grt_kernel_def* k = &te->defs[n];
     k->op = spec->op;
-    k->index = te->base + i;
+    k->index = te->base + n;
     k->device = id;
     k->priority = spec->priority;
     k->spec = spec;
-    s = parse_row(bad, te, spec, k, &te->op_defs[i]);
-    if (s)
+    int32_t marked;
+    s = parse_row(bad, te, spec, k, &te->op_defs[n], &marked);
+    if (s) {
       s = grt_status_prefix(s, "kernel row %d (%s on %s)", (int)i, spec->op ? spec->op : "(null)",
                             te->name);
+      break;
+    }
+    n++;
+    if (marked >= 0) {
+      te->defs[n] = *k;
+      te->defs[n].index = te->base + n;
+      te->op_defs[n] = te->op_defs[n - 1];
+      int32_on_host_row(te->op_defs[n], marked, &te->defs[n]);
+      n++;
+    }
   }
-  for (int32_t i = 0; i < te->n_rows && !s; i++)
-    for (int32_t j = i + 1; j < te->n_rows && !s; j++)
+  for (int32_t i = 0; i < n && !s; i++)
+    for (int32_t j = i + 1; j < n && !s; j++)
       if (te->op_defs[i] == te->op_defs[j] && rows_overlap(&te->defs[i], &te->defs[j]))
         s = grt_status_new(bad, "kernel rows %d and %d (%s on %s) can match the same node",
-                           (int)i, (int)j, te->defs[i].op, te->name);
+                           (int)row_of(te, &te->defs[i]), (int)row_of(te, &te->defs[j]),
+                           te->defs[i].op, te->name);
   if (s) {
     type_entry_free(te);
     return s;
   }
-  te->n = te->n_rows;
+  te->n = n;
   return NULL;
 }
 
@@ -594,8 +653,19 @@ size_t grt_kernel_describe_op(const char* op, char* buf, size_t size) {
       }
       APPEND("]");
     }
-    if (k->spec->host_memory && k->spec->host_memory[0])
-      APPEND("; host memory: %s", k->spec->host_memory);
+    /* From the parsed row: an int32-on-host row has no string of its own. */
+    const grt_op_def* def = grt_op_lookup(k->op);
+    const char* sep = "; host memory: ";
+    for (int32_t a = 0; def && a < def->n_inputs && a < 32; a++)
+      if (k->host_inputs & (1u << a)) {
+        APPEND("%s%s", sep, def->inputs[a].name);
+        sep = ", ";
+      }
+    for (int32_t a = 0; def && a < def->n_outputs && a < 32; a++)
+      if (k->host_outputs & (1u << a)) {
+        APPEND("%s%s", sep, def->outputs[a].name);
+        sep = ", ";
+      }
     APPEND("\n");
   }
 #undef APPEND

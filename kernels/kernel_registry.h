@@ -13,6 +13,18 @@
  *       TypeConstraint); "" for none.
  *   host_memory: comma-separated argument names (inputs or outputs of the op)
  *       whose tensors stay in host memory on that device (HostMemory).
+ * The int32-on-host rule: an attr's dtype set followed by "+ int32 on host"
+ * (GRT_INT32_ON_HOST in kernel_table.h), as in
+ *   {"Add", "GPU", "T: {float32, int64} + int32 on host", "", 0}
+ * makes one row stand for two, parsed as if written one after the other:
+ *   {"Add", "GPU", "T: {float32, int64}", "", 0}
+ *   {"Add", "GPU", "T: {int32}", "x, y, z", 0}
+ * the second with the marked attr int32, the other constraints and the
+ * priority unchanged, and every argument of the op (inputs and outputs)
+ * in host memory: TensorFlow's GPU registrations for int32 data, whose
+ * kernel is the CPU one. One attr per row at most; its set must not hold
+ * int32 and the op must allow int32 there. Both rows point to the one spec
+ * (grt_kernel_def.spec); row numbers in errors are table rows.
  * The built-in types' rows are parsed on first use and checked against the
  * op registry. Device types are registered: CPU and GPU are built in; a
  * backend plugin adds its own type with its rows at run time

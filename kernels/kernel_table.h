@@ -20,6 +20,12 @@ typedef struct grt_kernel_table {
   int32_t n;
 } grt_kernel_table;
 
+/* After a type attr's dtype set in a row's constraints: the row stands
+ * for a second one, the same with that attr int32 and every argument of the
+ * op in host memory (TensorFlow's int32-on-host registrations; the rule in
+ * kernel_registry.h). */
+#define GRT_INT32_ON_HOST " + int32 on host"
+
 #define GRT_KERNEL_TABLE(var, dev, rows) \
   const grt_kernel_table var = {dev, rows, (int32_t)(sizeof(rows) / sizeof((rows)[0]))}
 

@@ -102,6 +102,12 @@ grt_status* grt_window_read(const grt_node* node, const grt_op_def* def, uint32_
   return read_padding(node, def, what, out);
 }
 
+grt_status* grt_op_window(const grt_kernel_ctx* ctx, uint32_t what, grt_window* out) {
+  const grt_op_def* def = ctx->node->def;
+  if (grt_op_find_attr(def, "explicit_paddings")) what |= GRT_WINDOW_EXPLICIT;
+  return grt_window_read(ctx->node, def, what, out);
+}
+
 grt_status* grt_window_dim(const grt_window* w, int32_t dim, int64_t in, int64_t k, int64_t* out,
                            int64_t* before, int64_t* after) {
   int64_t stride = w->strides[dim];

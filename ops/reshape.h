@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "grt/op_semantics.h"
 #include "grt/status.h"
 #include "grt/types.h"
 
@@ -27,16 +28,8 @@ extern "C" {
 GRT_MUST_USE grt_status* grt_reshape_resolve(const grt_shape* in, int32_t rank, int64_t* dims,
                                              bool kernel_wording);
 
-/* Squeeze: `in` (known rank) without the listed axes, each in [-rank, rank)
- * and of size 1 (an unknown size is taken to be 1), or, with no axes
- * listed, without every size-1 dimension (an unknown size then makes the
- * result's rank unknown). */
-GRT_MUST_USE grt_status* grt_squeeze_shape(const grt_shape* in, const int64_t* axes,
-                                           int32_t n_axes, grt_shape* out);
-
-/* ExpandDims: `in` (known rank) with a dimension of 1 inserted at `dim`, in
- * [-rank-1, rank]. */
-GRT_MUST_USE grt_status* grt_expand_dims_shape(const grt_shape* in, int64_t dim, grt_shape* out);
+/* Squeeze's and ExpandDims' shapes: grt_op_squeeze_shape and
+ * grt_op_expand_dims_shape (grt/op_semantics.h), shared with plugins. */
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,6 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "ops/einsum_parse.h"
-#include "ops/gather_geometry.h"
 #include "ops/shape_fns.h"
 
 /* Range: a vector; its length when start, limit and delta are constants. */
@@ -33,6 +32,42 @@ grt_status* grt_infer_range(grt_shape_ctx* c) {
   return grt_infer_make(1, &n, &c->output_shapes[0]);
 }
 
+grt_status* grt_op_gather_geometry(const grt_shape* p, const grt_shape* ind, int64_t axis,
+                                   int64_t batch_dims, grt_gather_geometry* g) {
+  int32_t r = p->rank, ir = ind->rank;
+  if (r < 1) return GRT_ERROR(INVALID_ARGUMENT, "params must be at least 1 dimensional");
+  if (batch_dims < -ir || batch_dims > ir)
+    return GRT_ERROR(INVALID_ARGUMENT, "Expected batch_dims in the range [%d, %d], but got %lld",
+                     -(int)ir, (int)ir, (long long)batch_dims);
+  if (batch_dims < 0) batch_dims += ir;
+  if (axis < -r || axis >= r)
+    return GRT_ERROR(INVALID_ARGUMENT, "Expected axis in the range [%d, %d), but got %lld",
+                     -(int)r, (int)r, (long long)axis);
+  if (axis < 0) axis += r;
+  if (batch_dims != 0) {
+    if (batch_dims >= r)
+      return GRT_ERROR(INVALID_ARGUMENT, "batch_dims (%lld) must be less than rank(params) (%d)",
+                       (long long)batch_dims, (int)r);
+    if (axis < batch_dims)
+      return GRT_ERROR(INVALID_ARGUMENT, "batch_dims (%lld) must be less than or equal to axis (%lld)",
+                       (long long)batch_dims, (long long)axis);
+    for (int32_t i = 0; i < batch_dims; i++)
+      if (p->dims[i] >= 0 && ind->dims[i] >= 0 && p->dims[i] != ind->dims[i])
+        return GRT_ERROR(INVALID_ARGUMENT, "params.shape[%d]: %lld should be equal to indices.shape[%d]: %lld",
+                         (int)i, (long long)p->dims[i], (int)i, (long long)ind->dims[i]);
+  }
+  int32_t out_rank = r - 1 + ir - (int32_t)batch_dims;
+  if (out_rank > GRT_MAX_RANK)
+    return GRT_ERROR(INVALID_ARGUMENT, "the result would have rank %d", out_rank);
+  g->axis = (int32_t)axis;
+  g->batch_dims = (int32_t)batch_dims;
+  g->out.rank = 0;
+  for (int32_t i = 0; i < axis; i++) g->out.dims[g->out.rank++] = p->dims[i];
+  for (int32_t i = (int32_t)batch_dims; i < ir; i++) g->out.dims[g->out.rank++] = ind->dims[i];
+  for (int32_t i = (int32_t)axis + 1; i < r; i++) g->out.dims[g->out.rank++] = p->dims[i];
+  return NULL;
+}
+
 /* GatherV2: params[:axis] + indices[batch_dims:] + params[axis+1:]. */
 grt_status* grt_infer_gather_v2(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_need(c, 3, 1));
@@ -48,8 +83,8 @@ grt_status* grt_infer_gather_v2(grt_shape_ctx* c) {
     c->output_shapes[0] = grt_shape_unknown();
     return NULL;
   }
-  grt_gather_v2_geometry g;
-  GRT_RETURN_IF_ERROR(grt_gather_v2_geometry_of(p, ind, axis, batch_dims, &g));
+  grt_gather_geometry g;
+  GRT_RETURN_IF_ERROR(grt_op_gather_geometry(p, ind, axis, batch_dims, &g));
   return grt_infer_make(g.out.rank, g.out.dims, &c->output_shapes[0]);
 }
 

@@ -3,6 +3,7 @@
 #ifndef GRT_OPS_SHAPE_INDEX_H_
 #define GRT_OPS_SHAPE_INDEX_H_
 
+#include "grt/op_semantics.h"
 #include "ops/op_def.h"
 
 #ifdef __cplusplus

@@ -3,6 +3,8 @@
  * (ops/reshape.h). */
 #include "ops/reshape.h"
 
+#include "grt/op_semantics.h"
+
 #include "base/checked.h"
 #include "base/shape.h"
 #include "base/status.h"
@@ -115,7 +117,19 @@ grt_status* grt_infer_reshape(grt_shape_ctx* c) {
   return grt_infer_make(rank, dims, &c->output_shapes[0]);
 }
 
-grt_status* grt_squeeze_shape(const grt_shape* in, const int64_t* axes, int32_t n_axes,
+grt_status* grt_op_reshape_resolve(const grt_shape* in, const int64_t* requested, int32_t n,
+                                   grt_shape* out) {
+  if (n < 0 || n > GRT_MAX_RANK)
+    return GRT_ERROR(INVALID_ARGUMENT, "the requested shape has %d sizes, at most %d are supported",
+                     (int)n, GRT_MAX_RANK);
+  int64_t dims[GRT_MAX_RANK];
+  for (int32_t i = 0; i < n; i++) dims[i] = requested[i];
+  GRT_RETURN_IF_ERROR(grt_reshape_resolve(in, n, dims, true));
+  *out = grt_shape_make(n, dims);
+  return NULL;
+}
+
+grt_status* grt_op_squeeze_shape(const grt_shape* in, const int64_t* axes, int32_t n_axes,
                               grt_shape* out) {
   bool chosen[GRT_MAX_RANK] = {false};
   for (int32_t k = 0; k < n_axes; k++) {
@@ -160,10 +174,10 @@ grt_status* grt_infer_squeeze(grt_shape_ctx* c) {
     c->output_shapes[0] = grt_shape_unknown();
     return NULL;
   }
-  return grt_squeeze_shape(in, axes, n_axes, &c->output_shapes[0]);
+  return grt_op_squeeze_shape(in, axes, n_axes, &c->output_shapes[0]);
 }
 
-grt_status* grt_expand_dims_shape(const grt_shape* in, int64_t dim, grt_shape* out) {
+grt_status* grt_op_expand_dims_shape(const grt_shape* in, int64_t dim, grt_shape* out) {
   if (dim < -(int64_t)in->rank - 1 || dim > in->rank)
     return GRT_ERROR(INVALID_ARGUMENT,
                      "Tried to expand dim index %lld for tensor with %d dimensions.",
@@ -185,5 +199,5 @@ grt_status* grt_infer_expand_dims(grt_shape_ctx* c) {
     return NULL;
   }
   if (!known) return grt_infer_unknown_dims(in->rank + 1, &c->output_shapes[0]);
-  return grt_expand_dims_shape(in, v, &c->output_shapes[0]);
+  return grt_op_expand_dims_shape(in, v, &c->output_shapes[0]);
 }

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "ops/shape_fns.h"
+
+#include "grt/op_semantics.h"
 #include "base/dtype.h"
 #include "base/shape.h"
 #include "base/status.h"
@@ -145,6 +147,10 @@ static grt_status* incompatible(const grt_shape* a, const grt_shape* b) {
   char sa[GRT_SHAPE_STR_MAX], sb[GRT_SHAPE_STR_MAX];
   return GRT_ERROR(INVALID_ARGUMENT, "Incompatible shapes: %s vs. %s",
                    grt_shape_str(a, sa, sizeof sa), grt_shape_str(b, sb, sizeof sb));
+}
+
+grt_status* grt_op_broadcast_shape(const grt_shape* a, const grt_shape* b, grt_shape* out) {
+  return grt_infer_broadcast(a, b, true, out);
 }
 
 grt_status* grt_infer_broadcast(const grt_shape* a, const grt_shape* b, bool error_on_mismatch,

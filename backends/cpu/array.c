@@ -29,9 +29,9 @@ GRT_CPU_KERNEL_TABLE(array,
                      K("Tile", grt_array_tile),
                      K("Transpose", grt_array_transpose),
                      K("Fill", grt_array_fill),
-                     CHEAP("Shape", grt_array_shape),
-                     CHEAP("Size", grt_array_size),
-                     CHEAP("Rank", grt_array_rank),
+                     CHEAP("Shape", grt_op_shape_compute),
+                     CHEAP("Size", grt_op_size_compute),
+                     CHEAP("Rank", grt_op_rank_compute),
                      K("OneHot", grt_array_one_hot),
-                     CHEAP("BroadcastGradientArgs", grt_array_broadcast_gradient_args));
+                     CHEAP("BroadcastGradientArgs", grt_op_broadcast_gradient_args_compute));
 /* clang-format on */

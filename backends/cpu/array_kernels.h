@@ -29,10 +29,8 @@ GRT_MUST_USE grt_status* grt_array_fill(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_array_reshape(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_array_squeeze(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_array_expand_dims(grt_kernel_ctx* ctx);
-/* array_metadata.c */
-GRT_MUST_USE grt_status* grt_array_shape(grt_kernel_ctx* ctx);
-GRT_MUST_USE grt_status* grt_array_size(grt_kernel_ctx* ctx);
-GRT_MUST_USE grt_status* grt_array_rank(grt_kernel_ctx* ctx);
+/* Shape, Size, Rank, BroadcastGradientArgs: grt_op_*_compute (grt/op_semantics.h,
+ * kernels/op_metadata.c) */
 /* array_concat.c */
 GRT_MUST_USE grt_status* grt_array_concat_v2(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_array_pack(grt_kernel_ctx* ctx);
@@ -49,8 +47,6 @@ GRT_MUST_USE grt_status* grt_array_tile(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_array_transpose(grt_kernel_ctx* ctx);
 /* array_one_hot.c */
 GRT_MUST_USE grt_status* grt_array_one_hot(grt_kernel_ctx* ctx);
-/* array_bcast_args.c */
-GRT_MUST_USE grt_status* grt_array_broadcast_gradient_args(grt_kernel_ctx* ctx);
 
 /* ---- helpers (array_util.c) ------------------------------------------- */
 

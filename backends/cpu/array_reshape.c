@@ -27,7 +27,7 @@ grt_status* grt_array_squeeze(grt_kernel_ctx* ctx) {
   GRT_RETURN_IF_ERROR(
       grt_attr_get_int_list(grt_kernel_attr(ctx, "squeeze_dims"), "squeeze_dims", &axes, &n_axes));
   grt_shape out;
-  GRT_RETURN_IF_ERROR(grt_squeeze_shape(&in->shape, axes, n_axes, &out));
+  GRT_RETURN_IF_ERROR(grt_op_squeeze_shape(&in->shape, axes, n_axes, &out));
   return grt_array_set_view(ctx, 0, in, &out, 0);
 }
 
@@ -38,6 +38,6 @@ grt_status* grt_array_expand_dims(grt_kernel_ctx* ctx) {
   int64_t dim;
   GRT_RETURN_IF_ERROR(grt_array_read_scalar(dim_t, "dim", &dim));
   grt_shape out;
-  GRT_RETURN_IF_ERROR(grt_expand_dims_shape(&in->shape, dim, &out));
+  GRT_RETURN_IF_ERROR(grt_op_expand_dims_shape(&in->shape, dim, &out));
   return grt_array_set_view(ctx, 0, in, &out, 0);
 }

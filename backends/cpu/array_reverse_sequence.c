@@ -1,12 +1,14 @@
 /* ReverseSequence: along seq_dim, the first seq_lengths[b] elements of each
  * batch entry b (along batch_dim) are reversed; the rest are copied. The
- * checks and their messages are TensorFlow's. */
+ * checks and their messages are TensorFlow's, shared with plugins
+ * (grt_op_reverse_sequence_check, ops/shape_array_more.c). */
 #include <string.h>
 
 #include "base/dtype.h"
 #include "base/shape.h"
 #include "base/status.h"
 #include "base/tensor.h"
+#include "grt/op_semantics.h"
 #include "backends/cpu/array_more.h"
 
 grt_status* grt_cpu_reverse_sequence(grt_kernel_ctx* ctx) {
@@ -16,25 +18,12 @@ grt_status* grt_cpu_reverse_sequence(grt_kernel_ctx* ctx) {
   GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "seq_dim", &seq_dim));
   GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "batch_dim", &batch_dim));
   int32_t rank = x->shape.rank;
-  if (seq_dim == batch_dim)
-    return GRT_ERROR(INVALID_ARGUMENT, "seq_dim == batch_dim == %lld", (long long)seq_dim);
-  if (seq_dim < 0 || seq_dim >= rank)
-    return GRT_ERROR(INVALID_ARGUMENT, "seq_dim must be < input rank ( %lld vs. %d)",
-                     (long long)seq_dim, (int)rank);
-  if (batch_dim < 0 || batch_dim >= rank)
-    return GRT_ERROR(INVALID_ARGUMENT, "batch_dim must be < input rank ( %lld vs. %d)",
-                     (long long)batch_dim, (int)rank);
+  GRT_RETURN_IF_ERROR(grt_op_reverse_sequence_check(&x->shape, seq_dim, batch_dim, &lens->shape));
   int64_t batch = x->shape.dims[batch_dim], seq = x->shape.dims[seq_dim];
-  if (lens->shape.rank != 1 || lens->shape.dims[0] != batch)
-    return GRT_ERROR(INVALID_ARGUMENT, "seq_lengths must be a vector of length %lld",
-                     (long long)batch);
   const void* lv = grt_tensor_data(lens);
-  for (int64_t b = 0; b < batch; b++) {
-    int64_t len = grt_dtype_load_int(lens->dtype, lv, b);
-    if (len < 0 || len > seq)
-      return GRT_ERROR(INVALID_ARGUMENT, "seq_lens(%lld) > input.dims(%lld) or negative: %lld",
-                       (long long)b, (long long)seq_dim, (long long)len);
-  }
+  for (int64_t b = 0; b < batch; b++)
+    GRT_RETURN_IF_ERROR(
+        grt_op_reverse_sequence_length(&x->shape, seq_dim, b, grt_dtype_load_int(lens->dtype, lv, b)));
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, x->dtype, &x->shape, &out));
   int64_t stride[GRT_MAX_RANK];

@@ -17,8 +17,7 @@ grt_status* grt_cpu_conv_make(const grt_kernel_ctx* ctx, const grt_shape* in, co
   if (filter->rank != 4)
     return GRT_ERROR(INVALID_ARGUMENT, "filter must be 4-dimensional: %s", grt_cpu_shape_str(filter, a));
   grt_cpu_conv* g = out;
-  GRT_RETURN_IF_ERROR(grt_window_read(ctx->node, ctx->node->def,
-                                      GRT_WINDOW_DILATIONS | GRT_WINDOW_EXPLICIT, &g->w));
+  GRT_RETURN_IF_ERROR(grt_op_window(ctx, GRT_WINDOW_DILATIONS, &g->w));
   int32_t h = grt_window_h(&g->w);
   g->n = in->dims[0];
   g->ih = in->dims[h];

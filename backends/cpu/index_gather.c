@@ -8,7 +8,7 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "backends/cpu/index_kernels.h"
-#include "ops/gather_geometry.h"
+#include "grt/op_semantics.h"
 
 static grt_status* input(const grt_kernel_ctx* ctx, int32_t i, const grt_tensor** out) {
   if (i >= ctx->n_inputs || !ctx->inputs[i]) return GRT_ERROR(INTERNAL, "input %d is missing", i);
@@ -30,8 +30,8 @@ grt_status* grt_index_gather_v2(grt_kernel_ctx* ctx) {
   if (ax->shape.rank != 0 || grt_tensor_num_elements(ax) != 1)
     return GRT_ERROR(INVALID_ARGUMENT, "axis must be a scalar");
   int64_t axis = grt_dtype_load_int(ax->dtype, grt_tensor_data(ax), 0);
-  grt_gather_v2_geometry g;
-  GRT_RETURN_IF_ERROR(grt_gather_v2_geometry_of(&p->shape, &ind->shape, axis, batch_dims, &g));
+  grt_gather_geometry g;
+  GRT_RETURN_IF_ERROR(grt_op_gather_geometry(&p->shape, &ind->shape, axis, batch_dims, &g));
   int64_t batches = 1, outer = 1, inner = 1, n = p->shape.dims[g.axis];
   for (int32_t i = 0; i < g.batch_dims; i++) batches *= p->shape.dims[i];
   for (int32_t i = g.batch_dims; i < g.axis; i++) outer *= p->shape.dims[i];

@@ -10,6 +10,7 @@
 #include "base/shape.h"
 #include "base/status.h"
 #include "base/tensor.h"
+#include "grt/op_semantics.h"
 #include "backends/cpu/array_more.h"
 
 /* det of the m x m matrix in a (row-major), destroyed. */
@@ -40,17 +41,11 @@ static double lu_det(double* a, int64_t m) {
 
 grt_status* grt_cpu_matrix_determinant(grt_kernel_ctx* ctx) {
   const grt_tensor* x = ctx->inputs[0];
+  grt_shape shape;
+  GRT_RETURN_IF_ERROR(grt_op_determinant_shape(&x->shape, &shape));
   int32_t rank = x->shape.rank;
-  if (rank < 2)
-    return GRT_ERROR(INVALID_ARGUMENT, "Input must have rank >= 2, got %d", (int)rank);
   int64_t m = x->shape.dims[rank - 1];
-  if (x->shape.dims[rank - 2] != m)
-    return GRT_ERROR(INVALID_ARGUMENT, "Input matrices must be square, got %lld != %lld",
-                     (long long)x->shape.dims[rank - 2], (long long)m);
-  grt_shape shape = {0};
-  shape.rank = rank - 2;
-  int64_t batch = 1;
-  for (int32_t d = 0; d < rank - 2; d++) batch *= (shape.dims[d] = x->shape.dims[d]);
+  int64_t batch = grt_shape_num_elements(&shape);
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, x->dtype, &shape, &out));
   double* work = grt_malloc((size_t)(m * m > 0 ? m * m : 1) * sizeof *work);

@@ -28,9 +28,7 @@ static grt_status* geometry(const grt_kernel_ctx* ctx, const grt_shape* in, pool
   char a[GRT_SHAPE_STR_MAX];
   if (in->rank != 4)
     return GRT_ERROR(INVALID_ARGUMENT, "input must be 4-dimensional: %s", grt_cpu_shape_str(in, a));
-  uint32_t what = GRT_WINDOW_KSIZE;
-  if (grt_op_find_attr(ctx->node->def, "explicit_paddings")) what |= GRT_WINDOW_EXPLICIT;
-  GRT_RETURN_IF_ERROR(grt_window_read(ctx->node, ctx->node->def, what, &g->w));
+  GRT_RETURN_IF_ERROR(grt_op_window(ctx, GRT_WINDOW_KSIZE, &g->w));
   int32_t h = grt_window_h(&g->w);
   g->n = in->dims[0];
   g->ih = in->dims[h];

@@ -73,30 +73,11 @@ static grt_status* reshape(grt_kernel_ctx* ctx) {
       (grt_tensor_dtype(sh) != GRT_INT32 && grt_tensor_dtype(sh) != GRT_INT64))
     return grt_status_new(GRT_INVALID_ARGUMENT, "shape must be a vector of at most %d int32/int64",
                           GRT_MAX_RANK);
-  grt_shape s = {(int32_t)n, {0}};
-  int64_t known = 1, unknown = -1;
-  for (int64_t i = 0; i < n; i++) {
-    s.dims[i] = host_int(sh, i);
-    if (s.dims[i] == -1) {
-      if (unknown >= 0) return grt_status_new(GRT_INVALID_ARGUMENT, "Only one input size may be -1");
-      unknown = i;
-    } else if (s.dims[i] < 0) {
-      return grt_status_new(GRT_INVALID_ARGUMENT, "Size %lld must be non-negative", (long long)i);
-    } else {
-      known *= s.dims[i];
-    }
-  }
-  int64_t total = grt_tensor_num_elements(in);
-  if (unknown >= 0) {
-    if (known == 0 || total % known)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "Input to reshape is a tensor with %lld values, "
-                            "which cannot take the requested shape", (long long)total);
-    s.dims[unknown] = total / known;
-    known = total;
-  }
-  if (known != total)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Input to reshape is a tensor with %lld values, but "
-                          "the requested shape has %lld", (long long)total, (long long)known);
+  int64_t want[GRT_MAX_RANK];
+  for (int64_t i = 0; i < n; i++) want[i] = host_int(sh, i);
+  grt_shape in_shape = shape_of(in), s;
+  grt_status* st = grt_op_reshape_resolve(&in_shape, want, (int32_t)n, &s);
+  if (st) return st;
   return copy_as(ctx, &s);
 }
 
@@ -105,15 +86,9 @@ static grt_status* expand_dims(grt_kernel_ctx* ctx) {
   const grt_tensor* dim = ctx->inputs[1];
   if (grt_tensor_num_elements(dim) != 1)
     return grt_status_new(GRT_INVALID_ARGUMENT, "'dim' must be a tensor with a single value");
-  grt_shape s = shape_of(in);
-  int64_t d = host_int(dim, 0);
-  if (d < -s.rank - 1 || d > s.rank || s.rank == GRT_MAX_RANK)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Tried to expand dim index %lld for tensor with %d dimensions",
-                          (long long)d, (int)s.rank);
-  if (d < 0) d += s.rank + 1;
-  for (int32_t i = s.rank; i > d; i--) s.dims[i] = s.dims[i - 1];
-  s.dims[d] = 1;
-  s.rank++;
+  grt_shape in_shape = shape_of(in), s;
+  grt_status* st = grt_op_expand_dims_shape(&in_shape, host_int(dim, 0), &s);
+  if (st) return st;
   return copy_as(ctx, &s);
 }
 

@@ -373,22 +373,8 @@ grt_status* SqueezeCompute(grt_kernel_ctx* ctx) {
   int32_t n_axes;
   grt_status* st = grt_kernel_attr_int_list(ctx, "squeeze_dims", &axes, &n_axes);
   if (st) return st;
-  grt_shape in = ShapeOf(x), out = {0, {0}};
-  bool listed[GRT_MAX_RANK] = {false};
-  for (int32_t k = 0; k < n_axes; k++) {
-    int64_t a = axes[k];
-    if (a < -in.rank || a >= in.rank)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "Tried to squeeze dim index %lld for tensor with %d dimensions.",
-                            (long long)a, (int)in.rank);
-    listed[a < 0 ? a + in.rank : a] = true;
-  }
-  for (int32_t d = 0; d < in.rank; d++) {
-    bool squeeze = n_axes ? listed[d] : in.dims[d] == 1;
-    if (squeeze && in.dims[d] != 1)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "Can not squeeze dim[%d], expected a dimension of 1, got %lld",
-                            (int)d, (long long)in.dims[d]);
-    if (!squeeze) out.dims[out.rank++] = in.dims[d];
-  }
+  grt_shape in = ShapeOf(x), out;
+  if ((st = grt_op_squeeze_shape(&in, axes, n_axes, &out))) return st;  // the CPU's checks
   grt_tensor* y;
   if ((st = grt_kernel_alloc_output(ctx, 0, grt_tensor_dtype(x), &out, &y))) return st;
   size_t bytes = grt_tensor_byte_size(x);

@@ -53,20 +53,20 @@ inline int64_t NumElements(const grt_shape& s) {
   return n;
 }
 
-// NumPy broadcasting of a and b; false with the output unset if they do not.
-inline bool Broadcast(const grt_shape& a, const grt_shape& b, grt_shape* out, Bcast* bc) {
-  int32_t r = a.rank > b.rank ? a.rank : b.rank;
-  if (r > GRT_MAX_RANK) return false;
+// NumPy broadcasting of a and b: the result shape (or the error) from
+// grt_op_broadcast_shape, the CPU's check and message ("Incompatible
+// shapes: [2,3] vs. [4]"), and each input's strides over it.
+inline grt_status* Broadcast(const grt_shape& a, const grt_shape& b, grt_shape* out, Bcast* bc) {
+  grt_status* st = grt_op_broadcast_shape(&a, &b, out);
+  if (st) return st;
+  int32_t r = out->rank;
   bc->rank = r;
   bc->same = a.rank == b.rank;
   int64_t sa = 1, sb = 1;
   for (int32_t i = r - 1; i >= 0; i--) {
     int32_t ia = i - (r - a.rank), ib = i - (r - b.rank);
     int64_t da = ia >= 0 ? a.dims[ia] : 1, db = ib >= 0 ? b.dims[ib] : 1;
-    if (da != db && da != 1 && db != 1) return false;
-    int64_t d = da > db ? da : db;
-    if (da == 0 || db == 0) d = 0;
-    out->dims[i] = d;
+    int64_t d = out->dims[i];
     bc->out_dims[i] = d ? d : 1;
     bc->a_strides[i] = da == 1 ? 0 : sa;
     bc->b_strides[i] = db == 1 ? 0 : sb;
@@ -74,8 +74,7 @@ inline bool Broadcast(const grt_shape& a, const grt_shape& b, grt_shape* out, Bc
     sa *= da;
     sb *= db;
   }
-  out->rank = r;
-  return true;
+  return NULL;
 }
 
 }  // namespace grt_cuda

@@ -15,13 +15,12 @@
 // UNVERIFIED on a GPU: tests/gpu/gpu_suite_ops.cc compares each with the CPU.
 #include "box_copy.cuh"
 #include "cudnn_handle.h"
-#include "window.cuh"
 
 namespace grt_cuda {
 namespace {
 
 struct ConvGeom {
-  Window w;
+  grt_window w;  // grt_op_window: the CPU's and the shape function's reading
   int64_t n, ih, iw, ic;
   int64_t kh, kw, fic, oc, groups;
   int64_t oh, ow;
@@ -42,7 +41,7 @@ grt_shape Shape4(bool nchw, int64_t n, int64_t c, int64_t h, int64_t w) {
 
 grt_status* MakeGeom(const grt_kernel_ctx* ctx, const grt_shape& in, const grt_shape& f, bool depthwise,
                      ConvGeom* g) {
-  grt_status* st = ReadWindow(ctx, true, &g->w);
+  grt_status* st = grt_op_window(ctx, GRT_WINDOW_DILATIONS, &g->w);
   if (st) return st;
   if (in.rank != 4) return grt_status_new(GRT_INVALID_ARGUMENT, "input must be 4-dimensional");
   if (f.rank != 4) return grt_status_new(GRT_INVALID_ARGUMENT, "filter must be 4-dimensional");
@@ -74,7 +73,7 @@ grt_status* MakeGeom(const grt_kernel_ctx* ctx, const grt_shape& in, const grt_s
   int64_t in_hw[2] = {g->ih, g->iw}, k[2] = {g->kh, g->kw}, out[2];
   for (int d = 0; d < 2; d++) {
     int64_t before, after;
-    if ((st = WindowDim(g->w, d, in_hw[d], k[d], &out[d], &before, &after))) return st;
+    if ((st = grt_window_dim(&g->w, d, in_hw[d], k[d], &out[d], &before, &after))) return st;
     g->sym[d] = before < after ? before : after;
     g->extra_before[d] = before - g->sym[d];
     g->extra[d] = after - g->sym[d];

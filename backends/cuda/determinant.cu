@@ -51,18 +51,12 @@ grt_status* Determinant(grt_kernel_ctx* ctx) {
   const grt_tensor* x = ctx->inputs[0];
   grt_dtype dt = grt_tensor_dtype(x);
   if (dt != GRT_FLOAT32 && dt != GRT_FLOAT64) return NoKernel("MatrixDeterminant", dt);
-  grt_shape xs = ShapeOf(x);
-  int32_t rank = xs.rank;
-  if (rank < 2) return grt_status_new(GRT_INVALID_ARGUMENT, "Input must have rank >= 2, got %d", (int)rank);
-  int64_t m = xs.dims[rank - 1];
-  if (xs.dims[rank - 2] != m)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Input matrices must be square, got %lld != %lld",
-                          (long long)xs.dims[rank - 2], (long long)m);
-  grt_shape ys = {rank - 2, {0}};
-  for (int32_t d = 0; d < rank - 2; d++) ys.dims[d] = xs.dims[d];
-  grt_tensor* y;
-  grt_status* st = grt_kernel_alloc_output(ctx, 0, dt, &ys, &y);
+  grt_shape xs = ShapeOf(x), ys;
+  grt_status* st = grt_op_determinant_shape(&xs, &ys);  // the CPU's checks
   if (st) return st;
+  int64_t m = xs.dims[xs.rank - 1];
+  grt_tensor* y;
+  if ((st = grt_kernel_alloc_output(ctx, 0, dt, &ys, &y))) return st;
   int64_t batch = NumElements(ys);
   if (batch == 0) return NULL;
   grt_shape ws = {1, {batch * m * m > 0 ? batch * m * m : 1}};

@@ -251,11 +251,10 @@ grt_status* Binary(grt_kernel_ctx* ctx, int op, const char* name) {
                           grt_dtype_name(dt), grt_dtype_name(grt_tensor_dtype(b)));
   grt_shape sa = ShapeOf(a), sb = ShapeOf(b), so;
   Bcast bc;
-  if (!Broadcast(sa, sb, &so, &bc))
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Incompatible shapes for %s", name);
-  grt_tensor* out;
-  grt_status* st = grt_kernel_alloc_output(ctx, 0, dt, &so, &out);
+  grt_status* st = Broadcast(sa, sb, &so, &bc);
   if (st) return st;
+  grt_tensor* out;
+  if ((st = grt_kernel_alloc_output(ctx, 0, dt, &so, &out))) return st;
   int64_t n = NumElements(so);
   if (n == 0) return NULL;
   bool shift = op == kLShift || op == kRShift;

@@ -46,37 +46,13 @@ grt_status* GatherV2(grt_kernel_ctx* ctx) {
     return NoKernel("GatherV2", grt_tensor_dtype(ind));
   int64_t axis = HostInt(ax, 0);
   grt_shape ps = ShapeOf(p), is = ShapeOf(ind);
-  int32_t r = ps.rank, ir = is.rank;
-  // The geometry, as the shape function's (ops/shape_index.c), same messages.
-  if (r < 1) return grt_status_new(GRT_INVALID_ARGUMENT, "params must be at least 1 dimensional");
-  if (batch_dims < -ir || batch_dims > ir)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Expected batch_dims in the range [%d, %d], but got %lld",
-                          -(int)ir, (int)ir, (long long)batch_dims);
-  if (batch_dims < 0) batch_dims += ir;
-  if (axis < -r || axis >= r)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Expected axis in the range [%d, %d), but got %lld",
-                          -(int)r, (int)r, (long long)axis);
-  if (axis < 0) axis += r;
-  if (batch_dims != 0) {
-    if (batch_dims >= r)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "batch_dims (%lld) must be less than rank(params) (%d)",
-                            (long long)batch_dims, (int)r);
-    if (axis < batch_dims)
-      return grt_status_new(GRT_INVALID_ARGUMENT,
-                            "batch_dims (%lld) must be less than or equal to axis (%lld)",
-                            (long long)batch_dims, (long long)axis);
-    for (int32_t i = 0; i < batch_dims; i++)
-      if (ps.dims[i] != is.dims[i])
-        return grt_status_new(GRT_INVALID_ARGUMENT, "params.shape[%d]: %lld should be equal to indices.shape[%d]: %lld",
-                              (int)i, (long long)ps.dims[i], (int)i, (long long)is.dims[i]);
-  }
-  if (r - 1 + ir - batch_dims > GRT_MAX_RANK)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "the result would have rank %d", (int)(r - 1 + ir - batch_dims));
-  grt_shape os;
-  os.rank = 0;
-  for (int32_t i = 0; i < axis; i++) os.dims[os.rank++] = ps.dims[i];
-  for (int32_t i = (int32_t)batch_dims; i < ir; i++) os.dims[os.rank++] = is.dims[i];
-  for (int32_t i = (int32_t)axis + 1; i < r; i++) os.dims[os.rank++] = ps.dims[i];
+  int32_t r = ps.rank;
+  // The geometry: the shape function's and the CPU's (grt_op_gather_geometry).
+  grt_gather_geometry g;
+  if ((st = grt_op_gather_geometry(&ps, &is, axis, batch_dims, &g))) return st;
+  batch_dims = g.batch_dims;
+  axis = g.axis;
+  const grt_shape& os = g.out;
 
   int64_t batches = Product(ps, 0, (int32_t)batch_dims), outer = Product(ps, (int32_t)batch_dims, (int32_t)axis);
   int64_t inner = Product(ps, (int32_t)axis + 1, r), n = ps.dims[axis];

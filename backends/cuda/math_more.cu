@@ -158,10 +158,14 @@ grt_status* CompareCompute(grt_kernel_ctx* ctx, int op, const char* name) {
   grt_shape so;
   Bcast bc;
   grt_status* st;
-  if (!Broadcast(ShapeOf(a), ShapeOf(b), &so, &bc)) {
+  if (grt_status* incompatible = Broadcast(ShapeOf(a), ShapeOf(b), &so, &bc)) {
     bool strict = true;
-    if (op == kEqual && (st = grt_kernel_attr_bool(ctx, "incompatible_shape_error", &strict))) return st;
-    if (strict) return grt_status_new(GRT_INVALID_ARGUMENT, "Incompatible shapes for %s", name);
+    if (op == kEqual && (st = grt_kernel_attr_bool(ctx, "incompatible_shape_error", &strict))) {
+      grt_status_free(incompatible);
+      return st;
+    }
+    if (strict) return incompatible;
+    grt_status_free(incompatible);
     // TensorFlow's BinaryOpShared: a scalar false instead of an error.
     grt_shape scalar = {0, {0}};
     grt_tensor* y;
@@ -403,9 +407,8 @@ grt_status* PowCompute(grt_kernel_ctx* ctx) {
                           grt_dtype_name(grt_tensor_dtype(b)));
   grt_shape so;
   Bcast bc;
-  if (!Broadcast(ShapeOf(a), ShapeOf(b), &so, &bc))
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Incompatible shapes for Pow");
-  grt_status* st = NULL;
+  grt_status* st = Broadcast(ShapeOf(a), ShapeOf(b), &so, &bc);
+  if (st) return st;
   if (dt == GRT_INT64 && (st = NegativeExponents(ctx, b))) return st;
   grt_tensor* y;
   if ((st = grt_kernel_alloc_output(ctx, 0, dt, &so, &y))) return st;

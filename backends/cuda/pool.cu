@@ -8,7 +8,7 @@
 // AvgPoolGrad (a gather over the windows that cover it, deterministic).
 //
 // UNVERIFIED on a GPU: tests/gpu/gpu_suite_ops.cc compares each with the CPU.
-#include "window.cuh"
+#include "kernel_util.cuh"
 
 namespace grt_cuda {
 namespace {
@@ -39,8 +39,8 @@ __host__ __device__ inline void Decompose(const PoolGeom& g, int64_t i, int64_t 
 }
 
 grt_status* MakePool(const grt_kernel_ctx* ctx, const grt_shape& in, PoolGeom* g) {
-  Window w;
-  grt_status* st = ReadWindow(ctx, false, &w);
+  grt_window w;
+  grt_status* st = grt_op_window(ctx, GRT_WINDOW_KSIZE, &w);
   if (st) return st;
   if (in.rank != 4) return grt_status_new(GRT_INVALID_ARGUMENT, "input must be 4-dimensional");
   g->nchw = w.nchw;
@@ -53,8 +53,8 @@ grt_status* MakePool(const grt_kernel_ctx* ctx, const grt_shape& in, PoolGeom* g
   g->sh = w.strides[0];
   g->sw = w.strides[1];
   int64_t after;
-  if ((st = WindowDim(w, 0, g->ih, g->kh, &g->oh, &g->ph, &after))) return st;
-  return WindowDim(w, 1, g->iw, g->kw, &g->ow, &g->pw, &after);
+  if ((st = grt_window_dim(&w, 0, g->ih, g->kh, &g->oh, &g->ph, &after))) return st;
+  return grt_window_dim(&w, 1, g->iw, g->kw, &g->ow, &g->pw, &after);
 }
 
 grt_shape OutShape(const PoolGeom& g) {

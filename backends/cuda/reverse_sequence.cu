@@ -36,19 +36,10 @@ grt_status* ReverseSequence(grt_kernel_ctx* ctx) {
   if ((st = grt_kernel_attr_int(ctx, "seq_dim", &seq_dim))) return st;
   if ((st = grt_kernel_attr_int(ctx, "batch_dim", &batch_dim))) return st;
   if (!IsIndexType(grt_tensor_dtype(lens))) return NoKernel("ReverseSequence", grt_tensor_dtype(lens));
-  grt_shape xs = ShapeOf(x);
+  grt_shape xs = ShapeOf(x), ls = ShapeOf(lens);
   int32_t rank = xs.rank;
-  if (seq_dim == batch_dim)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "seq_dim == batch_dim == %lld", (long long)seq_dim);
-  if (seq_dim < 0 || seq_dim >= rank)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "seq_dim must be < input rank ( %lld vs. %d)",
-                          (long long)seq_dim, (int)rank);
-  if (batch_dim < 0 || batch_dim >= rank)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "batch_dim must be < input rank ( %lld vs. %d)",
-                          (long long)batch_dim, (int)rank);
+  if ((st = grt_op_reverse_sequence_check(&xs, seq_dim, batch_dim, &ls))) return st;  // the CPU's checks
   int64_t batch = xs.dims[batch_dim], seq = xs.dims[seq_dim];
-  if (grt_tensor_rank(lens) != 1 || grt_tensor_dim(lens, 0) != batch)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "seq_lengths must be a vector of length %lld", (long long)batch);
   cudaStream_t s = grt_cuda_stream(ctx->stream);
   grt_dtype lt = grt_tensor_dtype(lens);
   if (batch > 0) {
@@ -58,9 +49,7 @@ grt_status* ReverseSequence(grt_kernel_ctx* ctx) {
                                                        (unsigned long long*)grt_tensor_data(word));
     int64_t bad;
     if ((st = ReadFault(ctx, word, &bad))) return st;
-    if (bad >= 0)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "seq_lens(%lld) > input.dims(%lld) or negative: %lld",
-                            (long long)bad, (long long)seq_dim, DeviceIndex(ctx, lens, bad));
+    if (bad >= 0) return grt_op_reverse_sequence_length(&xs, seq_dim, bad, DeviceIndex(ctx, lens, bad));
   }
   grt_tensor* y;
   if ((st = grt_kernel_alloc_output(ctx, 0, grt_tensor_dtype(x), &xs, &y))) return st;

@@ -4,7 +4,10 @@
  *
  * TensorFlow's recurring pattern: int32 tensors are not kept in GPU memory;
  * an op "on the GPU" with int32 data has a second registration whose
- * arguments all live in host memory (its kernel is the CPU one). Shape
+ * arguments all live in host memory (its kernel is the CPU one). A row
+ * written with GRT_INT32_ON_HOST after its type attr's dtypes stands for
+ * both (kernel_registry.h); the few int32 rows that keep some argument in
+ * device memory (ZerosLike, OnesLike, Rank) are written out. Shape
  * arguments (reduction indices, dims, perm, begin/size) are host memory too.
  * Ops with no GPU registration at all here (Pow on int32, integer MatMul,
  * int32 variables, ...) land on the CPU. */
@@ -13,71 +16,54 @@
 
 #define GPU(op, constraints, host) {op, "GPU", constraints, host, 0}
 /* An element-wise op: device memory for `types`, host memory for int32. */
-#define CWISE1(op, types) GPU(op, "T: " types, ""), GPU(op, "T: " GRT_TYPES_INT32, "x, y")
-#define CWISE2(op, types) GPU(op, "T: " types, ""), GPU(op, "T: " GRT_TYPES_INT32, "x, y, z")
-#define REDUCE(op, types)                                               \
-  GPU(op, "T: " types "; Tidx: " GRT_TYPES_INDEX, "reduction_indices"),      \
-      GPU(op, "T: " GRT_TYPES_INT32 "; Tidx: " GRT_TYPES_INDEX, "input, reduction_indices, output")
+#define CWISE(op, types) GPU(op, "T: " types GRT_INT32_ON_HOST, "")
+#define REDUCE(op, types) \
+  GPU(op, "T: " types GRT_INT32_ON_HOST "; Tidx: " GRT_TYPES_INDEX, "reduction_indices")
 
 static const grt_kernel_spec kRows[] = {
     /* array_ops */
     GPU("Placeholder", "", ""),
-    GPU("Const", "dtype: " GRT_TYPES_NO_INT32, ""),
-    GPU("Const", "dtype: " GRT_TYPES_INT32, "output"),
-    GPU("Identity", "T: " GRT_TYPES_NO_INT32, ""),
-    GPU("Identity", "T: " GRT_TYPES_INT32, "input, output"),
-    GPU("StopGradient", "T: " GRT_TYPES_NO_INT32, ""),
-    GPU("StopGradient", "T: " GRT_TYPES_INT32, "input, output"),
+    GPU("Const", "dtype: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, ""),
+    GPU("Identity", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, ""),
+    GPU("StopGradient", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, ""),
     GPU("NoOp", "", ""),
     GPU("ZerosLike", "T: " GRT_TYPES_FLOAT_INT64_BOOL, ""),
     GPU("ZerosLike", "T: " GRT_TYPES_INT32, "y"),
     GPU("OnesLike", "T: " GRT_TYPES_FLOAT_INT64_BOOL, ""),
     GPU("OnesLike", "T: " GRT_TYPES_INT32, "y"),
-    GPU("Reshape", "T: " GRT_TYPES_NO_INT32 "; Tshape: " GRT_TYPES_INDEX, "shape"),
-    GPU("Reshape", "T: " GRT_TYPES_INT32 "; Tshape: " GRT_TYPES_INDEX, "tensor, shape, output"),
-    GPU("Squeeze", "T: " GRT_TYPES_NO_INT32, ""),
-    GPU("Squeeze", "T: " GRT_TYPES_INT32, "input, output"),
-    GPU("ExpandDims", "T: " GRT_TYPES_NO_INT32 "; Tdim: " GRT_TYPES_INDEX, "dim"),
-    GPU("ExpandDims", "T: " GRT_TYPES_INT32 "; Tdim: " GRT_TYPES_INDEX, "input, dim, output"),
-    GPU("Pack", "T: " GRT_TYPES_NO_INT32, ""),
-    GPU("Pack", "T: " GRT_TYPES_INT32, "values, output"),
-    GPU("Unpack", "T: " GRT_TYPES_NO_INT32, ""),
-    GPU("Unpack", "T: " GRT_TYPES_INT32, "value, output"),
-    GPU("ConcatV2", "T: " GRT_TYPES_NO_INT32 "; Tidx: " GRT_TYPES_INDEX, "axis"),
-    GPU("ConcatV2", "T: " GRT_TYPES_INT32 "; Tidx: " GRT_TYPES_INDEX, "values, axis, output"),
-    GPU("Split", "T: " GRT_TYPES_NO_INT32, "split_dim"),
-    GPU("Split", "T: " GRT_TYPES_INT32, "split_dim, value, output"),
-    GPU("Slice", "T: " GRT_TYPES_NO_INT32 "; Index: " GRT_TYPES_INDEX, "begin, size"),
-    GPU("Slice", "T: " GRT_TYPES_INT32 "; Index: " GRT_TYPES_INDEX, "input, begin, size, output"),
-    GPU("StridedSlice", "T: " GRT_TYPES_NO_INT32 "; Index: " GRT_TYPES_INDEX, "begin, end, strides"),
-    GPU("StridedSlice", "T: " GRT_TYPES_INT32 "; Index: " GRT_TYPES_INDEX, "input, begin, end, strides, output"),
+    GPU("Reshape", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; Tshape: " GRT_TYPES_INDEX, "shape"),
+    GPU("Squeeze", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, ""),
+    GPU("ExpandDims", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; Tdim: " GRT_TYPES_INDEX, "dim"),
+    GPU("Pack", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, ""),
+    GPU("Unpack", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, ""),
+    GPU("ConcatV2", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; Tidx: " GRT_TYPES_INDEX, "axis"),
+    GPU("Split", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, "split_dim"),
+    GPU("Slice", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; Index: " GRT_TYPES_INDEX, "begin, size"),
+    GPU("StridedSlice", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; Index: " GRT_TYPES_INDEX, "begin, end, strides"),
     GPU("Tile", "T: {float16, bfloat16, float32, float64, int16, int32, int64, bool}; Tmultiples: "
         GRT_TYPES_INDEX, "multiples"),
     GPU("Transpose", "Tperm: " GRT_TYPES_INDEX, "perm"), /* every dtype, int32 in device memory */
-    GPU("Fill", "T: " GRT_TYPES_NO_INT32 "; index_type: " GRT_TYPES_INDEX, "dims"),
-    GPU("Fill", "T: " GRT_TYPES_INT32 "; index_type: " GRT_TYPES_INDEX, "dims, value, output"),
-    GPU("Shape", "T: " GRT_TYPES_NO_INT32, "output"),
-    GPU("Shape", "T: " GRT_TYPES_INT32, "input, output"),
-    GPU("Size", "T: " GRT_TYPES_NO_INT32, "output"),
-    GPU("Size", "T: " GRT_TYPES_INT32, "input, output"),
+    GPU("Fill", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; index_type: " GRT_TYPES_INDEX, "dims"),
+    GPU("Shape", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, "output"),
+    GPU("Size", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, "output"),
     GPU("Rank", "T: " GRT_TYPES_REAL_NO_INT32, "output"),
     GPU("Rank", "T: {int32, bool}", "input, output"),
     GPU("OneHot", "T: " GRT_TYPES_FLOAT_INDEX_BOOL "; TI: {int32, int64, uint8}",
         "depth"),
     GPU("BroadcastGradientArgs", "T: " GRT_TYPES_INDEX, "s0, s1, r0, r1"),
     /* math_ops: element-wise */
-    CWISE2("Add", GRT_TYPES_FLOAT_INT64),
-    CWISE2("AddV2", GRT_TYPES_FLOAT_INT64),
-    CWISE2("Sub", GRT_TYPES_FLOAT_INT64),
-    CWISE2("Mul", GRT_TYPES_FLOAT_INT64),
+    CWISE("Add", GRT_TYPES_FLOAT_INT64),
+    CWISE("AddV2", GRT_TYPES_FLOAT_INT64),
+    CWISE("Sub", GRT_TYPES_FLOAT_INT64),
+    CWISE("Mul", GRT_TYPES_FLOAT_INT64),
     GPU("RealDiv", "T: " GRT_TYPES_FLOAT, ""),
-    CWISE2("Maximum", GRT_TYPES_FLOAT_INT64),
-    CWISE2("Minimum", GRT_TYPES_FLOAT_INT64),
+    CWISE("Maximum", GRT_TYPES_FLOAT_INT64),
+    CWISE("Minimum", GRT_TYPES_FLOAT_INT64),
     GPU("Pow", "T: " GRT_TYPES_FLOAT_INT64, ""),
-    CWISE2("SquaredDifference", GRT_TYPES_FLOAT_INT64),
-    CWISE1("Neg", GRT_TYPES_FLOAT_INT64),
-    CWISE1("Abs", GRT_TYPES_FLOAT_INT64),
-    CWISE1("Square", GRT_TYPES_FLOAT_INT64),
+    CWISE("SquaredDifference", GRT_TYPES_FLOAT_INT64),
+    CWISE("Neg", GRT_TYPES_FLOAT_INT64),
+    CWISE("Abs", GRT_TYPES_FLOAT_INT64),
+    CWISE("Square", GRT_TYPES_FLOAT_INT64),
     GPU("Sqrt", "T: " GRT_TYPES_FLOAT, ""),
     GPU("Rsqrt", "T: " GRT_TYPES_FLOAT, ""),
     GPU("Exp", "T: " GRT_TYPES_FLOAT, ""),
@@ -86,15 +72,14 @@ static const grt_kernel_spec kRows[] = {
     GPU("Sigmoid", "T: " GRT_TYPES_FLOAT, ""),
     GPU("TanhGrad", "T: " GRT_TYPES_FLOAT, ""),
     GPU("SigmoidGrad", "T: " GRT_TYPES_FLOAT, ""),
-    CWISE2("Less", GRT_TYPES_REAL_NO_INT32),
-    CWISE2("Greater", GRT_TYPES_REAL_NO_INT32),
-    CWISE2("GreaterEqual", GRT_TYPES_REAL_NO_INT32),
-    CWISE2("Equal", GRT_TYPES_NO_INT32),
+    CWISE("Less", GRT_TYPES_REAL_NO_INT32),
+    CWISE("Greater", GRT_TYPES_REAL_NO_INT32),
+    CWISE("GreaterEqual", GRT_TYPES_REAL_NO_INT32),
+    CWISE("Equal", GRT_TYPES_NO_INT32),
     GPU("LogicalNot", "", ""),
     GPU("Select", "T: " GRT_TYPES_FLOAT_INDEX_BOOL, ""),
     GPU("Cast", "", ""), /* every pair of dtypes, in device memory */
-    GPU("AddN", "T: " GRT_TYPES_FLOAT_INT64, ""),
-    GPU("AddN", "T: " GRT_TYPES_INT32, "inputs, sum"),
+    GPU("AddN", "T: " GRT_TYPES_FLOAT_INT64 GRT_INT32_ON_HOST, ""),
     /* math_ops: products and reductions (cuBLAS: floating point only) */
     GPU("MatMul", "T: " GRT_TYPES_FLOAT, ""),
     GPU("BatchMatMulV2", "T: " GRT_TYPES_FLOAT, ""),
@@ -132,8 +117,7 @@ static const grt_kernel_spec kRows[] = {
     GPU("_FusedConv2D", "T: {float32}", ""),
     /* indexing ops (ops/defs_index.c): int32 data and every shape-like
      * argument (start/limit/delta, axis, k, paddings) in host memory */
-    GPU("Range", "Tidx: {float32, float64, int64}", "start, limit, delta"),
-    GPU("Range", "Tidx: " GRT_TYPES_INT32, "start, limit, delta, output"),
+    GPU("Range", "Tidx: {float32, float64, int64}" GRT_INT32_ON_HOST, "start, limit, delta"),
     GPU("GatherV2", "Tparams: " GRT_TYPES_FLOAT_INT64_BOOL "; Tindices: " GRT_TYPES_INDEX, "axis"),
     GPU("GatherNd", "Tparams: " GRT_TYPES_FLOAT_INDEX "; Tindices: " GRT_TYPES_INDEX, ""),
     GPU("TensorScatterUpdate", "T: " GRT_TYPES_FLOAT_INDEX_BOOL "; Tindices: " GRT_TYPES_INDEX, ""),
@@ -143,11 +127,9 @@ static const grt_kernel_spec kRows[] = {
     GPU("Cumsum", "T: " GRT_TYPES_FLOAT_INDEX "; Tidx: " GRT_TYPES_INDEX, "axis"),
     GPU("TopKV2", "T: " GRT_TYPES_FLOAT_INDEX, "k"),
     /* Einsum: no GPU row (the CUDA plugin has no kernel; it runs on the CPU) */
-    GPU("Pad", "T: " GRT_TYPES_FLOAT_INT64_BOOL "; Tpaddings: " GRT_TYPES_INDEX, "paddings"),
-    GPU("Pad", "T: " GRT_TYPES_INT32 "; Tpaddings: " GRT_TYPES_INDEX, "input, paddings, output"),
-    GPU("PadV2", "T: " GRT_TYPES_FLOAT_INT64_BOOL "; Tpaddings: " GRT_TYPES_INDEX, "paddings"),
-    GPU("PadV2", "T: " GRT_TYPES_INT32 "; Tpaddings: " GRT_TYPES_INDEX,
-        "input, paddings, constant_values, output"),
+    GPU("Pad", "T: " GRT_TYPES_FLOAT_INT64_BOOL GRT_INT32_ON_HOST "; Tpaddings: " GRT_TYPES_INDEX, "paddings"),
+    GPU("PadV2", "T: " GRT_TYPES_FLOAT_INT64_BOOL GRT_INT32_ON_HOST "; Tpaddings: " GRT_TYPES_INDEX,
+        "paddings"),
     GPU("MirrorPad", "T: " GRT_TYPES_FLOAT "; Tpaddings: " GRT_TYPES_INDEX, "paddings"),
     /* state_ops: variables only for the dtypes Assign supports there */
     GPU("VariableV2", "dtype: " GRT_TYPES_FLOAT_INT64_BOOL, ""),
@@ -167,9 +149,9 @@ static const grt_kernel_spec kRows[] = {
     GPU("Asinh", "T: " GRT_TYPES_FLOAT, ""), GPU("Acosh", "T: " GRT_TYPES_FLOAT, ""),
     GPU("Atanh", "T: " GRT_TYPES_FLOAT, ""), GPU("Floor", "T: " GRT_TYPES_FLOAT, ""),
     GPU("Ceil", "T: " GRT_TYPES_FLOAT, ""), GPU("Round", "T: " GRT_TYPES_FLOAT, ""),
-    CWISE1("Sign", GRT_TYPES_FLOAT_INT64), GPU("Erf", "T: " GRT_TYPES_FLOAT, ""),
+    CWISE("Sign", GRT_TYPES_FLOAT_INT64), GPU("Erf", "T: " GRT_TYPES_FLOAT, ""),
     GPU("IsNan", "T: " GRT_TYPES_FLOAT, ""), GPU("IsInf", "T: " GRT_TYPES_FLOAT, ""),
-    GPU("FloorMod", "T: {float32, float64}", ""), GPU("FloorMod", "T: {int32}", "x, y, z"),
+    GPU("FloorMod", "T: {float32, float64}" GRT_INT32_ON_HOST, ""),
     GPU("TruncateMod", "T: {int32}", "x, y, z"),
     GPU("LeftShift", "T: {int8, int16, int32, int64, uint8}", ""),
     GPU("RightShift", "T: {int8, int16, int32, int64, uint8}", ""),

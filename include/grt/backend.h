@@ -421,4 +421,8 @@ static inline void grt_device_free(grt_device* d) {
 }
 #endif
 
+/* Op semantics every backend needs: window and broadcast arithmetic,
+ * reshape and gather geometry, shape-only kernels. */
+#include "grt/op_semantics.h"
+
 #endif  /* GRT_BACKEND_H_ */

@@ -13,12 +13,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "grt/backend.h"
 #include "grt/grt.h"
+
+// The ops the suite's cases ran, every file's (defined in gpu_suite_rows.cc,
+// which prints the GPU row ops no case ran).
+std::set<std::string>& GpuSuiteRanOps();
 
 namespace {
 
@@ -59,8 +64,9 @@ int Gpus() {
 // ---- one op on the GPU against the same op on the CPU --------------------
 
 // kEdges: floats with every fourth element NaN, +-inf, +-0 or a .5 tie;
-// kNonZero: no zeros (integer divisors), either sign.
-enum Fill { kRandom, kPositive, kLabels, kOneHotRows, kConst, kEdges, kNonZero };
+// kNonZero: no zeros (integer divisors), either sign; kSmall: floats as
+// kPositive, integers in [1, 6] (safe exponents, shifts and divisors).
+enum Fill { kRandom, kPositive, kLabels, kOneHotRows, kConst, kEdges, kNonZero, kSmall };
 
 struct Input {
   grt_dtype dt;
@@ -85,6 +91,7 @@ std::string ShapeJson(const std::vector<int64_t>& s) {
 }
 
 std::string GraphJson(const Case& c, const std::string& device) {
+  GpuSuiteRanOps().insert(c.op);
   std::string j = R"({"format":"grt.graph","version":1,"nodes":[)";
   std::string inputs;
   for (size_t i = 0; i < c.in.size(); i++) {
@@ -158,9 +165,13 @@ grt_tensor* Random(const Input& in) {
   grt_tensor* t = nullptr;
   EXPECT_EQ(grt_tensor_new(in.dt, (int32_t)in.shape.size(), in.shape.data(), &t), nullptr);
   int64_t n = grt_tensor_num_elements(t);
-  std::uniform_real_distribution<double> u(in.fill == kPositive ? 0.1 : -2.0, 2.0);
+  std::uniform_real_distribution<double> u(in.fill == kPositive || in.fill == kSmall ? 0.1 : -2.0, 2.0);
   int64_t classes = in.ints.empty() ? 1 : in.ints[0];
   std::uniform_int_distribution<int64_t> lab(0, classes - 1), small(-50, 50);
+  if (in.fill == kSmall) {
+    lab = std::uniform_int_distribution<int64_t>(1, 6);
+    small = lab;
+  }
   void* d = grt_tensor_data(t);
   for (int64_t i = 0; i < n; i++) {
     switch (in.dt) {
@@ -171,7 +182,9 @@ grt_tensor* Random(const Input& in) {
       case GRT_INT32: static_cast<int32_t*>(d)[i] = (int32_t)(in.fill == kLabels ? lab(g_rng) : small(g_rng)); break;
       case GRT_INT64: static_cast<int64_t*>(d)[i] = in.fill == kLabels ? lab(g_rng) : small(g_rng); break;
       case GRT_BOOL: static_cast<uint8_t*>(d)[i] = (uint8_t)(g_rng() & 1); break;
-      case GRT_UINT8: static_cast<uint8_t*>(d)[i] = (uint8_t)(in.fill == kLabels ? lab(g_rng) : g_rng() % 200); break;
+      case GRT_UINT8:
+        static_cast<uint8_t*>(d)[i] = (uint8_t)(in.fill == kLabels || in.fill == kSmall ? lab(g_rng) : g_rng() % 200);
+        break;
       case GRT_INT8: static_cast<int8_t*>(d)[i] = (int8_t)small(g_rng); break;
       case GRT_INT16: static_cast<int16_t*>(d)[i] = (int16_t)small(g_rng); break;
       default: break;

@@ -94,6 +94,9 @@ class OpRun {
   grt_var* OutputRef(int k) const { return output_refs_.at(k); }
   grt_var* Var(int input) const { return vars_.at(input); }
   int NumOutputs() const { return static_cast<int>(outputs_.size()); }
+  // The node, once Run() has added it (its op def is set even when
+  // validation failed after the first pass); NULL before.
+  const grt_node* Node() const { return node_ >= 0 ? &g_->nodes[node_] : nullptr; }
 
  private:
   grt_graph* g_ = nullptr;

@@ -15,6 +15,7 @@
 #include "tests/placer/placer_helper.h"
 
 extern "C" {
+#include "base/dtype.h"
 #include "base/mem.h"
 #include "kernels/kernel_registry.h"
 #include "ops/graph.h"
@@ -33,6 +34,7 @@ const grt_kernel_spec kTestRows[] = {
     {"MatMul", "TEST", "T: {float32}", "", 0},
     {"Shape", "test", "T: {float32}", "output", 0},  // the device in any case
     {"Mul", "TEST", "T: {float32}", "", 1},          // a kernel priority: TEST first
+    {"Neg", "TEST", "T: {float32}" GRT_INT32_ON_HOST, "", 0},  // two rows: float32, int32
 };
 constexpr int32_t kNumTestRows = sizeof kTestRows / sizeof kTestRows[0];
 
@@ -113,7 +115,10 @@ TEST_F(TestType, KernelSupportIncludesIt) {
   ASSERT_GE(n, 3);
   EXPECT_EQ(rows[n - 1]->device, g_test);
   EXPECT_GE(grt_kernel_count(), grt_kernels_cpu.n + grt_kernels_gpu.n + kNumTestRows);
-  EXPECT_EQ(grt_kernel_at(grt_kernels_cpu.n + grt_kernels_gpu.n)->spec, &kTestRows[0]);
+  int32_t first = 0;
+  while (grt_kernel_at(first) && grt_kernel_at(first)->device != g_test) first++;
+  ASSERT_NE(grt_kernel_at(first), nullptr);
+  EXPECT_EQ(grt_kernel_at(first)->spec, &kTestRows[0]);
   char buf[4096];
   grt_kernel_describe_op("MatMul", buf, sizeof buf);
   EXPECT_NE(std::string(buf).find("device='TEST'; T in [float32]"), std::string::npos) << buf;
@@ -309,6 +314,49 @@ TEST_F(TestType, RegisteringTheNameAgainFails) {
   EXPECT_EQ(cpu.code(), GRT_ALREADY_EXISTS);
 }
 
+TEST_F(TestType, Int32OnHostRowStandsForTwo) {
+  // The Neg row with the int32-on-host marker: a float32 row as written and,
+  // right after it, an int32 row with every argument in host memory.
+  const grt_kernel_def* const* rows;
+  int32_t n = grt_kernel_find_op("Neg", &rows);
+  std::vector<const grt_kernel_def*> mine;
+  for (int32_t i = 0; i < n; i++)
+    if (rows[i]->device == g_test) mine.push_back(rows[i]);
+  ASSERT_EQ(mine.size(), 2u);
+  EXPECT_EQ(mine[1]->index, mine[0]->index + 1);
+  for (const grt_kernel_def* k : mine) {
+    EXPECT_EQ(k->spec, &kTestRows[kNumTestRows - 1]);
+    ASSERT_EQ(k->n_constraints, 1);
+    EXPECT_STREQ(k->constraints[0].attr, "T");
+  }
+  EXPECT_EQ(mine[0]->constraints[0].allowed, grt_dtype_bit(GRT_FLOAT32));
+  EXPECT_EQ(mine[0]->host_inputs | mine[0]->host_outputs, 0u);
+  EXPECT_EQ(mine[1]->constraints[0].allowed, grt_dtype_bit(GRT_INT32));
+  EXPECT_EQ(mine[1]->host_inputs, 1u);   // x
+  EXPECT_EQ(mine[1]->host_outputs, 1u);  // y
+  char buf[4096];
+  grt_kernel_describe_op("Neg", buf, sizeof buf);
+  EXPECT_NE(std::string(buf).find("device='TEST'; T in [float32]\n"), std::string::npos) << buf;
+  EXPECT_NE(std::string(buf).find("device='TEST'; T in [int32]; host memory: x, y\n"),
+            std::string::npos)
+      << buf;
+
+  // A node picks the row by its dtype.
+  Graph g;
+  g.Const("i", {2}, "", GRT_INT32).Op("ineg", "Neg", {"i"}, "", GRT_INT32);
+  g.Const("f", {2}).Op("fneg", "Neg", {"f"});
+  g.Const("d", {2}, "", GRT_FLOAT64).Op("dneg", "Neg", {"d"}, "", GRT_FLOAT64);
+  int32_t kern[GRT_MAX_DEVICE_TYPES];
+  ASSERT_TRUE(Supported(g, "ineg", kern) & Bit());
+  EXPECT_EQ(kern[g_test], mine[1]->index);
+  const grt_node* ineg = &g.get()->nodes[grt_graph_find_node(g.get(), "ineg")];
+  EXPECT_TRUE(grt_kernel_input_in_host_memory(mine[1], ineg, 0));
+  EXPECT_TRUE(grt_kernel_output_in_host_memory(mine[1], ineg, 0));
+  ASSERT_TRUE(Supported(g, "fneg", kern) & Bit());
+  EXPECT_EQ(kern[g_test], mine[0]->index);
+  EXPECT_FALSE(Supported(g, "dneg", kern) & Bit());
+}
+
 TEST_F(TestType, BadRowsRegisterNothing) {
   int32_t types = grt_device_type_count(), rows = grt_kernel_count();
   struct {
@@ -323,6 +371,15 @@ TEST_F(TestType, BadRowsRegisterNothing) {
       {"BAD", {"Add", "BAD", "T: {float32}", "w", 0}, "'w' is not an argument of Add"},
       {"BAD", {"Const", "BAD", "dtype: {float32, int32}", "", 0}, "can match the same node"},
       {"BAD", {nullptr, "BAD", "", "", 0}, "kernel row 1"},
+      {"BAD", {"Neg", "BAD", "T: {float32} + int64 on host", "", 0},
+       "'+ int64 on host' after the dtypes of 'T': only '+ int32 on host' may follow"},
+      {"BAD", {"Neg", "BAD", "T: {float32} int32 on host", "", 0}, "only '+ int32 on host'"},
+      {"BAD", {"Neg", "BAD", "T: {float32, int32} + int32 on host", "", 0},
+       "'T' lists int32 and '+ int32 on host'"},
+      {"BAD", {"Sqrt", "BAD", "T: {float32} + int32 on host", "", 0},
+       "'+ int32 on host' on 'T', which Sqrt does not allow to be int32"},
+      {"BAD", {"Slice", "BAD", "T: {float32} + int32 on host; Index: {int64} + int32 on host", "", 0},
+       "on more than one attr"},
   };
   for (const auto& b : bad) {
     const grt_kernel_spec two[] = {{"Const", b.name, "dtype: {float32}", "", 0}, b.row};
@@ -334,6 +391,19 @@ TEST_F(TestType, BadRowsRegisterNothing) {
     EXPECT_EQ(t, -1);
     EXPECT_FALSE(grt_device_type_from_name(b.name, &t));
     EXPECT_EQ(grt_device_type_count(), types);
+    EXPECT_EQ(grt_kernel_count(), rows);
+  }
+  {
+    // The int32 row a marker stands for clashes with a row written out: the
+    // error names the table rows, not the parsed ones.
+    const grt_kernel_spec clash[] = {{"Const", "BAD", "dtype: {int32}", "output", 0},
+                                     {"Const", "BAD", "dtype: {float16} + int32 on host", "", 0}};
+    grt_device_type t = -1;
+    Status st(grt_device_type_register("BAD", 10, clash, 2, &t));
+    EXPECT_EQ(st.code(), GRT_INVALID_ARGUMENT);
+    EXPECT_NE(st.msg().find("kernel rows 0 and 1 (Const on BAD) can match the same node"),
+              std::string::npos)
+        << st.msg();
     EXPECT_EQ(grt_kernel_count(), rows);
   }
   for (const char* name : {"", "1X", "A-B", "A B", "ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFG"}) {
