@@ -2,8 +2,6 @@
 
 #include "grt/memory.h"
 
-#include "base/address_space.h"
-
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -59,22 +57,40 @@ static void* counted(void* p) {
   return p;
 }
 
-/* Calls that may take new address space wait while another thread holds it
- * still (address_space.h): a block of kLargeBlock or more is mapped on its
+/* Calls that may take new address space in one piece are bracketed by the
+ * installed hooks (mem.h): a block of kLargeBlock or more is mapped on its
  * own (glibc's mmap threshold starts at 128 KiB), and a thread's first
  * malloc-family call, even a free(), makes glibc reserve an arena of 64 MiB
- * for it. Anything else fits in the arena's reservation and takes no lock. */
+ * for it. Anything else fits in the arena's reservation and calls no hook. */
 enum { kLargeBlock = 128 << 10 };
 static _Thread_local bool t_has_arena;
+static const grt_mem_space_hooks* g_hooks;
+static _Thread_local const grt_mem_space_hooks* t_hooks; /* those the open bracket called */
+
+void grt_mem_set_space_hooks(const grt_mem_space_hooks* hooks) {
+  __atomic_store_n(&g_hooks, hooks, __ATOMIC_RELEASE);
+}
+
+void grt_mem_space_begin(void) {
+  const grt_mem_space_hooks* h = __atomic_load_n(&g_hooks, __ATOMIC_ACQUIRE);
+  t_hooks = h;
+  if (h) h->begin();
+}
+
+void grt_mem_space_end(void) {
+  const grt_mem_space_hooks* h = t_hooks;
+  t_hooks = NULL;
+  if (h) h->end();
+}
 
 static bool takes_space(size_t bytes) { return bytes >= kLargeBlock || !t_has_arena; }
 
-static void taking_begin(void) { grt_address_space_take_begin(); }
+static void taking_begin(void) { grt_mem_space_begin(); }
 
 /* After a malloc-family call: glibc gave this thread its arena. */
 static void taking_end(void) {
   t_has_arena = true;
-  grt_address_space_take_end();
+  grt_mem_space_end();
 }
 
 static void* malloc_gated(size_t size) {
@@ -179,9 +195,9 @@ void* grt_map_pages(size_t bytes) {
   void* p = NULL;
   return memalign_gated(&p, 4096, bytes) == 0 ? p : NULL;
 #else
-  grt_address_space_take_begin();
+  grt_mem_space_begin();
   void* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  grt_address_space_take_end();
+  grt_mem_space_end();
   return p == MAP_FAILED ? NULL : p;
 #endif
 }

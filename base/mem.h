@@ -31,9 +31,26 @@ void* grt_mem_disown(void* p);
  * grt_mem_reserve and free the block with free(). */
 int grt_posix_memalign(void** out, size_t alignment, size_t size);
 /* free() for grt_posix_memalign's blocks, which a thread's first
- * malloc-family call may be: that one waits while the address space is
- * held still (base/address_space.h). */
+ * malloc-family call may be: that one is bracketed by the space hooks. */
 void grt_posix_memalign_free(void* p);
+
+/* Hooks around every call of grt's that may take new address space in one
+ * piece: a block of 128 KiB or more (malloc maps it on its own), a thread's
+ * first malloc-family call (glibc reserves a 64 MiB arena for the thread
+ * then, even for a free()), grt_map_pages, and a new thread's stack
+ * (base/threadpool.c brackets pthread_create). For a library that needs
+ * no such call to happen at some moment: it installs hooks that can make
+ * them wait. Without hooks (the default) a bracket costs a load and a
+ * branch. Brackets never nest on a thread; end runs where begin ran. */
+typedef struct grt_mem_space_hooks {
+  void (*begin)(void);
+  void (*end)(void);
+} grt_mem_space_hooks;
+/* `hooks` (static storage; NULL removes them) apply to brackets opened after
+ * the call: install them before other threads allocate. */
+void grt_mem_set_space_hooks(const grt_mem_space_hooks* hooks);
+void grt_mem_space_begin(void);
+void grt_mem_space_end(void);
 
 /* Whole pages straight from the system (mmap), for an allocator that gives
  * large blocks back whole: munmap returns them at once, where a block freed

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "base/address_space.h"
 #include "base/cancel.h"
 #include "base/mem.h"
 #include "base/status.h"
@@ -65,10 +64,10 @@ grt_status* grt_threadpool_new(int threads, const char* name, grt_threadpool** o
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
   for (int i = 0; i < threads; i++) {
-    /* A thread's stack is new address space (address_space.h). */
-    grt_address_space_take_begin();
+    /* A thread's stack is new address space (mem.h's space hooks). */
+    grt_mem_space_begin();
     int rc = pthread_create(&p->threads[i], NULL, worker, p);
-    grt_address_space_take_end();
+    grt_mem_space_end();
     if (rc != 0) {
       p->n = i;
       grt_threadpool_free(p);

@@ -12,7 +12,16 @@
  *   conv    Conv2D 3x3 64->64 SAME on 32x56x56 NHWC through a session, beside
  *           oneDNN's convolution called directly (weights packed once)
  *
- *   exec_bench [chain|matmul|mlp|mlp2|cifar|conv|all] [--repeats N] [--no-rewrite]
+ *   libs    float32 MatMul's libraries side by side, interleaved in one run
+ *           (backends/cpu/LIBRARIES.md): the per-shape table beside oneDNN
+ *           alone (its matmul primitive for every MatMul, and the table with
+ *           dnnl_sgemm where it names OpenBLAS), on
+ *           bench/gemm_bench's shapes (one MatMul on constant weights), the
+ *           MLP and the CIFAR-10 net (inference), and the Fashion-MNIST MLP
+ *           and CNN (one training step). Min and median over rounds of the
+ *           best run of each round, and their ratios to the table's.
+ *
+ *   exec_bench [chain|matmul|mlp|mlp2|cifar|conv|libs|all] [--repeats N] [--no-rewrite]
  * (cifar reads examples/cifar10_net.json from the current directory: run
  * from the repository root.)
  * --no-rewrite: sessions without the graph rewrite (no fusion, no weight
@@ -28,6 +37,8 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "backends/cpu/matmul_dnnl.h"
+#include "examples/fashion_mnist_model.h"
 #include "grt/grt.h"
 #include "tools/blas_core.h"
 
@@ -432,6 +443,196 @@ static void bench_conv(int repeats) {
   grt_graph_free(g);
 }
 
+
+/* ---- libs: today's per-shape choice beside oneDNN alone ------------------- */
+
+enum { kLibs = 3, kMaxWork = 24, kMaxRounds = 41 };
+static const grt_mm_library kLibOrder[kLibs] = {GRT_MM_LIBRARY_TABLE, GRT_MM_LIBRARY_DNNL_MATMUL,
+                                                GRT_MM_LIBRARY_DNNL_ONLY};
+static const char* const kLibNames[kLibs] = {"table", "dnnl matmul", "dnnl only"};
+
+/* One workload: a callable with its feeds. */
+typedef struct {
+  char name[48];
+  grt_graph* g;
+  grt_session* s;
+  grt_callable* c;
+  grt_tensor* in[2];
+  int n_out;
+  int runs; /* per round and library, sized to about 30 ms */
+  double t[kLibs][kMaxRounds];
+} libs_work;
+
+static void libs_run(libs_work* w) {
+  grt_tensor* out[1] = {NULL};
+  check(grt_callable_run(w->c, w->in, w->n_out ? out : NULL, NULL), w->name);
+  grt_tensor_free(out[0]);
+}
+
+static void libs_callable(libs_work* w, const char* feed0, const char* feed1, const char* fetch,
+                          const char* target) {
+  const char* feeds[] = {feed0, feed1};
+  const char* fetches[] = {fetch};
+  const char* targets[] = {target};
+  check(grt_session_make_callable_by_name(w->s, feeds, feed1 ? 2 : 1, fetches, fetch ? 1 : 0, targets,
+                                          target ? 1 : 0, &w->c),
+        w->name);
+  w->n_out = fetch ? 1 : 0;
+}
+
+static void libs_matmul(libs_work* w, int64_t m, int64_t k, int64_t n, unsigned* seed) {
+  snprintf(w->name, sizeof w->name, "MatMul %lldx%lldx%lld", (long long)m, (long long)k, (long long)n);
+  check(grt_graph_new(&w->g), "graph");
+  int64_t xd[] = {m, k}, wd[] = {k, n};
+  placeholder(w->g, "x", 2, xd);
+  constant(w->g, "w", random_tensor(2, wd, seed));
+  binary(w->g, "y", "MatMul", "x", "w");
+  w->s = session_for(w->g);
+  libs_callable(w, "x", NULL, "y", NULL);
+  w->in[0] = random_tensor(2, xd, seed);
+}
+
+/* A session on g (taking it), its variables initialised where it has any. */
+static void libs_session(libs_work* w, const char* name, grt_graph* g) {
+  snprintf(w->name, sizeof w->name, "%s", name);
+  w->g = g;
+  w->s = session_for(g);
+  const char* init[] = {"init"};
+  if (grt_graph_find_node(g, "init") >= 0)
+    check(grt_session_run(w->s, NULL, 0, NULL, 0, init, 1, NULL, NULL), "init");
+}
+
+static void libs_infer(libs_work* w, const char* name, grt_graph* g, const char* feed, int32_t rank,
+                       const int64_t* dims, const char* fetch, unsigned* seed) {
+  libs_session(w, name, g);
+  libs_callable(w, feed, NULL, fetch, NULL);
+  w->in[0] = random_tensor(rank, dims, seed);
+}
+
+static void libs_train(libs_work* w, const char* name, grt_graph* g, int64_t batch, unsigned* seed) {
+  libs_session(w, name, g);
+  libs_callable(w, "x", "labels", NULL, "train");
+  w->in[0] = random_tensor(2, (int64_t[]){batch, 784}, seed);
+  int64_t yd[] = {batch};
+  check(grt_tensor_new(GRT_INT32, 1, yd, &w->in[1]), "labels");
+  int32_t* y = grt_tensor_data(w->in[1]);
+  for (int64_t i = 0; i < batch; i++) y[i] = rand_r(seed) % 10;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(const double* v, int n) {
+  double s[kMaxRounds];
+  memcpy(s, v, sizeof *v * (size_t)n);
+  qsort(s, (size_t)n, sizeof *s, cmp_double);
+  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+static double minimum(const double* v, int n) {
+  double m = v[0];
+  for (int i = 1; i < n; i++) m = v[i] < m ? v[i] : m;
+  return m;
+}
+
+static void print_load(const char* when) {
+  double l[3] = {0, 0, 0};
+  FILE* f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf %lf %lf", &l[0], &l[1], &l[2]) != 3) l[0] = l[1] = l[2] = -1;
+    fclose(f);
+  }
+  printf("load average %s: %.2f %.2f %.2f\n", when, l[0], l[1], l[2]);
+}
+
+static void bench_libs(int rounds) {
+  static const int64_t kShapes[][3] = {
+      {1, 784, 256},  {1, 256, 256},  {1, 256, 10},   {256, 784, 256}, {256, 256, 256},
+      {256, 256, 10}, {1, 2304, 384}, {1, 384, 192},  {1, 192, 10},    {64, 2304, 384},
+      {64, 384, 192}, {64, 192, 10},  {32, 512, 512}, {1024, 1024, 1024},
+  };
+  if (rounds > kMaxRounds) rounds = kMaxRounds;
+  if (rounds < 1) rounds = 1;
+  static libs_work work[kMaxWork];
+  int n = 0;
+  unsigned seed = 11;
+  for (size_t i = 0; i < sizeof kShapes / sizeof kShapes[0]; i++)
+    libs_matmul(&work[n++], kShapes[i][0], kShapes[i][1], kShapes[i][2], &seed);
+  libs_infer(&work[n++], "MLP infer b1", mlp_graph(), "x", 2, (int64_t[]){1, 784}, "probs", &seed);
+  libs_infer(&work[n++], "MLP infer b256", mlp_graph(), "x", 2, (int64_t[]){256, 784}, "probs", &seed);
+  for (int b = 0; b < 2; b++) {
+    grt_graph* g;
+    check(grt_graph_load("examples/cifar10_net.json", &g), "examples/cifar10_net.json");
+    int64_t batch = b ? 64 : 1;
+    libs_infer(&work[n++], b ? "CIFAR infer b64" : "CIFAR infer b1", g, "images", 4,
+               (int64_t[]){batch, 24, 24, 3}, "probs", &seed);
+  }
+  fmnist_model_options mo = {.towers = 1, .cpus = 1, .learning_rate = 1e-3, .seed = 1};
+  grt_graph* g;
+  check(fmnist_build_mlp(&mo, &g), "fmnist mlp");
+  libs_train(&work[n++], "FMNIST MLP train b256", g, 256, &seed);
+  check(fmnist_build_cnn(&mo, &g), "fmnist cnn");
+  libs_train(&work[n++], "FMNIST CNN train b64", g, 64, &seed);
+
+  /* Warm every library's plans and packed weights, then size the rounds. */
+  for (int i = 0; i < n; i++) {
+    double best = 1e30;
+    for (int l = 0; l < kLibs; l++) {
+      grt_matmul_set_library(kLibOrder[l]);
+      for (int r = 0; r < 3; r++) {
+        double t0 = now_s();
+        libs_run(&work[i]);
+        double t = now_s() - t0;
+        if (t < best) best = t;
+      }
+    }
+    work[i].runs = best > 0.03 ? 1 : (int)(0.03 / best);
+  }
+  print_load("before");
+  /* Interleaved: each round runs every workload under each library in
+   * turn, the order rotating, so drifts in the machine's load fall on all. */
+  for (int r = 0; r < rounds; r++)
+    for (int i = 0; i < n; i++)
+      for (int q = 0; q < kLibs; q++) {
+        int l = (q + r + i) % kLibs;
+        grt_matmul_set_library(kLibOrder[l]);
+        double best = 1e30;
+        for (int k = 0; k < work[i].runs; k++) {
+          double t0 = now_s();
+          libs_run(&work[i]);
+          double t = now_s() - t0;
+          best = t < best ? t : best;
+        }
+        work[i].t[l][r] = best;
+      }
+  grt_matmul_set_library(GRT_MM_LIBRARY_TABLE);
+  print_load("after");
+  printf("%d rounds of about 30 ms per workload and library; microseconds per run: min / median "
+         "over the rounds of each round's best run; ratios to the table's (min, median)\n", rounds);
+  printf("%-22s | %19s", "workload", kLibNames[0]);
+  for (int l = 1; l < kLibs; l++) printf(" | %19s %13s", kLibNames[l], "ratio");
+  printf("\n");
+  for (int i = 0; i < n; i++) {
+    libs_work* w = &work[i];
+    double mn[kLibs], md[kLibs];
+    for (int l = 0; l < kLibs; l++) {
+      mn[l] = minimum(w->t[l], rounds) * 1e6;
+      md[l] = median(w->t[l], rounds) * 1e6;
+    }
+    printf("%-22s | %9.1f %9.1f", w->name, mn[0], md[0]);
+    for (int l = 1; l < kLibs; l++)
+      printf(" | %9.1f %9.1f %6.3f %6.3f", mn[l], md[l], mn[l] / mn[0], md[l] / md[0]);
+    printf("\n");
+    grt_callable_free(w->c);
+    grt_tensor_free(w->in[0]);
+    grt_tensor_free(w->in[1]);
+    grt_session_free(w->s);
+    grt_graph_free(w->g);
+  }
+}
+
 int main(int argc, char** argv) {
   grt_select_blas_core(argv);
   const char* which = "all";
@@ -449,5 +650,6 @@ int main(int argc, char** argv) {
   if (!strcmp(which, "all") || !strcmp(which, "mlp2")) bench_mlp2(repeats);
   if (!strcmp(which, "all") || !strcmp(which, "cifar")) bench_cifar(repeats);
   if (!strcmp(which, "all") || !strcmp(which, "conv")) bench_conv(repeats);
+  if (!strcmp(which, "libs")) bench_libs(repeats);
   return 0;
 }

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "base/address_space.h"
+#include "backends/cpu/address_space.h"
 #include "base/mem.h"
 #include "base/status.h"
 
@@ -54,7 +54,7 @@ static grt_status* exhausted(void) {
  * pool has is taken first (all are free now: none of them allocates), so
  * the next take must allocate, right after the same room was checked and
  * freed. From that check to OpenBLAS's allocation the address space is held
- * still (base/address_space.h): no other grt thread maps a tensor, starts a
+ * still (address_space.h): no other grt thread maps a tensor, starts a
  * thread or has glibc reserve a new thread's 64 MiB arena in between. */
 static grt_status* grow(void) {
   void** held = grt_calloc((size_t)g_buffers + 1, sizeof *held);

@@ -14,7 +14,7 @@
  * allocation fails the kernel fails with RESOURCE_EXHAUSTED instead of
  * entering OpenBLAS. Growth is exclusive; calls that find a buffer run
  * concurrently. From the trial to OpenBLAS's own allocation the address
- * space is held still (base/address_space.h): no other grt thread maps a
+ * space is held still (address_space.h): no other grt thread maps a
  * block, starts a thread or reserves an arena meanwhile. What remains is
  * what that gate cannot stop (threads grt does not own), within the trial's
  * 65 MiB of slack. */

@@ -54,8 +54,8 @@ void grt_mm_state_free(void* state);
 /* Runs the product on oneDNN. `state` may be NULL (nothing cached). */
 GRT_MUST_USE grt_status* grt_mm_dnnl_run(grt_kernel_ctx* ctx, void* state, const grt_mm_call* c);
 
-/* True where oneDNN measured faster than OpenBLAS for an m x k x n product
- * (matmul_select.c). */
+/* True where the table gives an m x k x n product to oneDNN's matmul
+ * primitive (matmul_select.c). */
 bool grt_matmul_pick_dnnl(int64_t m, int64_t k, int64_t n);
 
 /* The _FusedMatMul kernel (matmul_fused.c) and _FusedConv2D's (conv_fused.c). */
@@ -70,6 +70,21 @@ float grt_mm_activate(grt_mm_activation act, float x);
 
 /* The activation as a oneDNN eltwise post-op. */
 void grt_mm_activation_eltwise(grt_mm_activation act, int* alg, float* alpha, float* beta);
+
+/* Benchmark hook (bench/exec_bench libs): which libraries run float32
+ * products, process-wide. TABLE: matmul_select.c's table (the default);
+ * DNNL_MATMUL: oneDNN's matmul primitive for every MatMul/_FusedMatMul;
+ * DNNL_ONLY: the table with dnnl_sgemm where it says OpenBLAS. */
+typedef enum grt_mm_library {
+  GRT_MM_LIBRARY_TABLE = 0,
+  GRT_MM_LIBRARY_DNNL_MATMUL,
+  GRT_MM_LIBRARY_DNNL_ONLY,
+} grt_mm_library;
+void grt_matmul_set_library(grt_mm_library library);
+
+/* True where the table gives a float32 GEMM of m x k x n to oneDNN's sgemm
+ * (matmul_gemm.c runs it in row blocks) rather than OpenBLAS. */
+bool grt_matmul_pick_sgemm(int64_t m, int64_t k, int64_t n);
 
 /* Test hook: weight packings done by this process so far. */
 int64_t grt_mm_pack_count(void);

@@ -1,15 +1,20 @@
 /* The GEMM engines behind MatMul and BatchMatMulV2 (see matmul_gemm.h).
  *
- * float32/float64 call OpenBLAS directly on the tensors' memory: nothing is
- * copied or converted. OpenBLAS runs single-threaded with its work buffers
- * checked for room first (blas_buffers.h); a large GEMM is split into row
- * blocks over the intra-op pool. Integer types use a row loop whose arithmetic is done in
+ * float32/float64 call a BLAS directly on the tensors' memory: nothing is
+ * copied or converted. float64, and float32 where matmul_select.c's table
+ * says OpenBLAS, run on OpenBLAS, single-threaded with its work buffers
+ * checked for room first (blas_buffers.h); float32 products the table
+ * gives oneDNN's sgemm (the large ones) run on dnnl_sgemm, one thread per
+ * call. Either way a large GEMM is split into row blocks over the intra-op
+ * pool. Integer types use a row loop whose arithmetic is done in
  * unsigned types, so overflow wraps (as TensorFlow's Eigen kernels do in
  * practice) without undefined behaviour in C. */
 #include "backends/cpu/matmul_gemm.h"
 
 #include <cblas.h>
+#include <dnnl.h>
 #include <limits.h>
+#include <omp.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -17,6 +22,8 @@
 #include "base/dtype.h"
 #include "base/status.h"
 #include "backends/cpu/blas_buffers.h"
+#include "backends/cpu/dnnl_util.h"
+#include "backends/cpu/matmul_dnnl.h"
 
 /* OpenBLAS runs GEMMs up to this many multiply-adds on one thread; below it
  * independent batch entries are worth spreading over the intra-op pool. */
@@ -25,9 +32,9 @@
 typedef grt_status* (*gemm_one_fn)(const grt_gemm_plan* p, const void* a, const void* b, void* c,
                             grt_threadpool* pool);
 
-/* Rows [i0, i1) of C from the matching rows of op(A): OpenBLAS is single-
- * threaded (blas_buffers.h), so a large GEMM is split into row blocks over
- * grt's intra-op pool, one OpenBLAS call per block. Blocks are also kept
+/* Rows [i0, i1) of C from the matching rows of op(A): each BLAS call is
+ * single-threaded (OpenBLAS: blas_buffers.h), so a large GEMM is split into
+ * row blocks over grt's intra-op pool, one call per block. Blocks are also kept
  * to about kBlockMacs multiply-adds each (about 10 ms here), and a
  * cancelled or timed-out run stops between them: one OpenBLAS call cannot
  * be interrupted, so a big GEMM made of one call would hold a stopped run
@@ -41,12 +48,26 @@ typedef struct {
   void* c;
   int64_t rows;              /* per block */
   bool is_double;
+  bool dnnl;                 /* float32 on dnnl_sgemm, not OpenBLAS */
   _Atomic(grt_status*) err;  /* the first block's failure */
 } blas_job;
 
 static void keep_first(_Atomic(grt_status*)* slot, grt_status* s) {
   grt_status* none = NULL;
   if (s && !atomic_compare_exchange_strong(slot, &none, s)) grt_status_free(s);
+}
+
+/* oneDNN's sgemm on one thread (the block is the unit of parallelism);
+ * it allocates its packing buffers itself and reports a failure, where
+ * OpenBLAS would retry forever. */
+static grt_status* dnnl_block(const blas_job* j, int64_t i0, int64_t i1) {
+  const grt_gemm_plan* p = j->p;
+  const float* a = (const float*)j->a + (p->ta ? i0 : i0 * p->k);
+  if (omp_get_max_threads() != 1) omp_set_num_threads(1);
+  return grt_dnnl_check(dnnl_sgemm(p->ta ? 'T' : 'N', p->tb ? 'T' : 'N', i1 - i0, p->n, p->k, 1.0f, a,
+                                   p->ta ? p->m : p->k, j->b, p->tb ? p->k : p->n, 0.0f,
+                                   (float*)j->c + i0 * p->n, p->n),
+                        "oneDNN sgemm");
 }
 
 static void one_block(const blas_job* j, int64_t i0, int64_t i1) {
@@ -72,8 +93,26 @@ static void one_block(const blas_job* j, int64_t i0, int64_t i1) {
   }
 }
 
+/* dnnl_sgemm's blocks: no OpenBLAS buffer to make room for. */
+static void dnnl_blocks(blas_job* j, int64_t first, int64_t last) {
+  const grt_cancel_token* cancel = grt_cancel_current();
+  for (int64_t blk = first; blk < last; blk++) {
+    if (blk > first && grt_cancel_check(cancel) != GRT_OK) break;
+    int64_t i0 = blk * j->rows, i1 = i0 + j->rows < j->p->m ? i0 + j->rows : j->p->m;
+    grt_status* s = dnnl_block(j, i0, i1);
+    if (s) {
+      keep_first(&j->err, s);
+      return;
+    }
+  }
+}
+
 static void gemm_blocks(void* arg, int64_t first, int64_t last) {
   blas_job* j = arg;
+  if (j->dnnl) {
+    dnnl_blocks(j, first, last);
+    return;
+  }
   grt_status* s = grt_blas_buffers_enter();
   if (s) {
     keep_first(&j->err, s);
@@ -106,7 +145,8 @@ static grt_status* blas_split(const grt_gemm_plan* p, const void* a, const void*
   if (cap < kMinBlockRows) cap = kMinBlockRows;
   if (!small && rows > cap) rows = cap;
   rows = (rows + 15) / 16 * 16;
-  blas_job j = {p, a, b, c, rows, is_double, NULL};
+  bool dnnl = !is_double && grt_matmul_pick_sgemm(p->m, p->k, p->n);
+  blas_job j = {p, a, b, c, rows, is_double, dnnl, NULL};
   int64_t n_blocks = (p->m + rows - 1) / rows;
   if (n_blocks <= 1) gemm_blocks(&j, 0, 1);
   else grt_parallel_for(pool, n_blocks, rows * row_macs, gemm_blocks, &j);

@@ -1,36 +1,63 @@
 /* Which library runs a float32 MatMul / _FusedMatMul of m x k times k x n.
  * Data, not code: the first row whose bound the product's multiply-adds
- * (m * k * n) stay under names the library. The figures behind the rows are
- * bench/gemm_bench's, on a 2-vCPU AMD EPYC (Zen 5, AVX-512) with OpenBLAS's
- * SkylakeX kernels (what the grt command selects) and oneDNN 2.6's avx512
- * kernels; backends/cpu/LIBRARIES.md has the table. */
+ * (m * k * n) stay under names the engine. The figures behind the rows are
+ * bench/exec_bench libs's (today's table beside oneDNN alone, interleaved
+ * in one run); backends/cpu/LIBRARIES.md has them. */
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "backends/cpu/matmul_dnnl.h"
 
+typedef enum { OPENBLAS, DNNL_MATMUL, DNNL_SGEMM } engine;
+
 typedef struct {
   int64_t below; /* multiply-adds, exclusive */
-  bool dnnl;
+  engine engine;
   const char* why;
 } pick_row;
 
 static const pick_row kPicks[] = {
-    /* 1x256x256 2.2 us vs 5.0; 1x384x192 1.3 vs 5.8; 64x192x10 2.6 vs 4.1:
-     * a oneDNN primitive call costs a few microseconds of its own. */
-    {INT64_C(1) << 17, false, "small: OpenBLAS's call is cheaper"},
-    /* 1x784x256 6.9 vs 5.9 (packed); 256x784x256 517 vs 226; 64x2304x384
-     * 416 vs 254; 32x512x512 77 vs 39: oneDNN's packed-weight kernels. */
-    {INT64_C(1) << 28, true, "medium: oneDNN 1.2-2.3x faster"},
-    /* 1024^3 31 ms vs 41: OpenBLAS's large-GEMM blocking wins. */
-    {INT64_MAX, false, "large: OpenBLAS faster"},
+    /* 1x256x10 1.1 us vs 1.3 (sgemm) and 2.5 (matmul); 1x256x256 3.3 vs
+     * 3.6 and 7.3: a oneDNN call costs a few tenths of a microsecond more,
+     * its matmul primitive a microsecond or more. */
+    {INT64_C(1) << 17, OPENBLAS, "small: OpenBLAS's call is cheaper"},
+    /* oneDNN's matmul on packed weights: at or under OpenBLAS's time at
+     * every shape measured (the MLP and conv net layers). */
+    {INT64_C(1) << 28, DNNL_MATMUL, "medium: oneDNN's packed-weight kernels"},
+    /* 1024^3: 0.91x OpenBLAS's SkylakeX kernels, 0.2x its Prescott ones
+     * (what 0.3.21 runs on CPUs it does not know); in row blocks, so a
+     * cancelled run still stops between them (matmul_gemm.c). */
+    {INT64_MAX, DNNL_SGEMM, "large: oneDNN's sgemm"},
 };
 
-bool grt_matmul_pick_dnnl(int64_t m, int64_t k, int64_t n) {
-  if (m <= 0 || k <= 0 || n <= 0) return false;
+/* bench/exec_bench libs's switch (matmul_dnnl.h). */
+static int g_library = GRT_MM_LIBRARY_TABLE;
+
+void grt_matmul_set_library(grt_mm_library library) {
+  __atomic_store_n(&g_library, (int)library, __ATOMIC_RELAXED);
+}
+
+static engine pick(int64_t m, int64_t k, int64_t n) {
+  int library = __atomic_load_n(&g_library, __ATOMIC_RELAXED);
+  if (library == GRT_MM_LIBRARY_DNNL_MATMUL) return DNNL_MATMUL;
   int64_t work = m > INT64_MAX / k ? INT64_MAX : m * k;
   work = work > INT64_MAX / n ? INT64_MAX : work * n;
   for (size_t i = 0; i < sizeof kPicks / sizeof kPicks[0]; i++)
-    if (work < kPicks[i].below) return kPicks[i].dnnl;
-  return false;
+    if (work < kPicks[i].below) {
+      engine e = kPicks[i].engine;
+      return e == OPENBLAS && library == GRT_MM_LIBRARY_DNNL_ONLY ? DNNL_SGEMM : e;
+    }
+  return DNNL_SGEMM;
+}
+
+bool grt_matmul_pick_dnnl(int64_t m, int64_t k, int64_t n) {
+  return m > 0 && k > 0 && n > 0 && pick(m, k, n) == DNNL_MATMUL;
+}
+
+/* For the GEMM engine (matmul_gemm.c), which a product the table gives
+ * oneDNN's matmul reaches only from BatchMatMulV2 (OpenBLAS's, unmeasured
+ * against oneDNN's there) or under the benchmark's DNNL_ONLY (sgemm). */
+bool grt_matmul_pick_sgemm(int64_t m, int64_t k, int64_t n) {
+  if (__atomic_load_n(&g_library, __ATOMIC_RELAXED) == GRT_MM_LIBRARY_DNNL_ONLY) return true;
+  return m > 0 && k > 0 && n > 0 && pick(m, k, n) == DNNL_SGEMM;
 }

@@ -1,6 +1,8 @@
-// Large GEMMs split into row blocks over the intra-op pool (OpenBLAS runs
-// single-threaded: backends/cpu/blas_buffers.h) give what a float64 loop
-// gives, for every transpose, block remainder and batch layout.
+// Large GEMMs split into row blocks over the intra-op pool, one
+// single-threaded BLAS call per block (OpenBLAS: backends/cpu/blas_buffers.h;
+// oneDNN's sgemm for float32 where matmul_select.c's table says so), give
+// what a float64 loop gives, for every transpose, block remainder and batch
+// layout.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +11,7 @@
 
 extern "C" {
 #include "base/threadpool.h"
+#include "backends/cpu/matmul_dnnl.h"
 #include "backends/cpu/matmul_gemm.h"
 }
 
@@ -59,6 +62,29 @@ TEST(GemmBlocks, SplitGemmsMatchFloat64Loops) {
   Check<float>(GRT_FLOAT32, 70, 50, 60, false, false, 3, pool);   // batched as one tall GEMM
   Check<float>(GRT_FLOAT32, 70, 50, 60, true, false, 3, pool);    // batched, one by one
   Check<float>(GRT_FLOAT32, 203, 67, 91, false, true, 1, nullptr);  // no pool
+  grt_threadpool_free(pool);
+}
+
+// The same shapes with float32 on oneDNN's sgemm (the benchmark's switch:
+// the table's OpenBLAS rows go to dnnl_sgemm too), and one product large
+// enough for the table itself to give it dnnl_sgemm (2^28 multiply-adds
+// and more), with a short last block.
+TEST(GemmBlocks, DnnlSgemmBlocksMatchFloat64Loops) {
+  grt_threadpool* pool = nullptr;
+  ASSERT_EQ(grt_threadpool_new(3, "gemm-test", &pool), nullptr);
+  EXPECT_FALSE(grt_matmul_pick_sgemm(203, 91, 67));
+  EXPECT_TRUE(grt_matmul_pick_sgemm(1030, 512, 512));
+  grt_matmul_set_library(GRT_MM_LIBRARY_DNNL_ONLY);
+  EXPECT_TRUE(grt_matmul_pick_sgemm(203, 91, 67));
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      Check<float>(GRT_FLOAT32, 203, 67, 91, ta, tb, 1, pool);
+      Check<float>(GRT_FLOAT32, 40, 33, 200, ta, tb, 1, pool);
+      Check<float>(GRT_FLOAT32, 1, 5, 300, ta, tb, 1, pool);  // a single row
+    }
+  Check<float>(GRT_FLOAT32, 70, 50, 60, true, false, 3, pool);
+  grt_matmul_set_library(GRT_MM_LIBRARY_TABLE);
+  Check<float>(GRT_FLOAT32, 1030, 512, 512, false, true, 1, pool);
   grt_threadpool_free(pool);
 }
 

@@ -1,4 +1,4 @@
-// base/address_space.h: while one thread holds the address space still,
+// backends/cpu/address_space.h: while one thread holds the address space still,
 // grt's calls that take new address space on other threads (large blocks,
 // mapped pages, a thread's first allocation, thread creation) wait for the
 // release; small blocks from an existing arena and the holder's own calls
@@ -10,7 +10,7 @@
 #include <functional>
 #include <thread>
 
-#include "base/address_space.h"
+#include "backends/cpu/address_space.h"
 #include "base/mem.h"
 #include "base/threadpool.h"
 #include "gtest/gtest.h"

@@ -1,8 +1,10 @@
 /* Holding the process's address space still (address_space.h). */
-#include "base/address_space.h"
+#include "backends/cpu/address_space.h"
 
 #include <pthread.h>
 #include <stdbool.h>
+
+#include "base/mem.h"
 
 /* Writer-preferring: a stream of tensor allocations on other threads must
  * not keep a holder waiting. The non-recursive kind is fine because the
@@ -23,10 +25,16 @@ void grt_address_space_release(void) {
   pthread_rwlock_unlock(&g_space);
 }
 
-void grt_address_space_take_begin(void) {
+static void take_begin(void) {
   if (!t_holding) pthread_rwlock_rdlock(&g_space);
 }
 
-void grt_address_space_take_end(void) {
+static void take_end(void) {
   if (!t_holding) pthread_rwlock_unlock(&g_space);
 }
+
+static const grt_mem_space_hooks kHooks = {take_begin, take_end};
+
+/* Installed as the library loads, before any of its threads allocate, so
+ * no bracket is open unhooked when a holder first takes the gate. */
+__attribute__((constructor)) static void install_hooks(void) { grt_mem_set_space_hooks(&kHooks); }
