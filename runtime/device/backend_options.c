@@ -168,9 +168,11 @@ int32_t grt_backend_values_devices(const grt_backend_values* v, const char* type
 
 grt_status* grt_backend_options_check(const grt_backend_options* o) {
   if (!o) return NULL;
-  if (o->n < 0 || o->n > GRT_MAX_BACKEND_OPTIONS || (o->n && !o->options))
+  if (o->n < 0 || o->n > GRT_MAX_BACKEND_OPTIONS)
     return GRT_ERROR(INVALID_ARGUMENT, "it declares %d options (at most %d)", (int)o->n,
                      GRT_MAX_BACKEND_OPTIONS);
+  if (o->n && !o->options)
+    return GRT_ERROR(INVALID_ARGUMENT, "it declares %d options but no table of them", (int)o->n);
   for (int32_t i = 0; i < o->n; i++) {
     const char* k = o->options[i].key;
     if (!k || !k[0] || strchr(k, '.') || strchr(k, '=') || strlen(k) > 64)

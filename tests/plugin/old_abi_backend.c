@@ -26,6 +26,6 @@ static const struct {
     .kernel = kernel,
 };
 
-__attribute__((visibility("default"))) const grt_backend* grt_backend_entry(uint32_t host_api_version) {
+__attribute__((visibility("default"))) const grt_backend* grt_backend_entry(uint32_t host) {
   return (const grt_backend*)&kBackend;
 }

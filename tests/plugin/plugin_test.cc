@@ -262,7 +262,8 @@ TEST(Plugin, ApiVersion4PluginIsRefused) {
   ASSERT_NE(st, nullptr);
   std::string m = grt_status_message(st);
   grt_status_free(st);
-  EXPECT_EQ(m, "plugin " + path + " refused: built for backend API version 4, this library has version 5");
+  EXPECT_EQ(m, "plugin " + path +
+                   " refused: built for backend API version 4, this library has version 5");
   EXPECT_EQ(GRT_BACKEND_API_VERSION, 5u);
 }
 
@@ -287,7 +288,8 @@ TEST(Plugin, BackendOwnOptionIsCheckedAndReachesTheBackend) {
             "unknown session option 'test.copy_delay' (device type TEST has: test.copy_delay_us)");
   char doc[8192];
   ASSERT_LT(grt_session_options_describe(doc, sizeof doc), sizeof doc);
-  EXPECT_NE(std::string(doc).find("\ntest.copy_delay_us\tinteger 0 to 1000000\t300\t"), std::string::npos)
+  EXPECT_NE(std::string(doc).find("\ntest.copy_delay_us\tinteger 0 to 1000000\t300\t"),
+            std::string::npos)
       << doc;
 
   grt_graph* g = nullptr;
