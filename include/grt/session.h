@@ -60,6 +60,13 @@ GRT_API GRT_MUST_USE grt_status* grt_session_options_set(grt_session_options* o,
  * options (CPU's and GPU's, then those of loaded plugins). Writes at most
  * `size` bytes (NUL-terminated) and returns the length the whole text needs. */
 GRT_API size_t grt_session_options_describe(char* buf, size_t size);
+/* The device set a session made with `o` (NULL: defaults) sees on this
+ * machine: cpu.devices logical CPUs and every device the loaded backends
+ * report, as their types' options shape them (gpu.virtual_devices makes
+ * each card several GPUs), each described by its backend. What
+ * `grt devices --option KEY=VALUE` prints. Caller frees *out. */
+GRT_API GRT_MUST_USE grt_status* grt_session_options_device_set(const grt_session_options* o,
+                                                                grt_device_set** out);
 
 /* ---- sessions ---------------------------------------------------------- */
 

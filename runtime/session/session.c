@@ -17,9 +17,7 @@ static grt_status* place(grt_session* s) {
   grt_place_options_set_soft_placement(po, s->opts.allow_soft_placement);
   grt_status* st = grt_place_options_set_ps_devices(po, s->opts.ps_devices);
   if (!st) st = grt_place_options_set_ps_strategy(po, s->opts.ps_strategy);
-  /* cpu.devices: the CPU's option decides its count (its probe says 1). */
-  int32_t cpus = grt_backend_values_devices(s->opts.backend, "CPU", 1);
-  if (!st) st = grt_device_set_from_machine_split(cpus, s->opts.backend, &s->devices);
+  if (!st) st = grt_session_options_device_set(&s->opts, &s->devices);
   if (!st) st = grt_place(s->graph, s->devices, po, &s->plan);
   grt_place_options_free(po);
   return st;

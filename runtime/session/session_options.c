@@ -16,6 +16,7 @@
 #include "base/mem.h"
 #include "base/status.h"
 #include "base/strbuf.h"
+#include "runtime/device/device.h"
 
 typedef grt_status* (*parse_fn)(const char* key, const char* value, void* field);
 
@@ -210,4 +211,12 @@ size_t grt_session_options_describe(char* buf, size_t size) {
   if (size) snprintf(buf, size, "%s", b.failed ? "" : grt_strbuf_str(&b));
   grt_free(b.s);
   return len;
+}
+
+grt_status* grt_session_options_device_set(const grt_session_options* o, grt_device_set** out) {
+  *out = NULL;
+  const grt_backend_values* v = o ? o->backend : NULL;
+  /* cpu.devices: the CPU's option decides its count (its probe says 1). */
+  int32_t cpus = grt_backend_values_devices(v, "CPU", 1);
+  return grt_device_set_from_machine_split(cpus, v, out);
 }

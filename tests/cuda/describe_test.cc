@@ -56,6 +56,15 @@ TEST(Describe, DeviceMappingShowsWhatThePluginSays) {
             std::string::npos) << m;
   EXPECT_NE(m.find("device:GPU:6 -> device: 1, name: stand-in card 1, memory: 1024 MiB\n"),
             std::string::npos) << m;
+  // The same through the public API, from session options.
+  grt_session_options* o = nullptr;
+  ASSERT_EQ(grt_session_options_new(&o), nullptr);
+  ASSERT_EQ(grt_session_options_set(o, "gpu.virtual_devices", "1024,1024,1024,2048"), nullptr);
+  grt_device_set* from_options = nullptr;
+  ASSERT_EQ(grt_session_options_device_set(o, &from_options), nullptr);
+  EXPECT_EQ(Mapping(from_options), m);
+  grt_device_set_free(from_options);
+  grt_session_options_free(o);
   // A copy keeps the descriptions.
   grt_device_set* c = nullptr;
   ASSERT_EQ(grt_device_set_copy(ds, &c), nullptr);
