@@ -3,6 +3,8 @@
  *              [--init TARGET] [--restore CKPT] [--steps N] [--quiet]
  *              [--save CKPT] [--trace OUT.json]
  *              [--memory-limit BYTES[K|M|G]] [--timeout-ms MS] [--compact] [--no-mmap]
+ *              [--graph-capture] [--option KEY=VALUE]...
+ * grt run --help: this, and every session option (grt_session_options_describe).
  * Runs a graph through a session; fetches are printed as JSON tensors, one
  * per line, after the last step. --restore loads the variables after
  * --init, --save writes them after the last step (docs/checkpoint-format.md).
@@ -26,8 +28,9 @@ static const char kUsage[] =
     "               [--init TARGET] [--restore CKPT] [--steps N] [--quiet]\n"
     "               [--save CKPT] [--trace OUT.json]\n"
     "               [--memory-limit BYTES[K|M|G]] [--timeout-ms MS] [--compact] [--no-mmap]\n"
-    "               [--graph-capture]\n"
-    "  VALUE: a JSON tensor {\"dtype\",\"shape\",\"values\"} or @file.npy\n";
+    "               [--graph-capture] [--option KEY=VALUE]...\n"
+    "  VALUE: a JSON tensor {\"dtype\",\"shape\",\"values\"} or @file.npy\n"
+    "  --option KEY=VALUE: a session option (listed below by --help), set after the flags' own\n";
 
 typedef struct {
   const char* file;
@@ -45,7 +48,8 @@ typedef struct {
   bool compact;
   bool no_mmap;
   bool graph_capture; /* steps through a callable with graph_capture */
-  int n_feeds, n_fetches, n_targets;
+  int n_feeds, n_fetches, n_targets, n_options;
+  const char** options; /* "KEY=VALUE" of --option, set after the flags' options */
   grt_feed* feeds;
   const char** fetches;
   const char** targets;
@@ -70,8 +74,9 @@ static int parse_args(int argc, char** argv, run_args* a) {
   a->feeds = calloc((size_t)argc, sizeof *a->feeds);
   a->fetches = calloc((size_t)argc, sizeof *a->fetches);
   a->targets = calloc((size_t)argc, sizeof *a->targets);
+  a->options = calloc((size_t)argc, sizeof *a->options);
   a->steps = 1;
-  if (!a->feeds || !a->fetches || !a->targets) return usage("out of memory");
+  if (!a->feeds || !a->fetches || !a->targets || !a->options) return usage("out of memory");
   for (int i = 1; i < argc; i++) {
     const char* v;
     if (argv[i][0] != '-') {
@@ -91,6 +96,10 @@ static int parse_args(int argc, char** argv, run_args* a) {
       a->feeds[a->n_feeds++].name = v; /* split later */
     } else if ((v = value_of(argc, argv, &i, "--fetch"))) {
       a->fetches[a->n_fetches++] = v;
+    } else if ((v = value_of(argc, argv, &i, "--option"))) {
+      const char* eq = strchr(v, '=');
+      if (!eq || eq == v) return usage("--option needs KEY=VALUE");
+      a->options[a->n_options++] = v;
     } else if ((v = value_of(argc, argv, &i, "--target"))) {
       a->targets[a->n_targets++] = v;
     } else if ((v = value_of(argc, argv, &i, "--init"))) {
@@ -222,6 +231,14 @@ static grt_status* run(run_args* a) {
     if (st) st = grt_status_prefix(st, "--memory-limit");
   }
   if (!st && a->graph_capture) st = grt_session_options_set(o, "graph_capture", "true");
+  for (int i = 0; !st && i < a->n_options; i++) {
+    const char* eq = strchr(a->options[i], '=');
+    char* key = strndup(a->options[i], (size_t)(eq - a->options[i]));
+    st = key ? grt_session_options_set(o, key, eq + 1)
+             : grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
+    free(key);
+    if (st) st = grt_status_prefix(st, "--option %s", a->options[i]);
+  }
   grt_run_options* ro = NULL;
   if (!st) st = grt_run_options_new(&ro);
   if (!st) st = grt_run_options_set_timeout_ms(ro, a->timeout_ms);
@@ -289,7 +306,37 @@ static grt_status* run(run_args* a) {
   return st;
 }
 
+/* grt run --help: the usage, then every session option --option takes, as
+ * the library's table and the backends' declarations describe them (so the
+ * list cannot drift from what the library accepts). */
+static int help(void) {
+  fputs(kUsage, stdout);
+  size_t need = grt_session_options_describe(NULL, 0);
+  char* text = malloc(need + 1);
+  if (!text) return usage("out of memory");
+  grt_session_options_describe(text, need + 1);
+  printf("\nsession options (--option KEY=VALUE; docs/session-options.md):\n");
+  for (char* line = text; *line;) {
+    char* nl = strchr(line, '\n');
+    if (nl) *nl = '\0';
+    char* f[4] = {line, "", "", ""};
+    for (int k = 1; k < 4; k++) {
+      char* tab = strchr(f[k - 1], '\t');
+      if (!tab) break;
+      *tab = '\0';
+      f[k] = tab + 1;
+    }
+    printf("  %-22s %s (default %s)\n  %-22s %s\n", f[0], f[1], *f[2] ? f[2] : "none", "", f[3]);
+    if (!nl) break;
+    line = nl + 1;
+  }
+  free(text);
+  return 0;
+}
+
 int grt_cmd_run(int argc, char** argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return help();
   run_args a;
   memset(&a, 0, sizeof a);
   int rc = parse_args(argc, argv, &a);
@@ -306,5 +353,6 @@ int grt_cmd_run(int argc, char** argv) {
   free(a.feeds);
   free(a.fetches);
   free(a.targets);
+  free(a.options);
   return rc;
 }

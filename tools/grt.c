@@ -18,7 +18,7 @@ static const command kCommands[] = {
     {"convert", grt_cmd_convert, "convert IN OUT            # format chosen by extension"},
     {"inspect", grt_cmd_inspect, "inspect FILE [--no-mmap] [--verify]  # nodes, ops, requested devices, constant bytes"},
     {"devices", grt_cmd_devices,
-     "devices [--devices SPEC] [--backends]  # the device mapping the runtime sees"},
+     "devices [--devices SPEC | --option KEY=VALUE...] [--backends]  # the device mapping the runtime sees"},
     {"place", grt_cmd_place,
      "place FILE --devices SPEC [--soft-placement] [--log]\n"
      "              [--plan-json OUT.json] [--dot OUT.dot|OUT.svg]\n"

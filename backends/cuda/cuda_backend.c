@@ -9,6 +9,7 @@
 
 #include "collective.h"
 #include "cuda_internal.h"
+#include "gpu_options.h"
 
 /* Ops of the GPU support rows with no CUDA kernel yet, each with why. The
  * row/kernel agreement test (tests/cuda/cuda_plugin_test.cc) reads this
@@ -70,6 +71,7 @@ static const grt_backend kBackend = {
     .device_new = grt_cuda_device_new,
     .kernel = grt_cuda_kernel,
     .all_reduce = grt_cuda_all_reduce,
+    .options = &grt_options_gpu, /* grt uses its built-in copy of the same table */
 };
 
 __attribute__((visibility("default"))) const grt_backend* grt_backend_entry(uint32_t host_api_version) {

@@ -213,9 +213,12 @@ static grt_status* card_of(int physical, grt_cuda_card* card) {
 
 grt_status* grt_cuda_device_new(const grt_device_config* cfg, grt_device** out) {
   *out = NULL;
-  grt_cuda_placement where = grt_cuda_virtual_map(cfg);
+  grt_gpu_options opts;
+  grt_status* st = grt_gpu_options_parse(cfg->options, cfg->n_options, &opts);
+  if (st) return grt_status_prefix(st, "%s", cfg->name);
+  grt_cuda_placement where = grt_cuda_virtual_map(cfg->id, &opts);
   int cards = 0;
-  grt_status* st = grt_cuda_error(cudaGetDeviceCount(&cards), "cudaGetDeviceCount");
+  st = grt_cuda_error(cudaGetDeviceCount(&cards), "cudaGetDeviceCount");
   if (st) return st;
   if (where.physical < 0 || where.physical >= cards)
     return grt_status_new(GRT_UNAVAILABLE, "%s: this machine has %d GPU%s", cfg->name, cards,
@@ -238,7 +241,7 @@ grt_status* grt_cuda_device_new(const grt_device_config* cfg, grt_device** out) 
   if (!st) st = card_of(d->physical, &card);
   size_t limit = 0;
   if (!st) {
-    limit = grt_cuda_memory_limit(&where, cfg, card.total_memory);
+    limit = grt_cuda_memory_limit(&where, &opts, card.total_memory);
     grt_cuda_describe(&card, &where, limit, d->description, sizeof d->description);
     enable_peers(d->physical);
   }
@@ -262,7 +265,7 @@ grt_status* grt_cuda_device_new(const grt_device_config* cfg, grt_device** out) 
     cublasSetStream(d->blas, d->streams[GRT_STREAM_COMPUTE].s);
     cublasSetMathMode(d->blas, d->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
     grt_bfc_provider dp = {device_region_alloc, device_region_free, d};
-    grt_bfc_options dopt = {cfg->name, limit, cfg->gpu_allow_growth, 0};
+    grt_bfc_options dopt = {cfg->name, limit, opts.allow_growth, 0};
     st = grt_bfc_new(&dp, &dopt, &d->device_memory.bfc);
   }
   if (!st) {
@@ -289,13 +292,15 @@ grt_status* grt_cuda_device_new(const grt_device_config* cfg, grt_device** out) 
  * and the memory this logical GPU may hold. */
 __attribute__((visibility("default"))) size_t grt_backend_describe(const grt_device_config* cfg,
                                                                    char* buf, size_t size) {
-  grt_cuda_placement where = grt_cuda_virtual_map(cfg);
+  grt_gpu_options opts;
+  grt_status* st = grt_gpu_options_parse(cfg->options, cfg->n_options, &opts);
+  grt_cuda_placement where = grt_cuda_virtual_map(cfg->id, &opts);
   grt_cuda_card card;
-  grt_status* st = card_of(where.physical, &card);
+  if (!st) st = card_of(where.physical, &card);
   if (st) {
     grt_status_free(st);
     return 0;
   }
-  size_t limit = grt_cuda_memory_limit(&where, cfg, card.total_memory);
+  size_t limit = grt_cuda_memory_limit(&where, &opts, card.total_memory);
   return grt_cuda_describe(&card, &where, limit, buf, size);
 }

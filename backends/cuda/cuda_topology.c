@@ -3,27 +3,27 @@
 
 #include <stdio.h>
 
-grt_cuda_placement grt_cuda_virtual_map(const grt_device_config* cfg) {
-  grt_cuda_placement p = {cfg->id, 0, 1, 0};
-  int n = cfg->gpu_virtual_count;
-  if (n > 0 && cfg->gpu_virtual_mib) {
-    p.physical = cfg->id / n;
-    p.virtual_index = cfg->id % n;
+grt_cuda_placement grt_cuda_virtual_map(int32_t id, const grt_gpu_options* o) {
+  grt_cuda_placement p = {id, 0, 1, 0};
+  int n = o ? o->virtual_count : 0;
+  if (n > 0) {
+    p.physical = id / n;
+    p.virtual_index = id % n;
     p.virtual_count = n;
-    p.limit = (size_t)cfg->gpu_virtual_mib[p.virtual_index] << 20;
+    p.limit = (size_t)o->virtual_mib[p.virtual_index] << 20;
   }
   return p;
 }
 
-int32_t grt_cuda_logical_count(int32_t cards, const grt_device_config* cfg) {
-  int32_t n = cfg && cfg->gpu_virtual_count > 0 ? cfg->gpu_virtual_count : 1;
+int32_t grt_cuda_logical_count(int32_t cards, const grt_gpu_options* o) {
+  int32_t n = o && o->virtual_count > 0 ? o->virtual_count : 1;
   return cards * n;
 }
 
-size_t grt_cuda_memory_limit(const grt_cuda_placement* p, const grt_device_config* cfg,
+size_t grt_cuda_memory_limit(const grt_cuda_placement* p, const grt_gpu_options* o,
                              size_t card_total) {
   if (p->limit) return p->limit;
-  double f = cfg->gpu_memory_fraction > 0 && cfg->gpu_memory_fraction <= 1 ? cfg->gpu_memory_fraction : 1.0;
+  double f = o && o->memory_fraction > 0 && o->memory_fraction <= 1 ? o->memory_fraction : 1.0;
   size_t bytes = (size_t)((double)card_total * f);
   return bytes & ~(((size_t)1 << 20) - 1);
 }

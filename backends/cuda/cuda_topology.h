@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpu_options.h"
 #include "grt/backend.h"
 
 #ifdef __cplusplus
@@ -20,7 +21,7 @@ typedef struct grt_cuda_card {
   size_t total_memory;
 } grt_cuda_card;
 
-/* Where logical GPU cfg->id lives. With gpu.virtual_devices (sizes in MiB
+/* Where logical GPU `id` lives. With gpu.virtual_devices (sizes in MiB
  * per logical GPU of each card, as tf.config.set_logical_device_
  * configuration), card id / count holds logical GPU id % count, limited to
  * its size; without, GPU k is card k with the limit 0 (the device takes
@@ -32,14 +33,14 @@ typedef struct grt_cuda_placement {
   size_t limit;      /* bytes; 0: the card's share */
 } grt_cuda_placement;
 
-grt_cuda_placement grt_cuda_virtual_map(const grt_device_config* cfg);
+grt_cuda_placement grt_cuda_virtual_map(int32_t id, const grt_gpu_options* o);
 
 /* Logical GPUs the machine shows for `cards` physical ones. */
-int32_t grt_cuda_logical_count(int32_t cards, const grt_device_config* cfg);
+int32_t grt_cuda_logical_count(int32_t cards, const grt_gpu_options* o);
 
 /* The memory a device may hold: its virtual size, else memory_fraction of
  * the card's total (rounded down to 1 MiB). */
-size_t grt_cuda_memory_limit(const grt_cuda_placement* p, const grt_device_config* cfg,
+size_t grt_cuda_memory_limit(const grt_cuda_placement* p, const grt_gpu_options* o,
                              size_t card_total);
 
 /* The limit a device can actually reserve: at most what the card has free

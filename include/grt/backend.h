@@ -28,8 +28,10 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct below changes layout or meaning (3: grt_backend
- * gained all_reduce; 4: grt_device_ops gained the capture hooks). */
-#define GRT_BACKEND_API_VERSION 4u
+ * gained all_reduce; 4: grt_device_ops gained the capture hooks; 5: session
+ * options a backend declares itself (grt_backend.options) replace the GPU
+ * fields of grt_device_config). */
+#define GRT_BACKEND_API_VERSION 5u
 
 typedef struct grt_backend grt_backend;
 typedef struct grt_device grt_device;
@@ -167,14 +169,43 @@ struct grt_device {
   grt_stream* streams[GRT_NUM_STREAM_KINDS];
 };
 
+/* ---- options ------------------------------------------------------------
+ * A backend's own session options: the key KEY a backend of device type TYPE
+ * declares is set as the session option "type.KEY" (the type in lower case:
+ * "gpu.allow_growth"), as ggml's and IREE's drivers take string parameters.
+ * The session checks each value with the declaration's `check` when it is
+ * set, keeps it, and hands the values to the backend as strings in
+ * declaration order (grt_device_config.options), so a backend grows options
+ * without a change to the session or to this interface. */
+typedef struct grt_backend_option {
+  const char* key;           /* without the type: "allow_growth" */
+  const char* value_type;    /* what a value looks like, for the docs: "bool" */
+  const char* default_value; /* the value the backend gets when none is set */
+  const char* doc;           /* one line: what it does */
+  /* Optional (NULL: any string): NULL when `value` is good, else an error
+   * saying what is wrong with it ("'1.5' is not a fraction in (0, 1]"); grt
+   * puts "option type.KEY: " in front. */
+  grt_status* (*check)(const char* value);
+} grt_backend_option;
+
+typedef struct grt_backend_options {
+  const grt_backend_option* options;
+  int32_t n;
+  /* Optional (NULL: `probed`): the devices of the type a session sees when
+   * the probe found `probed` and the options have `values` (one per option,
+   * in order): gpu.virtual_devices makes each card several GPUs. */
+  int32_t (*devices)(int32_t probed, const char* const* values);
+} grt_backend_options;
+
 /* What the session tells a backend about the device it wants. */
 typedef struct grt_device_config {
   int32_t id;
   const char* name;           /* canonical; lives as long as the device */
-  bool gpu_allow_growth;      /* session options a GPU backend honours */
-  double gpu_memory_fraction;
-  const int64_t* gpu_virtual_mib; /* MiB per logical GPU on each physical one */
-  int32_t gpu_virtual_count;       /* 0: one logical GPU per physical GPU */
+  /* The values of the backend's options (grt_backend.options), one per
+   * declared option in its order: what the session set, checked, else the
+   * default. Valid during the call: a backend copies what it keeps. */
+  const char* const* options;
+  int32_t n_options;
   /* Session option memory_limit: the most bytes the device's allocators may
    * hand out at once (device and host memory together); 0: no limit. An
    * allocation that would pass it returns NULL, which the executor reports
@@ -358,6 +389,10 @@ struct grt_backend {
   /* Optional (NULL: the type runs no collective, and a group on it fails
    * when its run is built): the whole of one NcclAllReduce group. */
   grt_status* (*all_reduce)(const grt_all_reduce_args* a);
+  /* Optional (NULL: none): the session options "type.KEY" the backend
+   * takes. Ignored for CPU and GPU, whose options are built in as their
+   * rows are, so gpu.* works on machines without the CUDA plugin. */
+  const grt_backend_options* options;
 };
 
 /* The symbol a plugin exports, and its type. */

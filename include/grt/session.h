@@ -22,12 +22,10 @@ extern "C" {
 #endif
 
 /* ---- options (docs/session-options.md; unknown keys are errors) -------
+ * One table in the library holds them (grt_session_options_describe lists
+ * it); a test checks this list and the docs against it.
  *   allow_soft_placement   bool ("true"/"false"/"1"/"0"), default false
  *   log_device_placement   bool, default false: the placement log to the log sink
- *   cpu.devices            logical CPU devices, >= 1, default 1
- *   gpu.allow_growth       bool, default false
- *   gpu.memory_fraction    0 < f <= 1, default 1
- *   gpu.virtual_devices    MiB per logical GPU on each physical one: "1024,1024"
  *   inter_op_threads       >= 0 (0: one per core), default 0
  *   intra_op_threads       >= 0 (0: one per core), default 0
  *   ps.devices             comma-separated device specs for the variable setter
@@ -36,16 +34,39 @@ extern "C" {
  *                          An allocation past it fails its node with RESOURCE_EXHAUSTED
  *                          naming the bytes asked, the limit and what is in use; the
  *                          session stays usable.
+ *   verify_constants       bool, default false: check a .grt file's constants against
+ *                          their CRC-32C when the session is made
+ *   rewrite                bool, default true: fuse MatMul + BiasAdd (+ Relu), pack
+ *                          constant weights
  *   graph_capture          bool, default false: a callable whose whole step runs on one
  *                          device that can capture (a GPU: CUDA Graphs) records its
  *                          step's launches on its second call and replays them from
- *                          then on (grt_callable_capture_report). */
+ *                          then on (grt_callable_capture_report).
+ * Keys "type.KEY" belong to the backend of device type TYPE, which declares
+ * and checks them (grt_backend.options in grt/backend.h); built in:
+ *   cpu.devices            logical CPU devices, 1 to 4096, default 1
+ *   gpu.allow_growth       bool, default false
+ *   gpu.memory_fraction    0 < f <= 1, default 1
+ *   gpu.virtual_devices    MiB per logical GPU on each physical one: "1024,1024"
+ * A plugin's keys are known once it is loaded ("test.copy_delay_us"). */
 typedef struct grt_session_options grt_session_options;
 
 GRT_API GRT_MUST_USE grt_status* grt_session_options_new(grt_session_options** out);
 GRT_API void grt_session_options_free(grt_session_options* o); /* NULL is a no-op */
 /* Sets one option; fails naming the key (unknown key, or a bad value). */
 GRT_API GRT_MUST_USE grt_status* grt_session_options_set(grt_session_options* o, const char* key, const char* value);
+/* Every key the library takes now, one line each, "KEY\tVALUE TYPE\tDEFAULT\t
+ * WHAT IT DOES\n": the session's table, then each device type's declared
+ * options (CPU's and GPU's, then those of loaded plugins). Writes at most
+ * `size` bytes (NUL-terminated) and returns the length the whole text needs. */
+GRT_API size_t grt_session_options_describe(char* buf, size_t size);
+/* The device set a session made with `o` (NULL: defaults) sees on this
+ * machine: cpu.devices logical CPUs and every device the loaded backends
+ * report, as their types' options shape them (gpu.virtual_devices makes
+ * each card several GPUs), each described by its backend. What
+ * `grt devices --option KEY=VALUE` prints. Caller frees *out. */
+GRT_API GRT_MUST_USE grt_status* grt_session_options_device_set(const grt_session_options* o,
+                                                                grt_device_set** out);
 
 /* ---- sessions ---------------------------------------------------------- */
 

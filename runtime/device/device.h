@@ -29,12 +29,13 @@ const grt_backend* grt_registry_find(const char* type);
  * 0 when no backend provides the type. */
 int32_t grt_registry_device_count(const char* type);
 
-/* The machine's devices as grt_device_set_from_machine, with each physical
- * GPU split into gpu->gpu_virtual_count logical GPUs (gpu.virtual_devices)
- * and each present device described by its backend (the GPU options in
- * `gpu` say what memory it has). `gpu` may be NULL: defaults. */
+/* The machine's devices as grt_device_set_from_machine, each type's count
+ * as its options in `v` make it (gpu.virtual_devices splits each physical
+ * GPU into logical ones) and each present device described by its backend,
+ * told those options. `v` may be NULL: defaults. */
+typedef struct grt_backend_values grt_backend_values;
 GRT_MUST_USE grt_status* grt_device_set_from_machine_split(int32_t n_cpus,
-                                                           const grt_device_config* gpu,
+                                                           const grt_backend_values* v,
                                                            grt_device_set** out);
 
 /* What the backend of `type` says of device cfg->id (a plugin's optional

@@ -4,6 +4,7 @@
 
 #include "base/status.h"
 #include "kernels/kernel_registry.h"
+#include "runtime/device/backend_options.h"
 #include "runtime/device/device_set.h"
 #include "runtime/device/device.h"
 
@@ -26,23 +27,23 @@ grt_status* grt_device_set_from_machine(int32_t n_cpus, grt_device_set** out) {
   return grt_device_set_from_machine_split(n_cpus, NULL, out);
 }
 
-/* Each present device of a plugin that describes its devices. */
-static void describe(grt_device_set* ds, const grt_device_config* gpu) {
+/* Each present device of a plugin that describes its devices, told the
+ * values of its type's options. */
+static void describe(grt_device_set* ds, const grt_backend_values* v) {
   for (int32_t i = 0; i < ds->n; i++) {
     grt_device_entry* d = &ds->devs[i];
     if (!d->present) continue;
-    grt_device_config cfg = gpu ? *gpu : (grt_device_config){.gpu_memory_fraction = 1.0};
-    cfg.id = d->id;
-    cfg.name = d->name;
-    grt_registry_describe(grt_device_type_name(d->type), &cfg, d->description,
-                          sizeof d->description);
+    const char* type = grt_device_type_name(d->type);
+    const char* vals[GRT_MAX_BACKEND_OPTIONS];
+    int32_t n = grt_backend_values_get(v, type, vals);
+    grt_device_config cfg = {.id = d->id, .name = d->name, .options = vals, .n_options = n};
+    grt_registry_describe(type, &cfg, d->description, sizeof d->description);
   }
 }
 
-grt_status* grt_device_set_from_machine_split(int32_t n_cpus, const grt_device_config* gpu,
+grt_status* grt_device_set_from_machine_split(int32_t n_cpus, const grt_backend_values* v,
                                               grt_device_set** out) {
   *out = NULL;
-  int32_t gpus_per_card = gpu && gpu->gpu_virtual_count > 1 ? gpu->gpu_virtual_count : 1;
   grt_device_count c[GRT_MAX_DEVICE_TYPES];
   int32_t n = 0;
   c[n++] = (grt_device_count){"CPU", n_cpus, n_cpus};
@@ -53,10 +54,10 @@ grt_status* grt_device_set_from_machine_split(int32_t n_cpus, const grt_device_c
     bool known = grt_device_type_from_name(b->type, &t);
     if (known && t == GRT_DEVICE_CPU) continue;
     int32_t have = grt_registry_device_count(b->type);
-    if (known && t == GRT_DEVICE_GPU && have <= INT32_MAX / gpus_per_card) have *= gpus_per_card;
+    if (have > 0) have = grt_backend_values_devices(v, b->type, have); /* gpu.virtual_devices */
     if (have > 0) c[n++] = (grt_device_count){b->type, have, have};
   }
   GRT_RETURN_IF_ERROR(grt_device_set_new(c, n, out));
-  describe(*out, gpu);
+  describe(*out, v);
   return NULL;
 }

@@ -14,6 +14,7 @@
 #include "base/status.h"
 #include "base/strbuf.h"
 #include "kernels/kernel_registry.h"
+#include "runtime/device/backend_options.h"
 #include "runtime/device/device.h"
 
 enum { kMaxBackends = 16 };
@@ -43,7 +44,8 @@ static grt_status* check_backend(const grt_backend* b) {
     return GRT_ERROR(INVALID_ARGUMENT, "the backend names no device type");
   if (!b->probe || !b->device_new || !b->kernel)
     return GRT_ERROR(INVALID_ARGUMENT, "backend '%s' lacks probe, device_new or kernel", b->type);
-  return NULL;
+  grt_status* st = grt_backend_options_check(b->options);
+  return st ? grt_status_prefix(st, "backend '%s'", b->type) : NULL;
 }
 
 /* Makes the backend's device type known to the placer (a new type brings its

@@ -11,45 +11,20 @@
 #include "runtime/device/device.h"
 #include "runtime/session/session_internal.h"
 
-static grt_status* copy_options(const grt_session_options* in, grt_session_options* out) {
-  grt_session_options* defaults = NULL;
-  if (!in) {
-    GRT_RETURN_IF_ERROR(grt_session_options_new(&defaults));
-    in = defaults;
-  }
-  *out = *in;
-  out->ps_devices = grt_strdup(in->ps_devices);
-  out->ps_strategy = grt_strdup(in->ps_strategy);
-  grt_session_options_free(defaults);
-  if (!out->ps_devices || !out->ps_strategy) {
-    grt_free(out->ps_devices);
-    grt_free(out->ps_strategy);
-    out->ps_devices = out->ps_strategy = NULL;
-    return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
-  }
-  return NULL;
-}
-
 static grt_status* place(grt_session* s) {
   grt_place_options* po = NULL;
   GRT_RETURN_IF_ERROR(grt_place_options_new(&po));
   grt_place_options_set_soft_placement(po, s->opts.allow_soft_placement);
   grt_status* st = grt_place_options_set_ps_devices(po, s->opts.ps_devices);
   if (!st) st = grt_place_options_set_ps_strategy(po, s->opts.ps_strategy);
-  grt_device_config gpu = {
-      .gpu_allow_growth = s->opts.gpu_allow_growth,
-      .gpu_memory_fraction = s->opts.gpu_memory_fraction,
-      .gpu_virtual_mib = s->opts.gpu_virtual_mib,
-      .gpu_virtual_count = s->opts.gpu_virtual_count,
-  };
-  if (!st) st = grt_device_set_from_machine_split((int32_t)s->opts.cpu_devices, &gpu, &s->devices);
+  if (!st) st = grt_session_options_device_set(&s->opts, &s->devices);
   if (!st) st = grt_place(s->graph, s->devices, po, &s->plan);
   grt_place_options_free(po);
   return st;
 }
 
 /* A device for every device in the set this machine has, each made by the
- * backend of its type. */
+ * backend of its type, told the values of its type's options. */
 static grt_status* make_devices(grt_session* s) {
   int32_t n = grt_device_set_count(s->devices);
   s->device = grt_calloc((size_t)n + 1, sizeof *s->device);
@@ -57,13 +32,13 @@ static grt_status* make_devices(grt_session* s) {
   s->n_devices = n;
   for (int32_t i = 0; i < n; i++) {
     if (!grt_device_set_present(s->devices, i)) continue;
+    const char* vals[GRT_MAX_BACKEND_OPTIONS];
+    int32_t nv = grt_backend_values_get(s->opts.backend, grt_device_set_type(s->devices, i), vals);
     grt_device_config cfg = {
         .id = grt_device_set_id(s->devices, i),
         .name = grt_device_set_name(s->devices, i),
-        .gpu_allow_growth = s->opts.gpu_allow_growth,
-        .gpu_memory_fraction = s->opts.gpu_memory_fraction,
-        .gpu_virtual_mib = s->opts.gpu_virtual_mib,
-        .gpu_virtual_count = s->opts.gpu_virtual_count,
+        .options = vals,
+        .n_options = nv,
         .memory_limit = s->opts.memory_limit,
     };
     GRT_RETURN_IF_ERROR(grt_registry_device_new(s->devices, i, &cfg, &s->device[i]));
@@ -127,7 +102,7 @@ grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_s
   pthread_rwlockattr_setkind_np(&rw, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
   pthread_rwlock_init(&s->capture_lock, &rw);
   pthread_rwlockattr_destroy(&rw);
-  grt_status* st = copy_options(opts, &s->opts);
+  grt_status* st = grt_session_options_copy_into(opts, &s->opts);
   if (!st && s->opts.verify_constants) st = grt_graph_verify_constants(g, NULL);
   if (!st) st = place(s);
   if (!st) st = make_devices(s);
@@ -168,8 +143,7 @@ void grt_session_free(grt_session* s) {
   grt_free(s->device);
   grt_plan_free(s->plan);
   grt_device_set_free(s->devices);
-  grt_free(s->opts.ps_devices);
-  grt_free(s->opts.ps_strategy);
+  grt_session_options_clear(&s->opts);
   pthread_mutex_destroy(&s->cache_mu);
   pthread_rwlock_destroy(&s->capture_lock);
   grt_free(s);

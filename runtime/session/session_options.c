@@ -1,8 +1,12 @@
-/* Session options: a table of keys, each with its parser and its field. */
+/* Session options: one table of keys, each with its value type, default,
+ * documentation, parser and field. The header's option list,
+ * docs/session-options.md and `grt run --help` come from it or are checked
+ * against it (tests/session/options_doc_test.cc); the keys "type.KEY" of
+ * the backends (cpu.devices, gpu.*, a plugin's) come from their
+ * declarations (runtime/device/backend_options.h). */
 #include "runtime/session/session_options.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +15,8 @@
 
 #include "base/mem.h"
 #include "base/status.h"
+#include "base/strbuf.h"
+#include "runtime/device/device.h"
 
 typedef grt_status* (*parse_fn)(const char* key, const char* value, void* field);
 
@@ -36,43 +42,6 @@ static grt_status* parse_count(const char* key, const char* v, int64_t min, int6
 static grt_status* parse_count0(const char* key, const char* v, void* f) {
   return parse_count(key, v, 0, f);
 }
-static grt_status* parse_count1(const char* key, const char* v, void* f) {
-  return parse_count(key, v, 1, f);
-}
-
-static grt_status* parse_fraction(const char* key, const char* v, void* field) {
-  char* end;
-  errno = 0;
-  double d = strtod(v, &end);
-  if (!*v || *end || errno || !(d > 0.0 && d <= 1.0) || isnan(d))
-    return GRT_ERROR(INVALID_ARGUMENT, "option %s: '%s' is not a fraction in (0, 1]", key, v);
-  *(double*)field = d;
-  return NULL;
-}
-
-static grt_status* parse_virtual(const char* key, const char* v, void* field) {
-  grt_session_options* o = (grt_session_options*)((char*)field - offsetof(grt_session_options, gpu_virtual_mib));
-  int32_t n = 0;
-  const char* p = v;
-  while (*p) {
-    char* end;
-    errno = 0;
-    long long mib = strtoll(p, &end, 10);
-    if (end == p || errno || mib <= 0 || mib > (1LL << 30) || (*end && *end != ','))
-      return GRT_ERROR(INVALID_ARGUMENT,
-                       "option %s: '%s' must be a comma-separated list of positive MiB sizes", key, v);
-    if (n == GRT_MAX_VIRTUAL_GPUS)
-      return GRT_ERROR(INVALID_ARGUMENT, "option %s: more than %d virtual devices", key,
-                       GRT_MAX_VIRTUAL_GPUS);
-    o->gpu_virtual_mib[n++] = mib;
-    p = *end ? end + 1 : end;
-    if (*end == ',' && !*p)
-      return GRT_ERROR(INVALID_ARGUMENT, "option %s: '%s' ends with a comma", key, v);
-  }
-  o->gpu_virtual_count = n;
-  return NULL;
-}
-
 static grt_status* parse_string(const char* key, const char* v, void* field) {
   char* copy = grt_strdup(v);
   if (!copy) return GRT_ERROR(RESOURCE_EXHAUSTED, "option %s: out of memory", key);
@@ -109,62 +78,145 @@ static grt_status* parse_bytes(const char* key, const char* v, void* field) {
 
 typedef struct {
   const char* key;
+  const char* type;          /* what a value looks like */
+  const char* default_value; /* parsed into a new options object */
+  const char* doc;           /* one line */
   parse_fn parse;
   size_t offset;
 } option_row;
 
-#define ROW(k, fn, field) {k, fn, offsetof(grt_session_options, field)}
+#define ROW(k, type, def, doc, fn, field) {k, type, def, doc, fn, offsetof(grt_session_options, field)}
 static const option_row kOptions[] = {
-    ROW("allow_soft_placement", parse_bool, allow_soft_placement),
-    ROW("log_device_placement", parse_bool, log_device_placement),
-    ROW("cpu.devices", parse_count1, cpu_devices),
-    ROW("gpu.allow_growth", parse_bool, gpu_allow_growth),
-    ROW("gpu.memory_fraction", parse_fraction, gpu_memory_fraction),
-    ROW("gpu.virtual_devices", parse_virtual, gpu_virtual_mib),
-    ROW("inter_op_threads", parse_count0, inter_op_threads),
-    ROW("intra_op_threads", parse_count0, intra_op_threads),
-    ROW("ps.devices", parse_string, ps_devices),
-    ROW("ps.strategy", parse_strategy, ps_strategy),
-    ROW("memory_limit", parse_bytes, memory_limit),
-    ROW("verify_constants", parse_bool, verify_constants),
-    ROW("rewrite", parse_bool, rewrite),
-    ROW("graph_capture", parse_bool, graph_capture),
+    ROW("allow_soft_placement", "bool", "false",
+        "a device request that cannot be met falls back instead of failing", parse_bool,
+        allow_soft_placement),
+    ROW("log_device_placement", "bool", "false",
+        "the placement log goes to the log sink at level INFO", parse_bool, log_device_placement),
+    ROW("inter_op_threads", "integer 0 to 4096", "0",
+        "threads running ready nodes; 0: one per online core", parse_count0, inter_op_threads),
+    ROW("intra_op_threads", "integer 0 to 4096", "0",
+        "threads kernels split large element counts over; 0: one per online core", parse_count0,
+        intra_op_threads),
+    ROW("ps.devices", "comma-separated device names", "",
+        "runs the ps variable setter over these devices (\"\": no setter)", parse_string,
+        ps_devices),
+    ROW("ps.strategy", "greedy or round_robin", "greedy", "the ps variable setter's strategy",
+        parse_strategy, ps_strategy),
+    ROW("memory_limit", "bytes with an optional K, M or G suffix", "0",
+        "the most bytes each device's allocators may hold at once; 0: no limit", parse_bytes,
+        memory_limit),
+    ROW("verify_constants", "bool", "false",
+        "check every constant of a .grt file against its stored CRC-32C when the session is made",
+        parse_bool, verify_constants),
+    ROW("rewrite", "bool", "true",
+        "fuse MatMul + BiasAdd (+ Relu) and pack constant weights when the session is made",
+        parse_bool, rewrite),
+    ROW("graph_capture", "bool", "false",
+        "callables record their step once and replay it on a device that can capture",
+        parse_bool, graph_capture),
 };
 #undef ROW
+enum { kNumOptions = sizeof kOptions / sizeof kOptions[0] };
 
 grt_status* grt_session_options_new(grt_session_options** out) {
   *out = NULL;
   grt_session_options* o = grt_calloc(1, sizeof *o);
   if (!o) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
-  o->cpu_devices = 1;
-  o->gpu_memory_fraction = 1.0;
-  o->rewrite = true;
-  o->ps_devices = grt_strdup("");
-  o->ps_strategy = grt_strdup("greedy");
-  if (!o->ps_devices || !o->ps_strategy) {
+  grt_status* st = grt_backend_values_new(&o->backend);
+  for (size_t i = 0; !st && i < kNumOptions; i++)
+    st = kOptions[i].parse(kOptions[i].key, kOptions[i].default_value,
+                           (char*)o + kOptions[i].offset);
+  if (st) {
     grt_session_options_free(o);
-    return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+    return st;
   }
   *out = o;
   return NULL;
 }
 
-void grt_session_options_free(grt_session_options* o) {
-  if (!o) return;
+void grt_session_options_clear(grt_session_options* o) {
   grt_free(o->ps_devices);
   grt_free(o->ps_strategy);
+  grt_backend_values_free(o->backend);
+  o->ps_devices = o->ps_strategy = NULL;
+  o->backend = NULL;
+}
+
+void grt_session_options_free(grt_session_options* o) {
+  if (!o) return;
+  grt_session_options_clear(o);
   grt_free(o);
+}
+
+grt_status* grt_session_options_copy_into(const grt_session_options* in,
+                                          grt_session_options* out) {
+  grt_session_options* defaults = NULL;
+  if (!in) {
+    GRT_RETURN_IF_ERROR(grt_session_options_new(&defaults));
+    in = defaults;
+  }
+  *out = *in;
+  out->ps_devices = grt_strdup(in->ps_devices);
+  out->ps_strategy = grt_strdup(in->ps_strategy);
+  out->backend = NULL;
+  grt_status* st = grt_backend_values_copy(in->backend, &out->backend);
+  grt_session_options_free(defaults);
+  if (!st && (!out->ps_devices || !out->ps_strategy))
+    st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  if (st) grt_session_options_clear(out);
+  return st;
+}
+
+/* Every key, the session's and then the backends': "a, b, c". */
+static void list_keys(grt_strbuf* out) {
+  for (size_t i = 0; i < kNumOptions; i++)
+    grt_strbuf_printf(out, "%s%s", i ? ", " : "", kOptions[i].key);
+  grt_strbuf lines = {0};
+  grt_backend_options_describe(&lines);
+  for (const char* p = grt_strbuf_str(&lines); *p;) {
+    const char* tab = strchr(p, '\t');
+    const char* nl = strchr(p, '\n');
+    if (!tab || !nl) break;
+    grt_strbuf_printf(out, ", %.*s", (int)(tab - p), p);
+    p = nl + 1;
+  }
+  grt_free(lines.s);
 }
 
 grt_status* grt_session_options_set(grt_session_options* o, const char* key, const char* value) {
   if (!o || !key || !value) return GRT_ERROR(INVALID_ARGUMENT, "NULL session option argument");
-  for (size_t i = 0; i < sizeof kOptions / sizeof kOptions[0]; i++) {
+  for (size_t i = 0; i < kNumOptions; i++) {
     if (strcmp(key, kOptions[i].key) == 0)
       return kOptions[i].parse(key, value, (char*)o + kOptions[i].offset);
   }
-  char known[512];
-  size_t len = 0;
-  for (size_t i = 0; i < sizeof kOptions / sizeof kOptions[0] && len < sizeof known; i++)
-    len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", kOptions[i].key);
-  return GRT_ERROR(INVALID_ARGUMENT, "unknown session option '%s' (known: %s)", key, known);
+  grt_status* st = grt_backend_values_set(o->backend, key, value);
+  if (grt_status_code(st) != GRT_NOT_FOUND) return st;
+  grt_status_free(st);
+  grt_strbuf known = {0};
+  list_keys(&known);
+  st = known.failed ? GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory")
+                    : GRT_ERROR(INVALID_ARGUMENT, "unknown session option '%s' (known: %s)", key,
+                                grt_strbuf_str(&known));
+  grt_free(known.s);
+  return st;
+}
+
+size_t grt_session_options_describe(char* buf, size_t size) {
+  grt_strbuf b = {0};
+  for (size_t i = 0; i < kNumOptions; i++)
+    grt_strbuf_printf(&b, "%s\t%s\t%s\t%s\n", kOptions[i].key, kOptions[i].type,
+                      kOptions[i].default_value, kOptions[i].doc);
+  grt_backend_options_describe(&b);
+  size_t len = b.failed ? 0 : b.len;
+  if (size) snprintf(buf, size, "%s", b.failed ? "" : grt_strbuf_str(&b));
+  grt_free(b.s);
+  return len;
+}
+
+grt_status* grt_session_options_device_set(const grt_session_options* o, grt_device_set** out) {
+  *out = NULL;
+  const grt_backend_values* v = o ? o->backend : NULL;
+  /* cpu.devices: the CPU's option decides its count (its probe says 1). */
+  int32_t cpus = grt_backend_values_devices(v, "CPU", 1);
+  return grt_device_set_from_machine_split(cpus, v, out);
 }

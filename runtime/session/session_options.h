@@ -6,25 +6,29 @@
 #include <stdint.h>
 
 #include "grt/session.h"
-
-#define GRT_MAX_VIRTUAL_GPUS 64
+#include "runtime/device/backend_options.h"
 
 struct grt_session_options {
   bool allow_soft_placement;
   bool log_device_placement;
-  int64_t cpu_devices;
-  bool gpu_allow_growth;
-  double gpu_memory_fraction;
-  int64_t gpu_virtual_mib[GRT_MAX_VIRTUAL_GPUS];
-  int32_t gpu_virtual_count;
   int64_t inter_op_threads;
   int64_t intra_op_threads;
   bool rewrite; /* the graph rewrite at session creation (rewrite_remap.h) */
-  char* ps_devices; /* malloc'd, "" when unset */
+  char* ps_devices; /* grt_malloc'd, "" when unset */
   char* ps_strategy;
   int64_t memory_limit; /* bytes per device; 0: none */
   bool verify_constants; /* check constants' CRC-32C when the session is made */
   bool graph_capture;    /* callables record and replay their step (capture.c) */
+  /* The backends' own keys (cpu.devices, gpu.*, a plugin's), checked by
+   * their declarations and handed to the backends (backend_options.h). */
+  grt_backend_values* backend;
 };
+
+/* A deep copy of `in` (NULL: every default) into *out, which the caller
+ * releases with grt_session_options_clear. */
+GRT_MUST_USE grt_status* grt_session_options_copy_into(const grt_session_options* in,
+                                                       grt_session_options* out);
+/* Frees what *o holds, not o itself. */
+void grt_session_options_clear(grt_session_options* o);
 
 #endif  /* GRT_RUNTIME_SESSION_SESSION_OPTIONS_H_ */

@@ -11,20 +11,90 @@ extern "C" {
 
 namespace {
 
-grt_device_config Config(int32_t id, const int64_t* mib, int32_t n, double fraction = 1.0) {
-  grt_device_config c = {};
-  c.id = id;
-  c.name = "GPU";
-  c.gpu_memory_fraction = fraction;
-  c.gpu_virtual_mib = mib;
-  c.gpu_virtual_count = n;
-  return c;
+// The GPU options as the session hands them to the backend: strings in
+// declaration order, read by grt_gpu_options_parse.
+grt_gpu_options Options(const char* virtual_devices, const char* fraction = "1") {
+  const char* values[GRT_GPU_NUM_OPTS] = {};
+  values[GRT_GPU_OPT_ALLOW_GROWTH] = "false";
+  values[GRT_GPU_OPT_MEMORY_FRACTION] = fraction;
+  values[GRT_GPU_OPT_VIRTUAL_DEVICES] = virtual_devices;
+  grt_gpu_options o;
+  grt_status* s = grt_gpu_options_parse(values, GRT_GPU_NUM_OPTS, &o);
+  EXPECT_EQ(s, nullptr) << grt_status_message(s);
+  grt_status_free(s);
+  return o;
+}
+
+TEST(GpuOptions, DefaultsAndValuesFromStrings) {
+  grt_gpu_options o;
+  ASSERT_EQ(grt_gpu_options_parse(nullptr, 0, &o), nullptr);  // every default
+  EXPECT_FALSE(o.allow_growth);
+  EXPECT_EQ(o.memory_fraction, 1.0);
+  EXPECT_EQ(o.virtual_count, 0);
+  const char* values[] = {"TRUE", "0.25", "512,2048"};
+  ASSERT_EQ(grt_gpu_options_parse(values, 3, &o), nullptr);
+  EXPECT_TRUE(o.allow_growth);
+  EXPECT_EQ(o.memory_fraction, 0.25);
+  ASSERT_EQ(o.virtual_count, 2);
+  EXPECT_EQ(o.virtual_mib[0], 512);
+  EXPECT_EQ(o.virtual_mib[1], 2048);
+}
+
+TEST(GpuOptions, DeclarationsCheckValuesAndNameWhatIsWrong) {
+  const grt_backend_options& d = grt_options_gpu;
+  ASSERT_EQ(d.n, GRT_GPU_NUM_OPTS);
+  EXPECT_STREQ(d.options[GRT_GPU_OPT_VIRTUAL_DEVICES].key, "virtual_devices");
+  struct Case {
+    int opt;
+    const char* value;
+    const char* message;  // nullptr: accepted
+  } cases[] = {
+      {GRT_GPU_OPT_ALLOW_GROWTH, "yes", "'yes' is not a bool (true/false)"},
+      {GRT_GPU_OPT_ALLOW_GROWTH, "1", nullptr},
+      {GRT_GPU_OPT_MEMORY_FRACTION, "1.5", "'1.5' is not a fraction in (0, 1]"},
+      {GRT_GPU_OPT_MEMORY_FRACTION, "nan", "'nan' is not a fraction in (0, 1]"},
+      {GRT_GPU_OPT_MEMORY_FRACTION, "0.5", nullptr},
+      {GRT_GPU_OPT_VIRTUAL_DEVICES, "1024,x",
+       "'1024,x' must be a comma-separated list of positive MiB sizes"},
+      {GRT_GPU_OPT_VIRTUAL_DEVICES, "1024,", "'1024,' ends with a comma"},
+      {GRT_GPU_OPT_VIRTUAL_DEVICES, "0", "'0' must be a comma-separated list of positive MiB sizes"},
+      {GRT_GPU_OPT_VIRTUAL_DEVICES, "", nullptr},
+  };
+  for (const Case& c : cases) {
+    grt_status* s = d.options[c.opt].check(c.value);
+    if (!c.message) {
+      EXPECT_EQ(s, nullptr) << c.value << ": " << grt_status_message(s);
+    } else {
+      ASSERT_NE(s, nullptr) << c.value;
+      EXPECT_STREQ(grt_status_message(s), c.message);
+    }
+    grt_status_free(s);
+  }
+  // 65 logical GPUs on a card is over the limit.
+  std::string many = "1";
+  for (int i = 0; i < 64; i++) many += ",1";
+  grt_status* s = d.options[GRT_GPU_OPT_VIRTUAL_DEVICES].check(many.c_str());
+  ASSERT_NE(s, nullptr);
+  EXPECT_STREQ(grt_status_message(s), "more than 64 virtual devices");
+  grt_status_free(s);
+  // A bad value handed to the backend anyway is an error naming the key.
+  const char* bad[] = {"false", "2", ""};
+  grt_gpu_options o;
+  s = grt_gpu_options_parse(bad, 3, &o);
+  ASSERT_NE(s, nullptr);
+  EXPECT_STREQ(grt_status_message(s), "option gpu.memory_fraction: '2' is not a fraction in (0, 1]");
+  grt_status_free(s);
+  // The device count a session sees: each card split as the option says.
+  const char* four[] = {"false", "1", "1024,1024,1024,1024"};
+  EXPECT_EQ(d.devices(2, four), 8);
+  const char* none[] = {"false", "1", ""};
+  EXPECT_EQ(d.devices(2, none), 2);
 }
 
 TEST(CudaTopology, WithoutVirtualDevicesEachGpuIsACard) {
   for (int32_t id = 0; id < 3; id++) {
-    grt_device_config c = Config(id, nullptr, 0, 0.5);
-    grt_cuda_placement p = grt_cuda_virtual_map(&c);
+    grt_gpu_options c = Options("", "0.5");
+    grt_cuda_placement p = grt_cuda_virtual_map(id, &c);
     EXPECT_EQ(p.physical, id);
     EXPECT_EQ(p.virtual_index, 0);
     EXPECT_EQ(p.virtual_count, 1);
@@ -33,17 +103,17 @@ TEST(CudaTopology, WithoutVirtualDevicesEachGpuIsACard) {
     size_t want = (size_t)(total * 0.5) / (1 << 20) * (1 << 20);
     EXPECT_EQ(grt_cuda_memory_limit(&p, &c, total), want);
   }
-  grt_device_config c = Config(0, nullptr, 0);
+  grt_gpu_options c = Options("");
   EXPECT_EQ(grt_cuda_logical_count(2, &c), 2);
 }
 
 TEST(CudaTopology, FourOneGibLogicalGpusPerCard) {
   const int64_t mib[4] = {1024, 1024, 1024, 2048};
-  grt_device_config any = Config(0, mib, 4);
+  grt_gpu_options any = Options("1024,1024,1024,2048");
   EXPECT_EQ(grt_cuda_logical_count(2, &any), 8);
   for (int32_t id = 0; id < 8; id++) {
-    grt_device_config c = Config(id, mib, 4, 0.1);  // the fraction is ignored
-    grt_cuda_placement p = grt_cuda_virtual_map(&c);
+    grt_gpu_options c = Options("1024,1024,1024,2048", "0.1");  // the fraction is ignored
+    grt_cuda_placement p = grt_cuda_virtual_map(id, &c);
     EXPECT_EQ(p.physical, id / 4) << id;
     EXPECT_EQ(p.virtual_index, id % 4) << id;
     EXPECT_EQ(p.virtual_count, 4);

@@ -12,6 +12,7 @@
 #include "grt/grt.h"
 
 extern "C" {
+#include "runtime/device/backend_options.h"
 #include "runtime/device/device.h"
 }
 
@@ -42,16 +43,28 @@ TEST(Describe, DeviceMappingShowsWhatThePluginSays) {
   EXPECT_NE(m.find("device:CPU:0 -> device: 0, name: logical CPU device\n"), std::string::npos) << m;
   grt_device_set_free(ds);
 
-  const int64_t mib[4] = {1024, 1024, 1024, 2048};
-  grt_device_config four = {};
-  four.gpu_virtual_mib = mib;
-  four.gpu_virtual_count = 4;
-  ASSERT_EQ(grt_device_set_from_machine_split(1, &four, &ds), nullptr);
+  // The session's values for the GPU's options, checked by their
+  // declarations (built into the core library) and handed to the backend.
+  grt_backend_values* four = nullptr;
+  ASSERT_EQ(grt_backend_values_new(&four), nullptr);
+  ASSERT_EQ(grt_backend_values_set(four, "gpu.virtual_devices", "1024,1024,1024,2048"), nullptr);
+  grt_status* split = grt_device_set_from_machine_split(1, four, &ds);
+  grt_backend_values_free(four);
+  ASSERT_EQ(split, nullptr) << grt_status_message(split);
   m = Mapping(ds);
   EXPECT_NE(m.find("device:GPU:3 -> device: 0, name: stand-in card 0, memory: 2048 MiB\n"),
             std::string::npos) << m;
   EXPECT_NE(m.find("device:GPU:6 -> device: 1, name: stand-in card 1, memory: 1024 MiB\n"),
             std::string::npos) << m;
+  // The same through the public API, from session options.
+  grt_session_options* o = nullptr;
+  ASSERT_EQ(grt_session_options_new(&o), nullptr);
+  ASSERT_EQ(grt_session_options_set(o, "gpu.virtual_devices", "1024,1024,1024,2048"), nullptr);
+  grt_device_set* from_options = nullptr;
+  ASSERT_EQ(grt_session_options_device_set(o, &from_options), nullptr);
+  EXPECT_EQ(Mapping(from_options), m);
+  grt_device_set_free(from_options);
+  grt_session_options_free(o);
   // A copy keeps the descriptions.
   grt_device_set* c = nullptr;
   ASSERT_EQ(grt_device_set_copy(ds, &c), nullptr);

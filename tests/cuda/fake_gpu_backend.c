@@ -4,6 +4,7 @@
  * device set, virtual split) is tested without CUDA. */
 #include <stdio.h>
 
+#include "backends/cuda/gpu_options.h"
 #include "grt/backend.h"
 
 static int32_t probe(char* why, size_t why_size) { return 2; }
@@ -22,6 +23,7 @@ static const grt_backend kBackend = {
     .probe = probe,
     .device_new = device_new,
     .kernel = kernel,
+    .options = &grt_options_gpu, /* as the CUDA plugin declares them */
 };
 
 __attribute__((visibility("default"))) const grt_backend* grt_backend_entry(uint32_t v) {
@@ -30,8 +32,16 @@ __attribute__((visibility("default"))) const grt_backend* grt_backend_entry(uint
 
 __attribute__((visibility("default"))) size_t grt_backend_describe(const grt_device_config* cfg,
                                                                    char* buf, size_t size) {
-  int n = cfg->gpu_virtual_count > 1 ? cfg->gpu_virtual_count : 1;
-  long long mib = cfg->gpu_virtual_mib && n > 1 ? (long long)cfg->gpu_virtual_mib[cfg->id % n] : 0;
+  /* The values the host hands over, read as the CUDA plugin reads them. */
+  grt_gpu_options o;
+  grt_status* st = grt_gpu_options_parse(cfg->options, cfg->n_options, &o);
+  if (st) {
+    int len = snprintf(buf, size, "bad options: %s", grt_status_message(st));
+    grt_status_free(st);
+    return len < 0 ? 0 : (size_t)len;
+  }
+  int n = o.virtual_count > 1 ? o.virtual_count : 1;
+  long long mib = n > 1 ? (long long)o.virtual_mib[cfg->id % n] : 0;
   int len = snprintf(buf, size, "device: %d, name: stand-in card %d, memory: %lld MiB", (int)(cfg->id / n),
                      (int)(cfg->id / n), mib);
   return len < 0 ? 0 : (size_t)len;

@@ -9,6 +9,7 @@
 #include "grt/grt.h"
 
 extern "C" {
+#include "runtime/device/backend_options.h"
 #include "runtime/device/device.h"
 }
 
@@ -35,11 +36,14 @@ TEST(VirtualGpus, EachCardSplitsIntoLogicalGpus) {
   ASSERT_EQ(grt_device_set_from_machine(1, &ds), nullptr);
   EXPECT_EQ(grt_device_set_count_type(ds, "GPU"), 2);
   grt_device_set_free(ds);
-  const int64_t mib[4] = {1024, 1024, 1024, 1024};
-  grt_device_config four = {};
-  four.gpu_virtual_mib = mib;
-  four.gpu_virtual_count = 4;
-  ASSERT_EQ(grt_device_set_from_machine_split(1, &four, &ds), nullptr);
+  // The session's values for the GPU's options, checked by their
+  // declarations (built into the core library) and handed to the backend.
+  grt_backend_values* four = nullptr;
+  ASSERT_EQ(grt_backend_values_new(&four), nullptr);
+  ASSERT_EQ(grt_backend_values_set(four, "gpu.virtual_devices", "1024,1024,1024,1024"), nullptr);
+  grt_status* split = grt_device_set_from_machine_split(1, four, &ds);
+  grt_backend_values_free(four);
+  ASSERT_EQ(split, nullptr) << grt_status_message(split);
   EXPECT_EQ(grt_device_set_count_type(ds, "GPU"), 8);
   EXPECT_EQ(grt_device_set_count_type(ds, "CPU"), 1);
   int32_t i = grt_device_set_find(ds, "/device:GPU:7");

@@ -48,13 +48,27 @@ GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" run "$tmp/g.json" --
 check "not captured, why" "$tmp/out" "runs on /job:localhost/replica:0/task:0/device:CPU:0, whose work cannot be recorded"
 check "y still computed" "$tmp/out" '"values": [8, 12, 18, 26]'
 
+# The plugin's own session option: listed by --help once the plugin is
+# loaded, set with --option, checked by the plugin's declaration.
+GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" run --help >"$tmp/out" 2>&1
+check "plugin option listed" "$tmp/out" "test.copy_delay_us"
+GRT_PLUGIN_PATH= "$grt" run --help >"$tmp/out" 2>&1
+grep -q "test.copy_delay_us" "$tmp/out" && { echo "FAIL: test key listed without the plugin"; fails=$((fails + 1)); }
+GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" run "$tmp/g.json" --option test.copy_delay_us=0 --fetch y >"$tmp/out" 2>&1
+check "y with no copy delay" "$tmp/out" '"values": [8, 12, 18, 26]'
+GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" run "$tmp/g.json" --option test.copy_delay_us=soon --fetch y >"$tmp/out" 2>&1
+[ $? -eq 1 ] && echo "ok: exit 1 for a bad value" || { echo "FAIL: exit status for a bad value"; fails=$((fails + 1)); }
+check "bad value named" "$tmp/out" "grt run: --option test.copy_delay_us=soon: option test.copy_delay_us: 'soon' is not a number of microseconds in [0, 1000000]"
+GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" run "$tmp/g.json" --option test.delay=1 --fetch y >"$tmp/out" 2>&1
+check "unknown test key" "$tmp/out" "unknown session option 'test.delay' (device type TEST has: test.copy_delay_us)"
+
 # Without the plugin the request cannot be met.
 GRT_PLUGIN_PATH= "$grt" run "$tmp/g.json" --fetch y >"$tmp/out" 2>&1
 [ $? -eq 1 ] && echo "ok: exit 1 without the plugin" || { echo "FAIL: exit status"; fails=$((fails + 1)); }
 check "names the device" "$tmp/out" "TEST:0"
 
 GRT_PLUGIN_PATH="$bad" "$grt" devices --backends >"$tmp/out" 2>&1
-check "bad plugin refused" "$tmp/out" "refused: built for backend API version 5, this library has version 4"
+check "bad plugin refused" "$tmp/out" "refused: built for backend API version 6, this library has version 5"
 check "CPU still there" "$tmp/out" "CPU: 1 device"
 
 echo "$fails failed"

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -251,6 +252,89 @@ TEST(Plugin, WrongApiVersionIsRefused) {
   st = grt_device_set_from_spec("badabi:1", &ds);
   EXPECT_NE(st, nullptr);  // its type was never registered
   grt_status_free(st);
+}
+
+// A plugin built for API 4 (before grt_backend.options) is refused with the
+// versions named, as grt_backends_report then says too.
+TEST(Plugin, ApiVersion4PluginIsRefused) {
+  std::string path = PluginPath("libgrt_backend_oldabi.so");
+  grt_status* st = grt_backend_load(path.c_str());
+  ASSERT_NE(st, nullptr);
+  std::string m = grt_status_message(st);
+  grt_status_free(st);
+  EXPECT_EQ(m, "plugin " + path +
+                   " refused: built for backend API version 4, this library has version 5");
+  EXPECT_EQ(GRT_BACKEND_API_VERSION, 5u);
+}
+
+// The test backend's own session option, test.copy_delay_us, declared by
+// the plugin alone: the session checks it with the plugin's check, lists
+// it, refuses a test.* key the plugin lacks, and the backend gets the value
+// (every copy waits that long).
+TEST(Plugin, BackendOwnOptionIsCheckedAndReachesTheBackend) {
+  LoadTestBackend();
+  grt_session_options* o = nullptr;
+  ASSERT_OK(grt_session_options_new(&o));
+  auto message = [](grt_status* st) {
+    std::string m = st ? grt_status_message(st) : "OK";
+    grt_status_free(st);
+    return m;
+  };
+  EXPECT_EQ(message(grt_session_options_set(o, "test.copy_delay_us", "-5")),
+            "option test.copy_delay_us: '-5' is not a number of microseconds in [0, 1000000]");
+  EXPECT_EQ(message(grt_session_options_set(o, "test.copy_delay_us", "1e3")),
+            "option test.copy_delay_us: '1e3' is not a number of microseconds in [0, 1000000]");
+  EXPECT_EQ(message(grt_session_options_set(o, "test.copy_delay", "5")),
+            "unknown session option 'test.copy_delay' (device type TEST has: test.copy_delay_us)");
+  char doc[8192];
+  ASSERT_LT(grt_session_options_describe(doc, sizeof doc), sizeof doc);
+  EXPECT_NE(std::string(doc).find("\ntest.copy_delay_us\tinteger 0 to 1000000\t300\t"),
+            std::string::npos)
+      << doc;
+
+  grt_graph* g = nullptr;
+  ASSERT_OK(grt_graph_from_json(kGraph, strlen(kGraph), &g));
+  // One run's time: x to TEST:0, m to TEST:1 and s back to the CPU are three
+  // copies one after another.
+  auto run_ms = [&](grt_session_options* opts) {
+    grt_session* s = nullptr;
+    grt_status* st = grt_session_new(g, opts, &s);
+    EXPECT_EQ(st, nullptr) << grt_status_message(st);
+    if (st) {
+      grt_status_free(st);
+      return -1.0;
+    }
+    grt_tensor* x = nullptr;
+    int64_t dims[2] = {2, 3};
+    grt_status_free(grt_tensor_new(GRT_FLOAT32, 2, dims, &x));
+    memset(grt_tensor_data(x), 0, 6 * sizeof(float));
+    grt_feed feed = {"x", x};
+    const char* fetch = "y";
+    grt_tensor* out = nullptr;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    st = grt_session_run(s, &feed, 1, &fetch, 1, nullptr, 0, &out, nullptr);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    EXPECT_EQ(st, nullptr) << grt_status_message(st);
+    grt_status_free(st);
+    if (out) {
+      EXPECT_EQ(Floats(out), std::vector<float>({100, 400, 900, 1600}));
+    }
+    grt_tensor_free(out);
+    grt_tensor_free(x);
+    grt_session_free(s);
+    return (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+  };
+  double fast = run_ms(o);  // the default, 300 us a copy
+  ASSERT_OK(grt_session_options_set(o, "test.copy_delay_us", "200000"));
+  double slow = run_ms(o);
+  EXPECT_GE(slow, 600.0);
+  EXPECT_LT(fast, 600.0);
+  // Setting it again replaces the value.
+  ASSERT_OK(grt_session_options_set(o, "test.copy_delay_us", "0"));
+  EXPECT_LT(run_ms(o), 600.0);
+  grt_session_options_free(o);
+  grt_graph_free(g);
 }
 
 TEST(Plugin, MissingFileAndNoEntryPoint) {

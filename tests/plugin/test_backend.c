@@ -14,8 +14,13 @@
  * from the device, so a recording whose memory the executor let go fails
  * loudly instead of reading freed memory.
  *
+ * Its one session option, test.copy_delay_us (declared below with its
+ * check), sets the delay before every copy: a backend's own key, which the
+ * session checks and hands over without knowing this backend.
+ *
  * Built as libgrt_backend_test.so; it uses only grt's public headers. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +58,7 @@ typedef struct {
 } test_stream;
 
 static void pause_us(long us) {
-  struct timespec ts = {0, us * 1000};
+  struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
   nanosleep(&ts, NULL);
 }
 
@@ -216,18 +221,21 @@ typedef struct {
   void* dst;
   const void* src;
   size_t n;
+  long delay_us;
 } copy_args;
+
+static long copy_delay_us(grt_device* d);
 
 static void do_copy(void* arg) {
   copy_args* c = arg;
-  pause_us(300);
+  pause_us(c->delay_us);
   memcpy(c->dst, c->src, c->n);
 }
 
 static grt_status* stream_memcpy(grt_stream* s, void* dst, const void* src, size_t n) {
   copy_args* c = malloc(sizeof *c);
   if (!c) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "TEST copy: out of memory");
-  *c = (copy_args){dst, src, n};
+  *c = (copy_args){dst, src, n, copy_delay_us(s->device)};
   const void* touch[kHold] = {dst, src, NULL};
   return enqueue_work(s, do_copy, c, NULL, touch);
 }
@@ -552,7 +560,10 @@ typedef struct {
   pthread_mutex_t cap_mu;
   bool capturing, cap_failed;
   work *rec_head, *rec_tail;
+  long copy_delay_us; /* session option test.copy_delay_us */
 } test_device;
+
+static long copy_delay_us(grt_device* d) { return ((test_device*)d)->copy_delay_us; }
 
 /* ---- recording and replay --------------------------------------------------- */
 
@@ -721,10 +732,42 @@ static const grt_device_ops kDeviceOps = {
     .captured_free = captured_free,
 };
 
+/* ---- options -------------------------------------------------------------- */
+
+enum { kOptCopyDelay = 0, kNumOpts = 1 };
+
+static grt_status* parse_delay(const char* v, long* out) {
+  char* end;
+  errno = 0;
+  long us = strtol(v, &end, 10);
+  if (!*v || *end || errno || us < 0 || us > 1000000)
+    return grt_status_new(GRT_INVALID_ARGUMENT, "'%s' is not a number of microseconds in [0, 1000000]",
+                          v);
+  *out = us;
+  return NULL;
+}
+
+static grt_status* check_delay(const char* v) {
+  long us;
+  return parse_delay(v, &us);
+}
+
+static const grt_backend_option kOptionList[kNumOpts] = {
+    [kOptCopyDelay] = {"copy_delay_us", "integer 0 to 1000000", "300",
+                       "microseconds a TEST stream waits before each copy", check_delay},
+};
+static const grt_backend_options kOptions = {kOptionList, kNumOpts, NULL};
+
 static grt_status* device_new(const grt_device_config* cfg, grt_device** out) {
   *out = NULL;
+  long delay = 300;
+  if (cfg->n_options > kOptCopyDelay) {
+    grt_status* st = parse_delay(cfg->options[kOptCopyDelay], &delay);
+    if (st) return grt_status_prefix(st, "%s: option test.copy_delay_us", cfg->name);
+  }
   test_device* d = calloc(1, sizeof *d);
   if (!d) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
+  d->copy_delay_us = delay;
   d->base.ops = &kDeviceOps;
   d->base.name = cfg->name;
   d->base.id = cfg->id;
@@ -764,6 +807,7 @@ static const grt_backend kBackend = {
     .probe = probe,
     .device_new = device_new,
     .kernel = kernel,
+    .options = &kOptions,
 };
 
 __attribute__((visibility("default"))) const grt_backend* grt_backend_entry(uint32_t host_api_version) {

@@ -67,6 +67,22 @@ run 1 "$grt" run "$tmp/g.json" --devices cpu:2 --feed 'x={"dtype":"float32","sha
 has err "fetch 'nope'"
 run 1 "$grt" run "$tmp/g.json" --devices cpu:1,gpu:2 --fetch c
 has err "asks for 2 GPUs"
+# --help lists every session option from the library's table and the
+# built-in backends' declarations; --option sets any of them.
+run 0 "$grt" run --help
+has out "usage: grt run FILE"
+for key in allow_soft_placement verify_constants rewrite graph_capture memory_limit ps.strategy \
+    cpu.devices gpu.allow_growth gpu.memory_fraction gpu.virtual_devices; do has out "  $key "; done
+has out "gpu.virtual_devices"
+run 0 "$grt" run "$tmp/g.json" --option cpu.devices=2 --option gpu.virtual_devices=1024,1024 \
+  --feed 'x={"dtype":"float32","shape":[2],"values":[3,-4]}' --fetch y
+has out '{"dtype": "float32", "shape": [2], "values": [12, 8]}'
+run 1 "$grt" run "$tmp/g.json" --option gpu.memory_fraction=2 --fetch c
+has err "grt run: --option gpu.memory_fraction=2: option gpu.memory_fraction: '2' is not a fraction in (0, 1]"
+run 1 "$grt" run "$tmp/g.json" --option cluster=x --fetch c
+has err "unknown session option 'cluster' (known: "
+run 2 "$grt" run "$tmp/g.json" --option nokey --fetch c
+has err "--option needs KEY=VALUE"
 run 2 "$grt" run "$tmp/g.json"
 run 2 "$grt" run --fetch y
 run 2 "$grt" run "$tmp/g.json" --fetch y --steps 0
