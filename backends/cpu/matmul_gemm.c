@@ -1,12 +1,11 @@
 /* The GEMM engines behind MatMul and BatchMatMulV2 (see matmul_gemm.h).
  *
- * float32/float64 call a BLAS directly on the tensors' memory: nothing is
- * copied or converted. float64, and float32 where matmul_select.c's table
- * says OpenBLAS, run on OpenBLAS, single-threaded with its work buffers
- * checked for room first (blas_buffers.h); float32 products the table
- * gives oneDNN's sgemm (the large ones) run on dnnl_sgemm, one thread per
- * call. Either way a large GEMM is split into row blocks over the intra-op
- * pool. Integer types use a row loop whose arithmetic is done in
+ * float32/float64 call OpenBLAS directly on the tensors' memory: nothing
+ * is copied or converted. OpenBLAS runs single-threaded with its work
+ * buffers checked for room first (blas_buffers.h); a large GEMM is split
+ * into row blocks over the intra-op pool. Under the benchmark's DNNL_ONLY
+ * (matmul_dnnl.h) float32 runs on oneDNN's dnnl_sgemm instead, in the same
+ * blocks. Integer types use a row loop whose arithmetic is done in
  * unsigned types, so overflow wraps (as TensorFlow's Eigen kernels do in
  * practice) without undefined behaviour in C. */
 #include "backends/cpu/matmul_gemm.h"
