@@ -22,7 +22,7 @@
  *           best run of each round, and their ratios to the table's.
  *
  *   exec_bench [chain|matmul|mlp|mlp2|cifar|conv|libs|all] [--repeats N] [--no-rewrite]
- * (cifar reads examples/cifar10_net.json from the current directory: run
+ * (cifar and libs read examples/cifar10_net.json from the current directory: run
  * from the repository root.)
  * --no-rewrite: sessions without the graph rewrite (no fusion, no weight
  * pre-packing), for comparison.
