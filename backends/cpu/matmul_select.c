@@ -24,11 +24,12 @@ static const pick_row kPicks[] = {
     /* oneDNN's matmul on packed weights: at or under OpenBLAS's time at
      * every shape measured (the MLP and conv net layers). */
     {INT64_C(1) << 28, DNNL_MATMUL, "medium: oneDNN's packed-weight kernels"},
-    /* 1024^3: oneDNN's sgemm and matmul 0.9-1.1x OpenBLAS's SkylakeX
-     * kernels (noise decides), but its sgemm aborts the process under an
-     * address-space cap (an exception out of its kernel generation), and
-     * one matmul call cannot stop for a cancelled run, where OpenBLAS runs
-     * in row blocks with its buffers checked first (matmul_gemm.c). */
+    /* 1024^3: OpenBLAS's SkylakeX kernels 16.1 ms vs oneDNN's sgemm 17.3
+     * and matmul 24.4 in the quieter sitting (0.85-0.97x in a busy one).
+     * And oneDNN's sgemm aborts the process under an address-space cap (an
+     * exception out of its kernel generation), and one matmul call cannot
+     * stop for a cancelled run, where OpenBLAS runs in row blocks with its
+     * buffers checked first (matmul_gemm.c). */
     {INT64_MAX, OPENBLAS, "large: OpenBLAS, in row blocks"},
 };
 
