@@ -22,8 +22,8 @@
  *           best run of each round, and their ratios to the table's.
  *
  *   exec_bench [chain|matmul|mlp|mlp2|cifar|conv|libs|all] [--repeats N] [--no-rewrite]
- * (cifar reads examples/cifar10_net.json from the current directory: run
- * from the repository root.)
+ * (cifar and libs read examples/cifar10_net.json from the current
+ * directory: run from the repository root.)
  * --no-rewrite: sessions without the graph rewrite (no fusion, no weight
  * pre-packing), for comparison.
  * bench/compare_ort.sh runs the same models in ONNX Runtime beside it (the

@@ -82,8 +82,8 @@ typedef enum grt_mm_library {
 } grt_mm_library;
 void grt_matmul_set_library(grt_mm_library library);
 
-/* True where the table gives a float32 GEMM of m x k x n to oneDNN's sgemm
- * (matmul_gemm.c runs it in row blocks) rather than OpenBLAS. */
+/* True where a float32 GEMM of m x k x n runs on oneDNN's sgemm
+ * (matmul_gemm.c, in row blocks) rather than OpenBLAS: under DNNL_ONLY. */
 bool grt_matmul_pick_sgemm(int64_t m, int64_t k, int64_t n);
 
 /* Test hook: weight packings done by this process so far. */

@@ -1,12 +1,11 @@
 /* The GEMM engines behind MatMul and BatchMatMulV2 (see matmul_gemm.h).
  *
- * float32/float64 call a BLAS directly on the tensors' memory: nothing is
- * copied or converted. float64, and float32 where matmul_select.c's table
- * says OpenBLAS, run on OpenBLAS, single-threaded with its work buffers
- * checked for room first (blas_buffers.h); float32 products the table
- * gives oneDNN's sgemm (the large ones) run on dnnl_sgemm, one thread per
- * call. Either way a large GEMM is split into row blocks over the intra-op
- * pool. Integer types use a row loop whose arithmetic is done in
+ * float32/float64 call OpenBLAS directly on the tensors' memory: nothing
+ * is copied or converted. OpenBLAS runs single-threaded with its work
+ * buffers checked for room first (blas_buffers.h); a large GEMM is split
+ * into row blocks over the intra-op pool. Under the benchmark's DNNL_ONLY
+ * (matmul_dnnl.h) float32 runs on oneDNN's dnnl_sgemm instead, in the same
+ * blocks. Integer types use a row loop whose arithmetic is done in
  * unsigned types, so overflow wraps (as TensorFlow's Eigen kernels do in
  * practice) without undefined behaviour in C. */
 #include "backends/cpu/matmul_gemm.h"
@@ -33,9 +32,9 @@ typedef grt_status* (*gemm_one_fn)(const grt_gemm_plan* p, const void* a, const 
                             grt_threadpool* pool);
 
 /* Rows [i0, i1) of C from the matching rows of op(A): each BLAS call is
- * single-threaded (OpenBLAS: blas_buffers.h), so a large GEMM is split into
- * row blocks over grt's intra-op pool, one call per block. Blocks are also kept
- * to about kBlockMacs multiply-adds each (about 10 ms here), and a
+ * single-threaded (OpenBLAS: blas_buffers.h), so a large GEMM is split
+ * into row blocks over grt's intra-op pool, one call per block. Blocks are
+ * also kept to about kBlockMacs multiply-adds each (about 10 ms here), and a
  * cancelled or timed-out run stops between them: one OpenBLAS call cannot
  * be interrupted, so a big GEMM made of one call would hold a stopped run
  * for its whole length. */
@@ -57,9 +56,9 @@ static void keep_first(_Atomic(grt_status*)* slot, grt_status* s) {
   if (s && !atomic_compare_exchange_strong(slot, &none, s)) grt_status_free(s);
 }
 
-/* oneDNN's sgemm on one thread (the block is the unit of parallelism);
- * it allocates its packing buffers itself and reports a failure, where
- * OpenBLAS would retry forever. */
+/* oneDNN's sgemm on one thread (the block is the unit of parallelism).
+ * The benchmark's only: its first call kills the process when it cannot
+ * allocate its kernels (DNNL.md), so the table never picks it. */
 static grt_status* dnnl_block(const blas_job* j, int64_t i0, int64_t i1) {
   const grt_gemm_plan* p = j->p;
   const float* a = (const float*)j->a + (p->ta ? i0 : i0 * p->k);

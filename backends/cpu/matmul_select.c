@@ -24,10 +24,13 @@ static const pick_row kPicks[] = {
     /* oneDNN's matmul on packed weights: at or under OpenBLAS's time at
      * every shape measured (the MLP and conv net layers). */
     {INT64_C(1) << 28, DNNL_MATMUL, "medium: oneDNN's packed-weight kernels"},
-    /* 1024^3: 0.91x OpenBLAS's SkylakeX kernels, 0.2x its Prescott ones
-     * (what 0.3.21 runs on CPUs it does not know); in row blocks, so a
-     * cancelled run still stops between them (matmul_gemm.c). */
-    {INT64_MAX, DNNL_SGEMM, "large: oneDNN's sgemm"},
+    /* 1024^3: OpenBLAS's SkylakeX kernels 16.1 ms vs oneDNN's sgemm 17.3
+     * and matmul 24.4 in the quieter sitting (0.85-0.97x in a busy one).
+     * And oneDNN's sgemm aborts the process under an address-space cap (an
+     * exception out of its kernel generation), and one matmul call cannot
+     * stop for a cancelled run, where OpenBLAS runs in row blocks with its
+     * buffers checked first (matmul_gemm.c). */
+    {INT64_MAX, OPENBLAS, "large: OpenBLAS, in row blocks"},
 };
 
 /* bench/exec_bench libs's switch (matmul_dnnl.h). */
@@ -47,16 +50,15 @@ static engine pick(int64_t m, int64_t k, int64_t n) {
       engine e = kPicks[i].engine;
       return e == OPENBLAS && library == GRT_MM_LIBRARY_DNNL_ONLY ? DNNL_SGEMM : e;
     }
-  return DNNL_SGEMM;
+  return OPENBLAS;
 }
 
 bool grt_matmul_pick_dnnl(int64_t m, int64_t k, int64_t n) {
   return m > 0 && k > 0 && n > 0 && pick(m, k, n) == DNNL_MATMUL;
 }
 
-/* For the GEMM engine (matmul_gemm.c), which a product the table gives
- * oneDNN's matmul reaches only from BatchMatMulV2 (OpenBLAS's, unmeasured
- * against oneDNN's there) or under the benchmark's DNNL_ONLY (sgemm). */
+/* For the GEMM engine (matmul_gemm.c): only under the benchmark's
+ * DNNL_ONLY, since no row of the table names dnnl_sgemm (above). */
 bool grt_matmul_pick_sgemm(int64_t m, int64_t k, int64_t n) {
   if (__atomic_load_n(&g_library, __ATOMIC_RELAXED) == GRT_MM_LIBRARY_DNNL_ONLY) return true;
   return m > 0 && k > 0 && n > 0 && pick(m, k, n) == DNNL_SGEMM;

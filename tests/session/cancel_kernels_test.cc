@@ -1,4 +1,4 @@
-// Deadlines against kernels that run long in one piece: a big float32 GEMM
+// Deadlines against kernels that run long in one piece: a big OpenBLAS GEMM
 // stops between its row blocks instead of running to its end, and a kernel
 // that cannot stop (one oneDNN call) and finishes after the deadline leaves
 // a run that is whole, so the run succeeds.
@@ -70,8 +70,7 @@ grt_status* TimedRun(grt_session* s, const grt_run_options* ro, std::vector<grt_
   return st;
 }
 
-// 4096 x 1024 times 1024 x 1024 goes to oneDNN's sgemm in row blocks (2^28
-// multiply-adds and more: backends/cpu/matmul_select.c).
+// 4096 x 1024 times 1024 x 1024 goes to OpenBLAS (over 2^28 multiply-adds).
 // Before, it was one block per thread: a deadline could only skip the
 // blocks not yet started, so at least half the GEMM ran.
 TEST(DeadlineInKernels, BigGemmStopsBetweenRowBlocks) {
@@ -86,7 +85,7 @@ TEST(DeadlineInKernels, BigGemmStopsBetweenRowBlocks) {
   std::vector<grt_feed> feeds = {{"a", a}, {"b", b}};
   grt_tensor* out = nullptr;
   double full = 0, stopped = 0;
-  LT_ASSERT_OK(TimedRun(s, nullptr, feeds, "c", &out, &full));  // warms the library
+  LT_ASSERT_OK(TimedRun(s, nullptr, feeds, "c", &out, &full));  // warms OpenBLAS's buffers
   grt_tensor_free(out);
   out = nullptr;
   LT_ASSERT_OK(TimedRun(s, nullptr, feeds, "c", &out, &full));
