@@ -9,8 +9,9 @@
  * figure runs from the start of the process. The library is dlopen'ed (as a
  * host's loader would map it, RTLD_GLOBAL so plugins bind to it) to time its
  * load apart from the rest; the API is then called through dlsym. One line
- * goes to stdout: "phase=ns ..." with ns since SPAWN_NS at the end of each
- * phase, in order. "libs" dlopens each library in turn (its dependencies
+ * goes to stdout: "phase=ns,cpu_ns ..." with ns since SPAWN_NS at the end of
+ * each phase, in order, the process's CPU time then, and the process's thread count after the first run
+ * ("#threads=N"). "libs" dlopens each library in turn (its dependencies
  * with it) and says when each was loaded. */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -33,10 +34,18 @@ static int64_t since_spawn(void) {
 static char g_line[1024];
 static size_t g_len;
 
+/* CPU time of the whole process (every thread), ns: on a loaded machine
+ * the wall clock mostly measures the wait for a core; this does not. */
+static int64_t cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void mark(const char* phase) {
   int64_t t = since_spawn();
-  int n = snprintf(g_line + g_len, sizeof g_line - g_len, "%s%s=%lld", g_len ? " " : "", phase,
-                   (long long)t);
+  int n = snprintf(g_line + g_len, sizeof g_line - g_len, "%s%s=%lld,%lld", g_len ? " " : "",
+                   phase, (long long)t, (long long)cpu_ns());
   if (n > 0 && (size_t)n < sizeof g_line - g_len) g_len += (size_t)n;
 }
 
@@ -106,6 +115,18 @@ static void list_devices(void) {
   mark("devices");
 }
 
+/* The process's threads now, as "#threads=N" (a count, not a time). */
+static void count_threads(void) {
+  FILE* f = fopen("/proc/self/status", "r");
+  char line[256];
+  int n = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "Threads: %d", &n) == 1) break;
+  if (f) fclose(f);
+  int k = snprintf(g_line + g_len, sizeof g_line - g_len, " #threads=%d", n);
+  if (k > 0 && (size_t)k < sizeof g_line - g_len) g_len += (size_t)k;
+}
+
 /* Load the chain, make a session, run it once; `tag` prefixes the phases. */
 static void first_run(const char* chain, const char* tag) {
   char phase[32];
@@ -126,6 +147,7 @@ static void first_run(const char* chain, const char* tag) {
   check(api.session_run(s, &feed, 1, fetch, 1, NULL, 0, &y, NULL), "run");
   snprintf(phase, sizeof phase, "%srun", tag);
   mark(phase);
+  if (!tag[0]) count_threads();
   api.tensor_free(y);
   api.tensor_free(x);
   api.session_free(s);
