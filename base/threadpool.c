@@ -1,6 +1,7 @@
 #include "base/threadpool.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -14,6 +15,11 @@ typedef struct task {
   struct task* next;
 } task;
 
+/* Workers start on demand, not with the pool: a session whose nodes all run
+ * inline (or a process that only lists devices) starts no thread, and one
+ * that needs two of sixteen starts two. A task queued when no idle worker
+ * is left for it starts the next worker, up to n; idle workers sleep on the
+ * condition variable (no spinning), so an idle pool costs no CPU. */
 struct grt_threadpool {
   pthread_mutex_t mu;
   pthread_cond_t cv;
@@ -21,7 +27,10 @@ struct grt_threadpool {
   task* tail;
   task* free_list; /* recycled task records: scheduling allocates rarely */
   int stopping;
-  int n;
+  int n;           /* the most workers it may start */
+  int started;     /* workers started so far (under mu) */
+  int idle;        /* workers waiting on cv (under mu) */
+  int queued;      /* tasks in the queue (under mu) */
   pthread_t* threads;
 };
 
@@ -29,11 +38,16 @@ static void* worker(void* arg) {
   grt_threadpool* p = arg;
   pthread_mutex_lock(&p->mu);
   for (;;) {
-    while (!p->head && !p->stopping) pthread_cond_wait(&p->cv, &p->mu);
+    while (!p->head && !p->stopping) {
+      p->idle++;
+      pthread_cond_wait(&p->cv, &p->mu);
+      p->idle--;
+    }
     if (!p->head) break; /* stopping and drained */
     task* t = p->head;
     p->head = t->next;
     if (!p->head) p->tail = NULL;
+    p->queued--;
     void (*fn)(void*) = t->fn;
     void* a = t->arg;
     t->next = p->free_list;
@@ -63,20 +77,28 @@ grt_status* grt_threadpool_new(int threads, const char* name, grt_threadpool** o
   }
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
-  for (int i = 0; i < threads; i++) {
-    /* A thread's stack is new address space (mem.h's space hooks). */
-    grt_mem_space_begin();
-    int rc = pthread_create(&p->threads[i], NULL, worker, p);
-    grt_mem_space_end();
-    if (rc != 0) {
-      p->n = i;
-      grt_threadpool_free(p);
-      return GRT_ERROR(RESOURCE_EXHAUSTED, "cannot start thread %d of %d", i, threads);
-    }
-  }
   p->n = threads;
   *out = p;
   return NULL;
+}
+
+/* Starts one more worker. Under mu; false when the system refuses. */
+static bool start_worker(grt_threadpool* p) {
+  /* A thread's stack is new address space (mem.h's space hooks). */
+  grt_mem_space_begin();
+  int rc = pthread_create(&p->threads[p->started], NULL, worker, p);
+  grt_mem_space_end();
+  if (rc != 0) return false;
+  p->started++;
+  return true;
+}
+
+int grt_threadpool_started(grt_threadpool* p) {
+  if (!p) return 0;
+  pthread_mutex_lock(&p->mu);
+  int n = p->started;
+  pthread_mutex_unlock(&p->mu);
+  return n;
 }
 
 void grt_threadpool_free(grt_threadpool* p) {
@@ -84,8 +106,9 @@ void grt_threadpool_free(grt_threadpool* p) {
   pthread_mutex_lock(&p->mu);
   p->stopping = 1;
   pthread_cond_broadcast(&p->cv);
+  int started = p->started;
   pthread_mutex_unlock(&p->mu);
-  for (int i = 0; i < p->n; i++) pthread_join(p->threads[i], NULL);
+  for (int i = 0; i < started; i++) pthread_join(p->threads[i], NULL);
   for (task* t = p->free_list; t;) {
     task* next = t->next;
     grt_free(t);
@@ -101,6 +124,13 @@ int grt_threadpool_size(const grt_threadpool* p) { return p ? p->n : 0; }
 
 int grt_threadpool_schedule(grt_threadpool* p, void (*fn)(void*), void* arg) {
   pthread_mutex_lock(&p->mu);
+  /* No idle worker left for this task: start one, if the pool may. A pool
+   * with no worker at all that cannot start one refuses the task (the
+   * caller runs it); one with workers queues it for them. */
+  if (p->queued >= p->idle && p->started < p->n && !start_worker(p) && p->started == 0) {
+    pthread_mutex_unlock(&p->mu);
+    return 0;
+  }
   task* t = p->free_list;
   if (t) {
     p->free_list = t->next;
@@ -117,6 +147,7 @@ int grt_threadpool_schedule(grt_threadpool* p, void (*fn)(void*), void* arg) {
   if (p->tail) p->tail->next = t;
   else p->head = t;
   p->tail = t;
+  p->queued++;
   pthread_cond_signal(&p->cv);
   pthread_mutex_unlock(&p->mu);
   return 1;

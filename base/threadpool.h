@@ -1,5 +1,6 @@
-/* A fixed pool of worker threads: inter-op scheduling (grt_threadpool_schedule)
- * and intra-op data parallelism (grt_parallel_for). */
+/* A pool of worker threads, started on demand: inter-op scheduling
+ * (grt_threadpool_schedule) and intra-op data parallelism
+ * (grt_parallel_for). */
 #ifndef GRT_BASE_THREADPOOL_H_
 #define GRT_BASE_THREADPOOL_H_
 
@@ -13,14 +14,20 @@ extern "C" {
 
 typedef struct grt_threadpool grt_threadpool;
 
-/* `threads` workers (0 or less: one per online CPU). Caller owns the pool. */
+/* Up to `threads` workers (0 or less: one per online CPU), started as work
+ * first needs them: making a pool starts no thread. Idle workers block; they
+ * never spin. Caller owns the pool. */
 GRT_MUST_USE grt_status* grt_threadpool_new(int threads, const char* name, grt_threadpool** out);
 /* Finishes queued work, joins the workers. NULL is a no-op. */
 void grt_threadpool_free(grt_threadpool* p);
 
 int grt_threadpool_size(const grt_threadpool* p);
+/* How many workers have started so far (for tests and benchmarks). */
+int grt_threadpool_started(grt_threadpool* p);
 
-/* Runs fn(arg) on a worker. Returns false when out of memory (nothing ran). */
+/* Runs fn(arg) on a worker, starting one if none is idle and the pool has
+ * room. Returns false when out of memory or when the pool has no worker and
+ * cannot start one (nothing ran: the caller runs it). */
 int grt_threadpool_schedule(grt_threadpool* p, void (*fn)(void* arg), void* arg);
 
 /* Calls fn(ctx, begin, end) over [0, n) split into shards, on the pool's

@@ -17,6 +17,10 @@ extern "C" {
  * first member's GPU, a reduction there and copies back. */
 grt_status* grt_cuda_all_reduce(const grt_all_reduce_args* a);
 
+/* Opens NCCL, as the first all-reduce over NCCL does (NULL at once in a
+ * plugin built without NCCL). */
+GRT_MUST_USE grt_status* grt_cuda_nccl_open(const char* needed_for);
+
 /* Queues acc[i] = acc[i] op x[i] for n elements of dtype t on stream s
  * (the calling thread's current device must be the stream's). */
 grt_status* grt_cuda_accumulate(cudaStream_t s, grt_dtype t, grt_reduction op, void* acc,

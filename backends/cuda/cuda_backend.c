@@ -3,12 +3,16 @@
  * work on any machine), the probe, devices and the kernel lookup.
  *
  * Built as libgrt_backend_cuda.so; it sees only grt's public headers and
- * links the CUDA runtime and cuBLAS dynamically. UNVERIFIED on a GPU: see
+ * links only the CUDA runtime, which is all the probe needs: cuBLAS, cuDNN
+ * and NCCL are opened when a device or kernel first needs them
+ * (lazy_lib.h). UNVERIFIED on a GPU: see
  * tests/gpu/run_gpu_suite.sh. */
+#include <stdio.h>
 #include <string.h>
 
 #include "collective.h"
 #include "cuda_internal.h"
+#include "cudnn_handle.h"
 #include "gpu_options.h"
 
 /* Ops of the GPU support rows with no CUDA kernel yet, each with why. The
@@ -59,6 +63,19 @@ __attribute__((visibility("default"))) int grt_cuda_kernel_ops(const char** out,
       if (count < max) out[count] = k[i].op;
   }
   return count;
+}
+
+/* Opens cuBLAS, cuDNN and NCCL now, as first use would: for the test that
+ * every call in their tables exists in the libraries installed here (no GPU
+ * needed to open them). 0 and why[0] == '\0' when all opened. */
+__attribute__((visibility("default"))) int grt_cuda_open_libraries(char* why, size_t size) {
+  grt_status* st = grt_cublas_open("the library test");
+  if (!st) st = grt_cudnn_open("the library test");
+  if (!st) st = grt_cuda_nccl_open("the library test");
+  if (size) snprintf(why, size, "%s", st ? grt_status_message(st) : "");
+  int failed = st != NULL;
+  grt_status_free(st);
+  return failed;
 }
 
 static const grt_backend kBackend = {

@@ -52,17 +52,18 @@ def cuda_plugin(name, c_srcs, cu_srcs, hdrs, deps):
     rpath = ":".join(lib_dirs)
     # NCCL for the all-reduce when found (nccl_all_reduce.c); else its copy path.
     nccl_copts = ["-DGRT_HAVE_NCCL"] if NCCL_FOUND else []
-    nccl_libs = ["-lnccl"] if NCCL_FOUND else []
     cc_binary(
         name = name,
         srcs = c_srcs + [h for h in hdrs if h.endswith(".h")] + objs,
         copts = ["-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-D_GNU_SOURCE",
                  "-fvisibility=hidden"] + nccl_copts,
         linkshared = True,
-        linkopts = ["-L" + d for d in lib_dirs] + nccl_libs + [
-            "-lcublas",
-            "-lcudnn",  # the convolutions (cudnn_*.cu); loads its engines on first use
+        # Only the CUDA runtime is linked: cuBLAS, cuDNN and NCCL are opened
+        # on first use (lazy_lib.h), from the run path below, so loading the
+        # plugin and probing on a machine without a GPU maps none of them.
+        linkopts = ["-L" + d for d in lib_dirs] + [
             "-lcudart",
+            "-ldl",
             "-lstdc++",
             "-Wl,-rpath," + rpath,
             "-Wl,--no-undefined-version",

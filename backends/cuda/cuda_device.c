@@ -156,7 +156,7 @@ static void device_free(grt_device* gd) {
       cudaStreamSynchronize(d->streams[k].s);
       cudaStreamDestroy(d->streams[k].s);
     }
-  if (d->blas) cublasDestroy(d->blas);
+  if (d->blas) grt_cublas.Destroy(d->blas); /* a handle means cuBLAS is open */
   pthread_mutex_destroy(&d->blas_mu);
   if (d->dnn && d->dnn_free) d->dnn_free(d->dnn);
   pthread_mutex_destroy(&d->dnn_mu);
@@ -251,7 +251,8 @@ grt_status* grt_cuda_device_new(const grt_device_config* cfg, grt_device** out) 
     d->streams[k].base = (grt_stream){&kStreamOps, &d->base, (grt_stream_kind)k, false};
     d->base.streams[k] = &d->streams[k].base;
   }
-  if (!st && cublasCreate(&d->blas) != CUBLAS_STATUS_SUCCESS)
+  if (!st) st = grt_cublas_open("a GPU device");
+  if (!st && grt_cublas.Create(&d->blas) != CUBLAS_STATUS_SUCCESS)
     st = grt_status_new(GRT_INTERNAL, "%s: cublasCreate failed", cfg->name);
   if (!st) {
     /* What the card has free now, after the context and cuBLAS took theirs:
@@ -262,8 +263,8 @@ grt_status* grt_cuda_device_new(const grt_device_config* cfg, grt_device** out) 
     cudaGetLastError();
   }
   if (!st) {
-    cublasSetStream(d->blas, d->streams[GRT_STREAM_COMPUTE].s);
-    cublasSetMathMode(d->blas, d->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
+    grt_cublas.SetStream(d->blas, d->streams[GRT_STREAM_COMPUTE].s);
+    grt_cublas.SetMathMode(d->blas, d->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
     grt_bfc_provider dp = {device_region_alloc, device_region_free, d};
     grt_bfc_options dopt = {cfg->name, limit, opts.allow_growth, 0};
     st = grt_bfc_new(&dp, &dopt, &d->device_memory.bfc);

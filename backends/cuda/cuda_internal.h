@@ -11,6 +11,7 @@
 #include "cuda_topology.h"
 #include "grt/backend.h"
 #include "grt/types.h"
+#include "lazy_lib.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,6 +53,27 @@ struct cuda_device {
   pthread_mutex_t dnn_mu;
   char description[320];
 };
+
+/* The cuBLAS calls the plugin makes, through a table filled when the first
+ * GPU device is made (matmul.c; lazy_lib.h for why): its handle is made
+ * with the device, before the device's memory limit is taken from what the
+ * card has free. */
+#define GRT_CUBLAS_CALLS(X)                            \
+  X(Create, cublasCreate_v2)                           \
+  X(Destroy, cublasDestroy_v2)                         \
+  X(SetStream, cublasSetStream_v2)                     \
+  X(SetMathMode, cublasSetMathMode)                    \
+  X(SgemmStridedBatched, cublasSgemmStridedBatched)    \
+  X(DgemmStridedBatched, cublasDgemmStridedBatched)
+
+typedef struct {
+  GRT_CUBLAS_CALLS(GRT_LAZY_FIELD)
+} grt_cublas_api;
+
+/* Filled by the first successful grt_cublas_open; read only after it. */
+extern grt_cublas_api grt_cublas;
+/* Opens cuBLAS once; the error names the library and `needed_for`. */
+GRT_MUST_USE grt_status* grt_cublas_open(const char* needed_for);
 
 /* The CUDA stream behind a grt stream of this backend. */
 static inline cudaStream_t grt_cuda_stream(const grt_stream* s) { return ((const cuda_stream*)s)->s; }

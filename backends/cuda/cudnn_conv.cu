@@ -146,40 +146,40 @@ struct Descs {
   cudnnFilterDescriptor_t f = NULL;
   cudnnConvolutionDescriptor_t c = NULL;
   ~Descs() {
-    if (x) cudnnDestroyTensorDescriptor(x);
-    if (y) cudnnDestroyTensorDescriptor(y);
-    if (f) cudnnDestroyFilterDescriptor(f);
-    if (c) cudnnDestroyConvolutionDescriptor(c);
+    if (x) grt_cudnn.DestroyTensorDescriptor(x);
+    if (y) grt_cudnn.DestroyTensorDescriptor(y);
+    if (f) grt_cudnn.DestroyFilterDescriptor(f);
+    if (c) grt_cudnn.DestroyConvolutionDescriptor(c);
   }
 };
 
 grt_status* MakeDescs(const ConvGeom& g, bool tf32, Descs* d) {
   cudnnTensorFormat_t fmt = g.w.nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
-  grt_status* st = grt_cudnn_error(cudnnCreateTensorDescriptor(&d->x), "cudnnCreateTensorDescriptor");
-  if (!st) st = grt_cudnn_error(cudnnCreateTensorDescriptor(&d->y), "cudnnCreateTensorDescriptor");
-  if (!st) st = grt_cudnn_error(cudnnCreateFilterDescriptor(&d->f), "cudnnCreateFilterDescriptor");
-  if (!st) st = grt_cudnn_error(cudnnCreateConvolutionDescriptor(&d->c), "cudnnCreateConvolutionDescriptor");
+  grt_status* st = grt_cudnn_error(grt_cudnn.CreateTensorDescriptor(&d->x), "cudnnCreateTensorDescriptor");
+  if (!st) st = grt_cudnn_error(grt_cudnn.CreateTensorDescriptor(&d->y), "cudnnCreateTensorDescriptor");
+  if (!st) st = grt_cudnn_error(grt_cudnn.CreateFilterDescriptor(&d->f), "cudnnCreateFilterDescriptor");
+  if (!st) st = grt_cudnn_error(grt_cudnn.CreateConvolutionDescriptor(&d->c), "cudnnCreateConvolutionDescriptor");
   if (!st)
-    st = grt_cudnn_error(cudnnSetTensor4dDescriptor(d->x, fmt, CUDNN_DATA_FLOAT, (int)g.n, (int)g.ic,
+    st = grt_cudnn_error(grt_cudnn.SetTensor4dDescriptor(d->x, fmt, CUDNN_DATA_FLOAT, (int)g.n, (int)g.ic,
                                                     (int)PaddedH(g), (int)PaddedW(g)),
                          "cudnnSetTensor4dDescriptor (input)");
   if (!st)
-    st = grt_cudnn_error(cudnnSetTensor4dDescriptor(d->y, fmt, CUDNN_DATA_FLOAT, (int)g.n, (int)g.oc, (int)g.oh,
+    st = grt_cudnn_error(grt_cudnn.SetTensor4dDescriptor(d->y, fmt, CUDNN_DATA_FLOAT, (int)g.n, (int)g.oc, (int)g.oh,
                                                     (int)g.ow),
                          "cudnnSetTensor4dDescriptor (output)");
   if (!st)
-    st = grt_cudnn_error(cudnnSetFilter4dDescriptor(d->f, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, (int)g.oc, (int)g.fic,
+    st = grt_cudnn_error(grt_cudnn.SetFilter4dDescriptor(d->f, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, (int)g.oc, (int)g.fic,
                                                     (int)g.kh, (int)g.kw),
                          "cudnnSetFilter4dDescriptor");
   if (!st)
-    st = grt_cudnn_error(cudnnSetConvolution2dDescriptor(d->c, (int)g.sym[0], (int)g.sym[1], (int)g.w.strides[0],
+    st = grt_cudnn_error(grt_cudnn.SetConvolution2dDescriptor(d->c, (int)g.sym[0], (int)g.sym[1], (int)g.w.strides[0],
                                                          (int)g.w.strides[1], (int)g.w.dilations[0],
                                                          (int)g.w.dilations[1], CUDNN_CROSS_CORRELATION,
                                                          CUDNN_DATA_FLOAT),
                          "cudnnSetConvolution2dDescriptor");
-  if (!st) st = grt_cudnn_error(cudnnSetConvolutionGroupCount(d->c, (int)g.groups), "cudnnSetConvolutionGroupCount");
+  if (!st) st = grt_cudnn_error(grt_cudnn.SetConvolutionGroupCount(d->c, (int)g.groups), "cudnnSetConvolutionGroupCount");
   if (!st)
-    st = grt_cudnn_error(cudnnSetConvolutionMathType(d->c, tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH),
+    st = grt_cudnn_error(grt_cudnn.SetConvolutionMathType(d->c, tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH),
                          "cudnnSetConvolutionMathType");
   return st;
 }
@@ -214,7 +214,7 @@ cudnnStatus_t TryAlgos(grt_kernel_ctx* ctx, const Perf* perf, int returned, cudn
       grt_status_free(wst);
       continue;
     }
-    cudnnSetConvolutionMathType(c, perf[i].mathType);
+    grt_cudnn.SetConvolutionMathType(c, perf[i].mathType);
     last = run(perf[i].algo, ws ? grt_tensor_data(ws) : NULL, perf[i].memory);
     grt_tensor_free(ws);
     *done = last == CUDNN_STATUS_SUCCESS;
@@ -227,9 +227,10 @@ cudnnStatus_t TryAlgos(grt_kernel_ctx* ctx, const Perf* perf, int returned, cudn
 grt_status* RunPass(grt_kernel_ctx* ctx, Pass pass, const ConvGeom& g, void* x, void* f, void* y,
                     const char* op) {
   cuda_device* dev = grt_cuda_device(ctx->stream);
-  Descs d;
-  grt_status* st = MakeDescs(g, dev->tf32, &d);
+  grt_status* st = grt_cudnn_open(op);  // the first convolution maps cuDNN
   if (st) return st;
+  Descs d;
+  if ((st = MakeDescs(g, dev->tf32, &d))) return st;
   cudnnHandle_t h;
   if ((st = grt_cudnn_acquire(dev, &h))) return st;
   const float one = 1.0f, zero = 0.0f;
@@ -239,34 +240,34 @@ grt_status* RunPass(grt_kernel_ctx* ctx, Pass pass, const ConvGeom& g, void* x, 
   bool done = false;
   if (pass == kForward) {
     cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgos];
-    st = grt_cudnn_error(cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.f, d.c, d.y, kMaxAlgos, &returned, perf),
+    st = grt_cudnn_error(grt_cudnn.GetConvolutionForwardAlgorithm_v7(h, d.x, d.f, d.c, d.y, kMaxAlgos, &returned, perf),
                          "cudnnGetConvolutionForwardAlgorithm_v7");
     if (!st)
       last = TryAlgos(ctx, perf, returned, d.c, dev->tf32,
                       [&](cudnnConvolutionFwdAlgo_t algo, void* ws, size_t bytes) {
-                        return cudnnConvolutionForward(h, &one, d.x, x, d.f, f, d.c, algo, ws, bytes, &zero, d.y, y);
+                        return grt_cudnn.ConvolutionForward(h, &one, d.x, x, d.f, f, d.c, algo, ws, bytes, &zero, d.y, y);
                       },
                       &done);
   } else if (pass == kBackwardData) {
     cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgos];
-    st = grt_cudnn_error(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.f, d.y, d.c, d.x, kMaxAlgos, &returned, perf),
+    st = grt_cudnn_error(grt_cudnn.GetConvolutionBackwardDataAlgorithm_v7(h, d.f, d.y, d.c, d.x, kMaxAlgos, &returned, perf),
                          "cudnnGetConvolutionBackwardDataAlgorithm_v7");
     if (!st)
       last = TryAlgos(ctx, perf, returned, d.c, dev->tf32,
                       [&](cudnnConvolutionBwdDataAlgo_t algo, void* ws, size_t bytes) {
-                        return cudnnConvolutionBackwardData(h, &one, d.f, f, d.y, y, d.c, algo, ws, bytes, &zero, d.x,
+                        return grt_cudnn.ConvolutionBackwardData(h, &one, d.f, f, d.y, y, d.c, algo, ws, bytes, &zero, d.x,
                                                             x);
                       },
                       &done);
   } else {
     cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgos];
     st = grt_cudnn_error(
-        cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.c, d.f, kMaxAlgos, &returned, perf),
+        grt_cudnn.GetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.c, d.f, kMaxAlgos, &returned, perf),
         "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
     if (!st)
       last = TryAlgos(ctx, perf, returned, d.c, dev->tf32,
                       [&](cudnnConvolutionBwdFilterAlgo_t algo, void* ws, size_t bytes) {
-                        return cudnnConvolutionBackwardFilter(h, &one, d.x, x, d.y, y, d.c, algo, ws, bytes, &zero,
+                        return grt_cudnn.ConvolutionBackwardFilter(h, &one, d.x, x, d.y, y, d.c, algo, ws, bytes, &zero,
                                                               d.f, f);
                       },
                       &done);

@@ -3,22 +3,45 @@
  * on a GPU. */
 #include "cudnn_handle.h"
 
+#define GRT_STR_(x) #x
+#define GRT_STR(x) GRT_STR_(x)
+
+grt_cudnn_api grt_cudnn;
+
+#define CUDNN_ROW(field, symbol) GRT_LAZY_ROW(grt_cudnn_api, field, symbol)
+static const grt_lazy_symbol kCudnnSymbols[] = {GRT_CUDNN_CALLS(CUDNN_ROW)};
+
+/* The soname of the cuDNN these headers declare. */
+static const char* const kCudnnNames[] = {"libcudnn.so." GRT_STR(CUDNN_MAJOR), NULL};
+
+static grt_lazy_lib g_cudnn = {
+    .what = "cuDNN",
+    .sonames = kCudnnNames,
+    .symbols = kCudnnSymbols,
+    .n_symbols = sizeof kCudnnSymbols / sizeof kCudnnSymbols[0],
+    .table = &grt_cudnn,
+    .mu = PTHREAD_MUTEX_INITIALIZER,
+};
+
+grt_status* grt_cudnn_open(const char* needed_for) { return grt_lazy_lib_open(&g_cudnn, needed_for); }
+
 grt_status* grt_cudnn_error(cudnnStatus_t st, const char* what) {
   if (st == CUDNN_STATUS_SUCCESS) return NULL;
   grt_code code = st == CUDNN_STATUS_ALLOC_FAILED ? GRT_RESOURCE_EXHAUSTED : GRT_INTERNAL;
-  return grt_status_new(code, "%s: %s", what, cudnnGetErrorString(st));
+  return grt_status_new(code, "%s: %s", what, grt_cudnn.GetErrorString(st));
 }
 
-static void destroy(void* h) { cudnnDestroy((cudnnHandle_t)h); }
+static void destroy(void* h) { grt_cudnn.Destroy((cudnnHandle_t)h); }
 
 grt_status* grt_cudnn_acquire(cuda_device* d, cudnnHandle_t* out) {
   pthread_mutex_lock(&d->dnn_mu);
   if (!d->dnn) {
     cudnnHandle_t h = NULL;
-    grt_status* st = grt_cudnn_error(cudnnCreate(&h), "cudnnCreate");
-    if (!st) st = grt_cudnn_error(cudnnSetStream(h, d->streams[GRT_STREAM_COMPUTE].s), "cudnnSetStream");
+    grt_status* st = grt_cudnn_open("a convolution");
+    if (!st) st = grt_cudnn_error(grt_cudnn.Create(&h), "cudnnCreate");
+    if (!st) st = grt_cudnn_error(grt_cudnn.SetStream(h, d->streams[GRT_STREAM_COMPUTE].s), "cudnnSetStream");
     if (st) {
-      if (h) cudnnDestroy(h);
+      if (h) grt_cudnn.Destroy(h);
       pthread_mutex_unlock(&d->dnn_mu);
       return st;
     }

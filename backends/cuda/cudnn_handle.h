@@ -12,13 +12,48 @@
 extern "C" {
 #endif
 
+/* The cuDNN calls the plugin makes, through a table filled on the first
+ * convolution (lazy_lib.h): a session that runs none never maps cuDNN. */
+#define GRT_CUDNN_CALLS(X)                                                              \
+  X(Create, cudnnCreate)                                                                \
+  X(Destroy, cudnnDestroy)                                                              \
+  X(SetStream, cudnnSetStream)                                                          \
+  X(GetErrorString, cudnnGetErrorString)                                                \
+  X(CreateTensorDescriptor, cudnnCreateTensorDescriptor)                                \
+  X(DestroyTensorDescriptor, cudnnDestroyTensorDescriptor)                              \
+  X(SetTensor4dDescriptor, cudnnSetTensor4dDescriptor)                                  \
+  X(CreateFilterDescriptor, cudnnCreateFilterDescriptor)                                \
+  X(DestroyFilterDescriptor, cudnnDestroyFilterDescriptor)                              \
+  X(SetFilter4dDescriptor, cudnnSetFilter4dDescriptor)                                  \
+  X(CreateConvolutionDescriptor, cudnnCreateConvolutionDescriptor)                      \
+  X(DestroyConvolutionDescriptor, cudnnDestroyConvolutionDescriptor)                    \
+  X(SetConvolution2dDescriptor, cudnnSetConvolution2dDescriptor)                        \
+  X(SetConvolutionGroupCount, cudnnSetConvolutionGroupCount)                            \
+  X(SetConvolutionMathType, cudnnSetConvolutionMathType)                                \
+  X(GetConvolutionForwardAlgorithm_v7, cudnnGetConvolutionForwardAlgorithm_v7)          \
+  X(GetConvolutionBackwardDataAlgorithm_v7, cudnnGetConvolutionBackwardDataAlgorithm_v7) \
+  X(GetConvolutionBackwardFilterAlgorithm_v7, cudnnGetConvolutionBackwardFilterAlgorithm_v7) \
+  X(ConvolutionForward, cudnnConvolutionForward)                                        \
+  X(ConvolutionBackwardData, cudnnConvolutionBackwardData)                              \
+  X(ConvolutionBackwardFilter, cudnnConvolutionBackwardFilter)
+
+typedef struct {
+  GRT_CUDNN_CALLS(GRT_LAZY_FIELD)
+} grt_cudnn_api;
+
+/* Filled by the first successful grt_cudnn_open; read only after it. */
+extern grt_cudnn_api grt_cudnn;
+/* Opens cuDNN once; the error names the library and `needed_for` (the op). */
+GRT_MUST_USE grt_status* grt_cudnn_open(const char* needed_for);
+
 /* Locks the device's cuDNN mutex and gives its handle (made now if this is
  * the first use); on success the caller unlocks with grt_cudnn_release. */
 GRT_MUST_USE grt_status* grt_cudnn_acquire(cuda_device* d, cudnnHandle_t* out);
 void grt_cudnn_release(cuda_device* d);
 
 /* NULL for CUDNN_STATUS_SUCCESS, else INTERNAL (RESOURCE_EXHAUSTED for
- * allocation failures) naming `what` and cuDNN's words. */
+ * allocation failures) naming `what` and cuDNN's words. Only after
+ * grt_cudnn_open succeeded. */
 grt_status* grt_cudnn_error(cudnnStatus_t st, const char* what);
 
 #ifdef __cplusplus

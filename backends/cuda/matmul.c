@@ -9,6 +9,28 @@
 
 #include "cuda_internal.h"
 
+#define GRT_STR_(x) #x
+#define GRT_STR(x) GRT_STR_(x)
+
+grt_cublas_api grt_cublas;
+
+#define CUBLAS_ROW(field, symbol) GRT_LAZY_ROW(grt_cublas_api, field, symbol)
+static const grt_lazy_symbol kCublasSymbols[] = {GRT_CUBLAS_CALLS(CUBLAS_ROW)};
+
+/* The soname of the cuBLAS these headers declare. */
+static const char* const kCublasNames[] = {"libcublas.so." GRT_STR(CUBLAS_VER_MAJOR), NULL};
+
+static grt_lazy_lib g_cublas = {
+    .what = "cuBLAS",
+    .sonames = kCublasNames,
+    .symbols = kCublasSymbols,
+    .n_symbols = sizeof kCublasSymbols / sizeof kCublasSymbols[0],
+    .table = &grt_cublas,
+    .mu = PTHREAD_MUTEX_INITIALIZER,
+};
+
+grt_status* grt_cublas_open(const char* needed_for) { return grt_lazy_lib_open(&g_cublas, needed_for); }
+
 static grt_status* blas_error(cublasStatus_t s, const char* what) {
   if (s == CUBLAS_STATUS_SUCCESS) return NULL;
   return grt_status_new(GRT_INTERNAL, "%s failed: cuBLAS status %d", what, (int)s);
@@ -24,12 +46,12 @@ static grt_status* gemm(cuda_device* d, grt_dtype dt, bool ta, bool tb, int64_t 
   pthread_mutex_lock(&d->blas_mu);
   if (dt == GRT_FLOAT32) {
     const float one = 1.0f, zero = 0.0f;
-    s = cublasSgemmStridedBatched(d->blas, op_b, op_a, (int)n, (int)m, (int)k, &one, b, ldb,
-                                  stride_b, a, lda, stride_a, &zero, c, ldc, stride_c, (int)batch);
+    s = grt_cublas.SgemmStridedBatched(d->blas, op_b, op_a, (int)n, (int)m, (int)k, &one, b, ldb,
+                                       stride_b, a, lda, stride_a, &zero, c, ldc, stride_c, (int)batch);
   } else {
     const double one = 1.0, zero = 0.0;
-    s = cublasDgemmStridedBatched(d->blas, op_b, op_a, (int)n, (int)m, (int)k, &one, b, ldb,
-                                  stride_b, a, lda, stride_a, &zero, c, ldc, stride_c, (int)batch);
+    s = grt_cublas.DgemmStridedBatched(d->blas, op_b, op_a, (int)n, (int)m, (int)k, &one, b, ldb,
+                                       stride_b, a, lda, stride_a, &zero, c, ldc, stride_c, (int)batch);
   }
   pthread_mutex_unlock(&d->blas_mu);
   return blas_error(s, dt == GRT_FLOAT32 ? "cublasSgemmStridedBatched" : "cublasDgemmStridedBatched");

@@ -105,9 +105,41 @@ typedef struct comm_set {
 static comm_set* g_sets;
 static pthread_mutex_t g_sets_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* The NCCL calls made here, through a table filled on the first all-reduce
+ * over NCCL (lazy_lib.h): no other run maps NCCL. */
+#define GRT_NCCL_CALLS(X)              \
+  X(CommInitAll, ncclCommInitAll)      \
+  X(AllReduce, ncclAllReduce)          \
+  X(GroupStart, ncclGroupStart)        \
+  X(GroupEnd, ncclGroupEnd)            \
+  X(GetErrorString, ncclGetErrorString)
+
+typedef struct {
+  GRT_NCCL_CALLS(GRT_LAZY_FIELD)
+} nccl_api;
+
+static nccl_api g_nccl;
+
+#define NCCL_ROW(field, symbol) GRT_LAZY_ROW(nccl_api, field, symbol)
+static const grt_lazy_symbol kNcclSymbols[] = {GRT_NCCL_CALLS(NCCL_ROW)};
+
+#define GRT_STR_(x) #x
+#define GRT_STR(x) GRT_STR_(x)
+/* The soname of the NCCL this header declares. */
+static const char* const kNcclNames[] = {"libnccl.so." GRT_STR(NCCL_MAJOR), NULL};
+
+static grt_lazy_lib g_nccl_lib = {
+    .what = "NCCL",
+    .sonames = kNcclNames,
+    .symbols = kNcclSymbols,
+    .n_symbols = sizeof kNcclSymbols / sizeof kNcclSymbols[0],
+    .table = &g_nccl,
+    .mu = PTHREAD_MUTEX_INITIALIZER,
+};
+
 static grt_status* nccl_error(ncclResult_t r, const char* what) {
   if (r == ncclSuccess) return NULL;
-  return grt_status_new(GRT_INTERNAL, "%s: %s", what, ncclGetErrorString(r));
+  return grt_status_new(GRT_INTERNAL, "%s: %s", what, g_nccl.GetErrorString(r));
 }
 
 /* The communicators for `devices` in this order, made on first use. */
@@ -128,7 +160,7 @@ static grt_status* comms_for(const int* devices, int n, comm_set** out) {
     } else {
       memcpy(c->devices, devices, (size_t)n * sizeof *devices);
       c->n = n;
-      st = nccl_error(ncclCommInitAll(c->comms, n, devices), "ncclCommInitAll");
+      st = nccl_error(g_nccl.CommInitAll(c->comms, n, devices), "ncclCommInitAll");
     }
     if (st) {
       if (c) {
@@ -172,21 +204,23 @@ static grt_status* reduce_by_nccl(const grt_all_reduce_args* a) {
                           a->shared_name, grt_dtype_name(t));
   size_t count = (size_t)grt_tensor_num_elements(a->inputs[0]);
   if (count == 0) return NULL;
+  grt_status* st = grt_cuda_nccl_open("NcclAllReduce across GPUs");
+  if (st) return grt_status_prefix(st, "all-reduce '%s'", a->shared_name);
   int* devices = calloc((size_t)a->n, sizeof *devices);
   if (!devices) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
   for (int32_t k = 0; k < a->n; k++) devices[k] = member(a, k)->physical;
   comm_set* c = NULL;
-  grt_status* st = comms_for(devices, a->n, &c);
+  st = comms_for(devices, a->n, &c);
   free(devices);
   if (st) return st;
   pthread_mutex_lock(&c->mu);
-  st = nccl_error(ncclGroupStart(), "ncclGroupStart");
+  st = nccl_error(g_nccl.GroupStart(), "ncclGroupStart");
   for (int32_t k = 0; !st && k < a->n; k++)
-    st = nccl_error(ncclAllReduce(grt_tensor_data(a->inputs[k]), grt_tensor_data(a->outputs[k]), count,
-                                  dt, kOps[a->reduction], c->comms[k], compute_stream(member(a, k))),
+    st = nccl_error(g_nccl.AllReduce(grt_tensor_data(a->inputs[k]), grt_tensor_data(a->outputs[k]), count,
+                                     dt, kOps[a->reduction], c->comms[k], compute_stream(member(a, k))),
                     "ncclAllReduce");
   /* A group once started is always ended, even after a failed call. */
-  grt_status* end = nccl_error(ncclGroupEnd(), "ncclGroupEnd");
+  grt_status* end = nccl_error(g_nccl.GroupEnd(), "ncclGroupEnd");
   pthread_mutex_unlock(&c->mu);
   if (!st) st = end;
   else grt_status_free(end);
@@ -194,6 +228,15 @@ static grt_status* reduce_by_nccl(const grt_all_reduce_args* a) {
 }
 
 #endif /* GRT_HAVE_NCCL */
+
+grt_status* grt_cuda_nccl_open(const char* needed_for) {
+#ifdef GRT_HAVE_NCCL
+  return grt_lazy_lib_open(&g_nccl_lib, needed_for);
+#else
+  (void)needed_for;
+  return NULL;
+#endif
+}
 
 /* NCCL needs one rank per physical GPU. */
 static bool distinct_cards(const grt_all_reduce_args* a) {

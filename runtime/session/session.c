@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/log.h"
 #include "base/mem.h"
@@ -24,14 +25,29 @@ static grt_status* place(grt_session* s) {
 }
 
 /* A device for every device in the set this machine has, each made by the
- * backend of its type, told the values of its type's options. */
+ * backend of its type, told the values of its type's options. Devices are
+ * made for the nodes the plan puts on them: a graph that runs on the CPU
+ * never starts another backend's devices (a GPU's context and libraries, a
+ * plugin's stream threads), however many the machine has. The CPUs are
+ * always made (they cost nothing and host memory comes from them). */
 static grt_status* make_devices(grt_session* s) {
   int32_t n = grt_device_set_count(s->devices);
   s->device = grt_calloc((size_t)n + 1, sizeof *s->device);
-  if (!s->device) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  bool* used = grt_calloc((size_t)n + 1, sizeof *used);
+  if (!s->device || !used) {
+    grt_free(used);
+    return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  }
   s->n_devices = n;
-  for (int32_t i = 0; i < n; i++) {
-    if (!grt_device_set_present(s->devices, i)) continue;
+  for (int32_t i = 0; i < s->graph->n_nodes; i++) {
+    int32_t d = grt_plan_node_device(s->plan, i);
+    if (d >= 0 && d < n) used[d] = true;
+  }
+  for (int32_t i = 0; i < n; i++)
+    if (strcasecmp(grt_device_set_type(s->devices, i), "CPU") == 0) used[i] = true;
+  grt_status* st = NULL;
+  for (int32_t i = 0; i < n && !st; i++) {
+    if (!grt_device_set_present(s->devices, i) || !used[i]) continue;
     const char* vals[GRT_MAX_BACKEND_OPTIONS];
     int32_t nv = grt_backend_values_get(s->opts.backend, grt_device_set_type(s->devices, i), vals);
     grt_device_config cfg = {
@@ -41,9 +57,10 @@ static grt_status* make_devices(grt_session* s) {
         .n_options = nv,
         .memory_limit = s->opts.memory_limit,
     };
-    GRT_RETURN_IF_ERROR(grt_registry_device_new(s->devices, i, &cfg, &s->device[i]));
+    st = grt_registry_device_new(s->devices, i, &cfg, &s->device[i]);
   }
-  return NULL;
+  grt_free(used);
+  return st;
 }
 
 /* Kernels for every node on its device, and their state (variables persist

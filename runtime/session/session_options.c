@@ -93,7 +93,7 @@ static const option_row kOptions[] = {
     ROW("log_device_placement", "bool", "false",
         "the placement log goes to the log sink at level INFO", parse_bool, log_device_placement),
     ROW("inter_op_threads", "integer 0 to 4096", "0",
-        "threads running ready nodes; 0: one per online core", parse_count0, inter_op_threads),
+        "most threads running ready nodes, started as work needs them; 0: one per online core", parse_count0, inter_op_threads),
     ROW("intra_op_threads", "integer 0 to 4096", "0",
         "threads kernels split large element counts over; 0: one per online core", parse_count0,
         intra_op_threads),

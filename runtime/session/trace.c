@@ -65,7 +65,9 @@ void grt_trace_begin_run(grt_trace* t, const grt_session* s) {
   if (t->n_devices == 0) {
     t->device_names = grt_calloc((size_t)s->n_devices + 1, sizeof *t->device_names);
     if (t->device_names) {
-      for (int32_t i = 0; i < s->n_devices; i++) t->device_names[i] = grt_strdup(s->device[i]->name);
+      /* From the set: a device no node runs on is never made. */
+      for (int32_t i = 0; i < s->n_devices; i++)
+        t->device_names[i] = grt_strdup(grt_device_set_name(s->devices, i));
       t->n_devices = s->n_devices;
     }
   }

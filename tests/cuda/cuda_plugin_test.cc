@@ -6,8 +6,12 @@
 // plugin present. Nothing here runs GPU code.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <link.h>
+
+#include <unistd.h>
 
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -65,6 +69,57 @@ TEST(CudaPlugin, LoadsAndSaysWhyItHasNoGpu) {
     EXPECT_NE(line.find("GPU: 0 devices (plugin) ("), std::string::npos) << line;
     EXPECT_TRUE(line.find("CUDA driver") != std::string::npos) << line;
   }
+}
+
+// The objects mapped in this process whose file name contains `part`.
+std::vector<std::string> Mapped(const char* part) {
+  struct Ctx {
+    const char* part;
+    std::vector<std::string> found;
+  } ctx{part, {}};
+  dl_iterate_phdr(
+      [](struct dl_phdr_info* info, size_t, void* arg) {
+        Ctx* c = static_cast<Ctx*>(arg);
+        if (info->dlpi_name && strstr(info->dlpi_name, c->part)) c->found.push_back(info->dlpi_name);
+        return 0;
+      },
+      &ctx);
+  return ctx.found;
+}
+
+// Loading the plugin and probing (what every process with the plugin
+// installed does) maps the CUDA runtime only: cuBLAS, cuDNN and NCCL are
+// opened when a device or kernel first needs them.
+TEST(CudaPlugin, LoadingAndProbingMapNoCublasCudnnOrNccl) {
+  ASSERT_NE(LoadCuda(), nullptr);
+  (void)grt_registry_device_count("GPU");
+  EXPECT_FALSE(Mapped("libcudart").empty()) << "the plugin links the CUDA runtime";
+  for (const char* heavy : {"libcublas", "libcudnn", "libnccl"})
+    EXPECT_TRUE(Mapped(heavy).empty()) << heavy << " was mapped: " << Mapped(heavy)[0];
+}
+
+// Every call of the tables exists in the cuBLAS, cuDNN and NCCL installed
+// with the toolkit the plugin was built with (opening needs no GPU), and
+// opening them is what maps them. In a child process, so this process keeps
+// them unmapped for the test above.
+TEST(CudaPluginDeathTest, OpensCublasCudnnAndNcclOnFirstUse) {
+  ASSERT_NE(LoadCuda(), nullptr);
+  void* h = dlopen(PluginPath().c_str(), RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(h, nullptr);
+  int (*open_libraries)(char*, size_t);
+  *reinterpret_cast<void**>(&open_libraries) = dlsym(h, "grt_cuda_open_libraries");
+  ASSERT_NE(open_libraries, nullptr);
+  EXPECT_EXIT(
+      {
+        char why[1024];
+        if (open_libraries(why, sizeof why) != 0) {
+          fprintf(stderr, "%s\n", why);
+          _exit(1);
+        }
+        _exit(Mapped("libcublas").empty() || Mapped("libcudnn").empty() ? 2 : 0);
+      },
+      ::testing::ExitedWithCode(0), "");
+  dlclose(h);
 }
 
 std::set<std::string> RowOps() {

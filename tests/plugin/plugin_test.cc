@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -84,6 +85,54 @@ TEST(Plugin, RunsAcrossTestDevicesAndCpuWithCopiesOnStreams) {
 // The session option memory_limit reaches a plugin's devices
 // (grt_device_config.memory_limit); the test backend's allocator honours it
 // and reports its bytes in use, as a GPU backend would.
+int Threads() {
+  FILE* f = fopen("/proc/self/status", "r");
+  char line[256];
+  int n = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "Threads: %d", &n) == 1) break;
+  if (f) fclose(f);
+  return n;
+}
+
+// A session makes only the devices its plan uses (the TEST backend starts a
+// thread per stream when it makes a device), and its thread pools start no
+// worker until work needs one: a graph pinned to the CPU, in a process with
+// two TEST devices, creates and runs with no new thread.
+TEST(Plugin, ASessionStartsNoThreadForDevicesOrWorkItDoesNotHave) {
+  LoadTestBackend();
+  const char* cpu_only = R"({"format":"grt.graph","version":1,"nodes":[
+    {"name":"x","op":"Placeholder","device":"/cpu:0","attrs":{"dtype":"float32","shape":[2]}},
+    {"name":"y","op":"Add","inputs":["x","x"],"device":"/cpu:0","attrs":{"T":"float32"}}
+  ]})";
+  grt_graph* g = nullptr;
+  ASSERT_OK(grt_graph_from_json(cpu_only, strlen(cpu_only), &g));
+  int before = Threads();
+  grt_session* s = nullptr;
+  ASSERT_OK(grt_session_new(g, nullptr, &s));
+  float xv[2] = {1, 2};
+  int64_t dims[1] = {2};
+  grt_tensor* x = nullptr;
+  ASSERT_OK(grt_tensor_wrap(xv, GRT_FLOAT32, 1, dims, nullptr, nullptr, &x));
+  grt_feed feed = {"x", x};
+  const char* fetch[] = {"y"};
+  grt_tensor* y = nullptr;
+  ASSERT_OK(grt_session_run(s, &feed, 1, fetch, 1, nullptr, 0, &y, nullptr));
+  EXPECT_EQ(Floats(y), (std::vector<float>{2, 4}));
+  EXPECT_EQ(Threads(), before);
+  grt_tensor_free(y);
+  grt_session_free(s);
+  grt_graph_free(g);
+
+  // The same process, a graph with a node on TEST:0: that device is made.
+  ASSERT_OK(grt_graph_from_json(kGraph, strlen(kGraph), &g));
+  ASSERT_OK(grt_session_new(g, nullptr, &s));
+  EXPECT_GT(Threads(), before);
+  grt_session_free(s);
+  grt_graph_free(g);
+  grt_tensor_free(x);
+}
+
 TEST(Plugin, MemoryLimitReachesThePluginsAllocator) {
   LoadTestBackend();
   grt_graph* g = nullptr;

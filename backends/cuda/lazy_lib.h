@@ -1,0 +1,59 @@
+/* A shared library the CUDA plugin opens the first time it needs it, with a
+ * table of the calls it makes into it: cuBLAS, cuDNN and NCCL are hundreds
+ * of megabytes that took ~50 ms to map with the plugin on every start, GPU
+ * or not, so the plugin links only the CUDA runtime (enough to probe and
+ * launch its own kernels) and opens those on first use (cuda_libs.h).
+ * No CUDA in here: tested on the host (tests/cuda/lazy_lib_test.cc). */
+#ifndef GRT_BACKENDS_CUDA_LAZY_LIB_H_
+#define GRT_BACKENDS_CUDA_LAZY_LIB_H_
+
+#include <pthread.h>
+#include <stddef.h>
+
+#include "grt/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One call: its name in the library and where its address goes in the
+ * table (offsetof a field of the library's table struct). */
+typedef struct {
+  const char* name;
+  size_t offset;
+} grt_lazy_symbol;
+
+typedef struct {
+  const char* what;                /* "cuBLAS": how messages name it */
+  const char* const* sonames;      /* tried in order, NULL-terminated */
+  const grt_lazy_symbol* symbols;  /* every call, resolved together */
+  size_t n_symbols;
+  void* table;                     /* the struct the addresses go into */
+  /* State, zero-initialised but for mu (PTHREAD_MUTEX_INITIALIZER). */
+  pthread_mutex_t mu;
+  int state;                       /* 0 untried, 1 open, 2 failed (atomic) */
+  void* handle;
+  char error[512];                 /* why it failed, kept for every later caller */
+} grt_lazy_lib;
+
+/* A table's field for `symbol`, typed from the library's own header (the
+ * plugin is compiled against the toolkit's headers; only the linking is
+ * deferred), and the row that resolves it. */
+#ifdef __cplusplus
+#define GRT_LAZY_FIELD(field, symbol) decltype(&::symbol) field;
+#else
+#define GRT_LAZY_FIELD(field, symbol) __typeof__(&symbol) field;
+#endif
+#define GRT_LAZY_ROW(table_type, field, symbol) {#symbol, offsetof(table_type, field)},
+
+/* Opens the library and fills its table, once; later calls return at once.
+ * A failure is kept: every call after it fails with the same message,
+ * FAILED_PRECONDITION naming the library, what was tried and dlerror's
+ * words (or the missing call), and `needed_for` ("MatMul on GPU:0"). */
+GRT_MUST_USE grt_status* grt_lazy_lib_open(grt_lazy_lib* lib, const char* needed_for);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRT_BACKENDS_CUDA_LAZY_LIB_H_ */
