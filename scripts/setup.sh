@@ -13,6 +13,7 @@ packages=(
   libdnnl-dev                        # CPU convolutions, pooling, LRN, batch norm (oneDNN)
   graphviz                           # grt place --dot OUT.svg
   valgrind                           # memory checks
+  clang-format                       # scripts/format_check.sh (the tree's format, checked by the tests)
   python3                            # a CLI test reads the trace JSON
   pkg-config                         # the install test builds a host with it
   dataset-fashion-mnist              # examples:fashion_mnist and its test

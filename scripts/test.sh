@@ -10,5 +10,15 @@ rc=${PIPESTATUS[0]}
 passed=$(grep -cE '^//.* PASSED in' "$log" || true)
 failed=$(grep -cE '^//.* (FAILED|FAILED TO BUILD|TIMEOUT|NO STATUS)' "$log" || true)
 rm -f "$log"
+# Checks of the source tree itself: its format (.clang-format) and that no
+# package includes another's internal header.
+for check in "bash scripts/format_check.sh" "python3 scripts/check_includes.py -q"; do
+  if $check; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    rc=1
+  fi
+done
 echo "tests: $passed passed, $failed failed"
 exit "$rc"

@@ -60,11 +60,24 @@ TEST(SpaceHooks, AThreadsFirstAllocationAndAPoolsThreadsAre) {
             }),
             1);
   // Each of the pool's threads is started inside a bracket (its stack);
-  // a pool thread's own first allocations may add more.
+  // a pool thread's own first allocations may add more. Workers start on
+  // demand, so three tasks that wait for each other make the pool start
+  // all three.
   EXPECT_GE(Brackets([] {
               grt_threadpool* pool = nullptr;
               EXPECT_EQ(grt_threadpool_new(3, "hooks", &pool), nullptr);
+              static std::atomic<int> arrived;
+              arrived = 0;
+              for (int i = 0; i < 3; i++)
+                EXPECT_TRUE(grt_threadpool_schedule(
+                    pool,
+                    [](void*) {
+                      arrived++;
+                      while (arrived.load() < 3) std::this_thread::yield();
+                    },
+                    nullptr));
               grt_threadpool_free(pool);
+              EXPECT_EQ(arrived.load(), 3);
             }),
             3);
 }
