@@ -46,8 +46,9 @@ typedef struct grt_window {
 /* The window attrs of the kernel's node (data_format, strides, dilations,
  * ksize, padding, explicit_paddings; `what` says which apply, and
  * GRT_WINDOW_EXPLICIT is added for an op that has explicit_paddings),
- * checked as the op's shape function checks them: "attr 'strides' must have 4 entries,
- * got 3", "attr 'padding' must be SAME or VALID, got 'EXPLICIT'", ... */
+ * checked as the op's shape function checks them: "attr 'strides' must
+ * have 4 entries, got 3", "attr 'padding' must be SAME or VALID, got
+ * 'EXPLICIT'", ... */
 GRT_API GRT_MUST_USE grt_status* grt_op_window(const grt_kernel_ctx* ctx, uint32_t what,
                                                grt_window* out);
 
