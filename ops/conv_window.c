@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "base/shape.h"
 #include "base/status.h"
 #include "ops/attr.h"
 
@@ -106,6 +107,40 @@ grt_status* grt_op_window(const grt_kernel_ctx* ctx, uint32_t what, grt_window* 
   const grt_op_def* def = ctx->node->def;
   if (grt_op_find_attr(def, "explicit_paddings")) what |= GRT_WINDOW_EXPLICIT;
   return grt_window_read(ctx->node, def, what, out);
+}
+
+grt_status* grt_op_conv_depths(const grt_shape* in, const grt_shape* filter, bool nchw,
+                               bool depthwise, int64_t* groups, int64_t* out_depth) {
+  char a[GRT_SHAPE_STR_MAX], b[GRT_SHAPE_STR_MAX];
+  if (in->rank != 4)
+    return GRT_ERROR(INVALID_ARGUMENT, "input must be 4-dimensional: %s",
+                     grt_shape_str(in, a, sizeof a));
+  if (filter->rank != 4)
+    return GRT_ERROR(INVALID_ARGUMENT, "filter must be 4-dimensional: %s",
+                     grt_shape_str(filter, a, sizeof a));
+  int64_t ic = in->dims[nchw ? 1 : 3], f_in = filter->dims[2], f_out = filter->dims[3];
+  if (depthwise) {
+    if (f_in != ic)
+      return GRT_ERROR(INVALID_ARGUMENT, "input and filter must have the same depth: %lld vs %lld",
+                       (long long)ic, (long long)f_in);
+    *groups = ic;
+    *out_depth = ic * f_out;
+  } else {
+    if (f_in <= 0 || ic % f_in != 0)
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "input depth must be evenly divisible by filter depth: %lld vs %lld (input "
+                       "%s, filter %s)",
+                       (long long)ic, (long long)f_in, grt_shape_str(in, a, sizeof a),
+                       grt_shape_str(filter, b, sizeof b));
+    *groups = ic / f_in;
+    *out_depth = f_out;
+    if (*groups > 0 && f_out % *groups != 0)
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "output depth %lld is not a multiple of the number of groups %lld",
+                       (long long)f_out, (long long)*groups);
+  }
+  if (*groups < 1) *groups = 1; /* an empty input */
+  return NULL;
 }
 
 grt_status* grt_window_dim(const grt_window* w, int32_t dim, int64_t in, int64_t k, int64_t* out,

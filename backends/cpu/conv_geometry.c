@@ -11,13 +11,10 @@ grt_status* grt_cpu_conv_need_f32(const grt_kernel_ctx* ctx, grt_dtype t) {
 
 grt_status* grt_cpu_conv_make(const grt_kernel_ctx* ctx, const grt_shape* in, const grt_shape* filter,
                               bool depthwise, grt_cpu_conv* out) {
-  char a[GRT_SHAPE_STR_MAX], b[GRT_SHAPE_STR_MAX];
-  if (in->rank != 4)
-    return GRT_ERROR(INVALID_ARGUMENT, "input must be 4-dimensional: %s", grt_cpu_shape_str(in, a));
-  if (filter->rank != 4)
-    return GRT_ERROR(INVALID_ARGUMENT, "filter must be 4-dimensional: %s", grt_cpu_shape_str(filter, a));
   grt_cpu_conv* g = out;
   GRT_RETURN_IF_ERROR(grt_op_window(ctx, GRT_WINDOW_DILATIONS, &g->w));
+  /* Ranks and depths: the checks every backend shares. */
+  GRT_RETURN_IF_ERROR(grt_op_conv_depths(in, filter, g->w.nchw, depthwise, &g->groups, &g->oc));
   int32_t h = grt_window_h(&g->w);
   g->n = in->dims[0];
   g->ih = in->dims[h];
@@ -25,27 +22,6 @@ grt_status* grt_cpu_conv_make(const grt_kernel_ctx* ctx, const grt_shape* in, co
   g->ic = in->dims[grt_window_c(&g->w)];
   g->kh = filter->dims[0];
   g->kw = filter->dims[1];
-  int64_t f_in = filter->dims[2], f_out = filter->dims[3];
-  if (depthwise) {
-    if (f_in != g->ic)
-      return GRT_ERROR(INVALID_ARGUMENT, "input and filter must have the same depth: %lld vs %lld",
-                       (long long)g->ic, (long long)f_in);
-    g->groups = g->ic;
-    g->oc = g->ic * f_out;
-  } else {
-    if (f_in <= 0 || g->ic % f_in != 0)
-      return GRT_ERROR(INVALID_ARGUMENT,
-                       "input depth must be evenly divisible by filter depth: %lld vs %lld (input %s, "
-                       "filter %s)",
-                       (long long)g->ic, (long long)f_in, grt_cpu_shape_str(in, a),
-                       grt_cpu_shape_str(filter, b));
-    g->groups = g->ic / f_in;
-    g->oc = f_out;
-    if (g->oc % g->groups != 0)
-      return GRT_ERROR(INVALID_ARGUMENT, "output depth %lld is not a multiple of the number of groups %lld",
-                       (long long)g->oc, (long long)g->groups);
-  }
-  if (g->groups < 1) g->groups = 1; /* an empty input */
   GRT_RETURN_IF_ERROR(grt_window_dim(&g->w, 0, g->ih, g->kh, &g->oh, &g->pad_l[0], &g->pad_r[0]));
   return grt_window_dim(&g->w, 1, g->iw, g->kw, &g->ow, &g->pad_l[1], &g->pad_r[1]);
 }

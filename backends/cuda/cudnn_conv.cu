@@ -43,8 +43,8 @@ grt_status* MakeGeom(const grt_kernel_ctx* ctx, const grt_shape& in, const grt_s
                      ConvGeom* g) {
   grt_status* st = grt_op_window(ctx, GRT_WINDOW_DILATIONS, &g->w);
   if (st) return st;
-  if (in.rank != 4) return grt_status_new(GRT_INVALID_ARGUMENT, "input must be 4-dimensional");
-  if (f.rank != 4) return grt_status_new(GRT_INVALID_ARGUMENT, "filter must be 4-dimensional");
+  // Ranks and depths: the CPU's checks (grt_op_conv_depths).
+  if ((st = grt_op_conv_depths(&in, &f, g->w.nchw, depthwise, &g->groups, &g->oc))) return st;
   bool nchw = g->w.nchw;
   g->n = in.dims[0];
   g->ic = in.dims[nchw ? 1 : 3];
@@ -52,24 +52,7 @@ grt_status* MakeGeom(const grt_kernel_ctx* ctx, const grt_shape& in, const grt_s
   g->iw = in.dims[nchw ? 3 : 2];
   g->kh = f.dims[0];
   g->kw = f.dims[1];
-  if (depthwise) {
-    if (f.dims[2] != g->ic)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "input and filter must have the same depth: %lld vs %lld",
-                            (long long)g->ic, (long long)f.dims[2]);
-    g->fic = 1;
-    g->oc = g->ic * f.dims[3];
-    g->groups = g->ic;
-  } else {
-    g->fic = f.dims[2];
-    g->oc = f.dims[3];
-    if (g->fic <= 0 || g->ic % g->fic)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "input depth must be evenly divisible by filter depth: %lld vs %lld",
-                            (long long)g->ic, (long long)g->fic);
-    g->groups = g->ic / g->fic;
-    if (g->oc % g->groups)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "output depth %lld is not a multiple of the number of groups %lld",
-                            (long long)g->oc, (long long)g->groups);
-  }
+  g->fic = depthwise ? 1 : f.dims[2];
   int64_t in_hw[2] = {g->ih, g->iw}, k[2] = {g->kh, g->kw}, out[2];
   for (int d = 0; d < 2; d++) {
     int64_t before, after;

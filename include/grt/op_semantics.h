@@ -46,8 +46,9 @@ typedef struct grt_window {
 /* The window attrs of the kernel's node (data_format, strides, dilations,
  * ksize, padding, explicit_paddings; `what` says which apply, and
  * GRT_WINDOW_EXPLICIT is added for an op that has explicit_paddings),
- * checked as the op's shape function checks them: "attr 'strides' must have 4 entries,
- * got 3", "attr 'padding' must be SAME or VALID, got 'EXPLICIT'", ... */
+ * checked as the op's shape function checks them: "attr 'strides' must
+ * have 4 entries, got 3", "attr 'padding' must be SAME or VALID, got
+ * 'EXPLICIT'", ... */
 GRT_API GRT_MUST_USE grt_status* grt_op_window(const grt_kernel_ctx* ctx, uint32_t what,
                                                grt_window* out);
 
@@ -59,6 +60,17 @@ GRT_API GRT_MUST_USE grt_status* grt_op_window(const grt_kernel_ctx* ctx, uint32
 GRT_API GRT_MUST_USE grt_status* grt_window_dim(const grt_window* w, int32_t dim, int64_t in,
                                                 int64_t k, int64_t* out, int64_t* before,
                                                 int64_t* after);
+
+/* A 2-D convolution's depths: input and filter 4-D ("input must be
+ * 4-dimensional: [2,3]"), the filter [h, w, in, out]; a depthwise one needs
+ * the input's depth in the filter ("input and filter must have the same
+ * depth: 3 vs 2") and gives depth * out channels, a grouped one an input
+ * depth divisible by the filter's ("input depth must be evenly divisible by
+ * filter depth: 6 vs 4 (input [1,5,5,6], filter [3,3,4,2])") and output
+ * channels divisible by the groups. *groups and *out_depth are set. */
+GRT_API GRT_MUST_USE grt_status* grt_op_conv_depths(const grt_shape* in, const grt_shape* filter,
+                                                    bool nchw, bool depthwise, int64_t* groups,
+                                                    int64_t* out_depth);
 
 /* ---- broadcasting -------------------------------------------------------- */
 

@@ -3,9 +3,10 @@
 // one output, shaped as the input or the inputs' broadcast; T the row's one
 // constraint; every other attr with a default) runs against the CPU kernel
 // for each dtype the row declares, on small positive values (safe
-// exponents, shifts, divisors and logarithms) and with broadcasting. So an element-wise op added to backends/cuda, its
-// row and its kernel, is covered here with no edit to the suite; ops of
-// other shapes get cases in the other gpu_suite_*.cc files. When the suite
+// exponents, shifts, divisors and logarithms) and with broadcasting. So an
+// element-wise op added to backends/cuda, its row and its kernel, is
+// covered here with no edit to the suite; ops of other shapes get cases in
+// the other gpu_suite_*.cc files. When the suite
 // ends it prints the GPU row ops no single-op case ran (graphs of several
 // ops, as the training cases, are not counted).
 //
@@ -38,7 +39,8 @@ bool IsElementwise(const grt_kernel_def* k) {
   if (k->n_constraints != 1 || strcmp(k->constraints[0].attr, "T") != 0) return false;
   for (int32_t a = 0; a < def->n_inputs; a++) {
     const grt_arg_def& in = def->inputs[a];
-    if (!in.type_attr || strcmp(in.type_attr, "T") != 0 || in.number_attr || in.is_ref) return false;
+    if (!in.type_attr || strcmp(in.type_attr, "T") != 0 || in.number_attr || in.is_ref)
+      return false;
   }
   for (int32_t a = 0; a < def->n_attrs; a++)
     if (strcmp(def->attrs[a].name, "T") != 0 && !def->attrs[a].has_default) return false;

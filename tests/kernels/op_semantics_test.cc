@@ -150,6 +150,41 @@ TEST(OpSemanticsTest, WindowErrorsAreTheShapeFunctionsMessages) {
   EXPECT_NE(validation.find(exported), std::string::npos) << validation << " / " << exported;
 }
 
+TEST(OpSemanticsTest, ConvDepthsAreTheCpuConvolutions) {
+  grt_shape in = Shape({1, 5, 5, 6}), f = Shape({3, 3, 3, 4});
+  int64_t groups = 0, depth = 0;
+  ASSERT_OK(grt_op_conv_depths(&in, &f, false, false, &groups, &depth));
+  EXPECT_EQ(groups, 2);
+  EXPECT_EQ(depth, 4);
+  grt_shape dw = Shape({3, 3, 6, 2});
+  ASSERT_OK(grt_op_conv_depths(&in, &dw, false, true, &groups, &depth));
+  EXPECT_EQ(groups, 6);
+  EXPECT_EQ(depth, 12);
+  OpRun r("DepthwiseConv2dNative");
+  r.AttrInts("strides", {1, 1, 1, 1}).AttrString("padding", "SAME");
+  r.Input(T_<float>({1, 5, 5, 6}, {1})).Input(T_<float>({3, 3, 6, 2}, {1}));
+  ASSERT_OK(r.Run());
+  EXPECT_EQ(grt_test::Dims(r.Output(0)).back(), depth);
+  grt_shape nchw = Shape({1, 6, 5, 5});
+  ASSERT_OK(grt_op_conv_depths(&nchw, &f, true, false, &groups, &depth));
+  EXPECT_EQ(groups, 2);
+
+  grt_shape bad = Shape({3, 3, 4, 2}), odd = Shape({3, 3, 3, 5}), flat = Shape({2, 3});
+  EXPECT_EQ(Msg(grt_op_conv_depths(&in, &bad, false, false, &groups, &depth)),
+            "input depth must be evenly divisible by filter depth: 6 vs 4 (input [1,5,5,6], "
+            "filter [3,3,4,2])");
+  EXPECT_EQ(Msg(grt_op_conv_depths(&in, &odd, false, false, &groups, &depth)),
+            "output depth 5 is not a multiple of the number of groups 2");
+  EXPECT_EQ(Msg(grt_op_conv_depths(&in, &bad, false, true, &groups, &depth)),
+            "input and filter must have the same depth: 6 vs 4");
+  EXPECT_EQ(Msg(grt_op_conv_depths(&flat, &f, false, false, &groups, &depth)),
+            "input must be 4-dimensional: [2,3]");
+  // An empty input: one group, no division by zero.
+  grt_shape empty = Shape({1, 5, 5, 0});
+  ASSERT_OK(grt_op_conv_depths(&empty, &f, false, false, &groups, &depth));
+  EXPECT_EQ(groups, 1);
+}
+
 // ---- broadcasting ------------------------------------------------------------
 
 TEST(OpSemanticsTest, BroadcastShapeIsTheCpuAddsShape) {
