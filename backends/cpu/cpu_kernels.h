@@ -5,7 +5,7 @@
  *   const grt_op_kernel grt_cpu_kernels_<family>[];
  *   const int32_t grt_cpu_kernels_<family>_count;
  * and cpu_kernels.c gathers them. The set must equal the CPU rows of the
- * support data (kernels/support_cpu.c); a test checks that. */
+ * support data (support_cpu.c); a test checks that. */
 #ifndef GRT_BACKENDS_CPU_CPU_KERNELS_H_
 #define GRT_BACKENDS_CPU_CPU_KERNELS_H_
 

@@ -4,7 +4,7 @@
 // to the input's (strides per dimension, an optional modulo for Tile),
 // copied by one kernel per element size (1, 2, 4 or 8 bytes), so every
 // dtype is covered. The int32 registrations keep every argument in host
-// memory (kernels/support_gpu.c): the same box runs on the host there.
+// memory (support_gpu.c): the same box runs on the host there.
 //
 // UNVERIFIED on a GPU: tests/gpu/gpu_suite.cc compares each with the CPU.
 #include <string.h>

@@ -1,5 +1,5 @@
 /* The CUDA backend plugin's entry point: device type GPU (whose kernel
- * support rows are built into grt, kernels/support_gpu.c, so plans for GPUs
+ * support rows are built into grt, support_gpu.c, so plans for GPUs
  * work on any machine), the probe, devices and the kernel lookup.
  *
  * Built as libgrt_backend_cuda.so; it sees only grt's public headers and

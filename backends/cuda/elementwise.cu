@@ -1,7 +1,7 @@
 // Element-wise CUDA kernels: binary ops with NumPy broadcasting, unary ops
 // and the activation gradients, for float32, float64 and (where the op
 // allows) int64 in device memory. The rows' int32 registrations keep every
-// argument in host memory (kernels/support_gpu.c), so int32 runs on the
+// argument in host memory (support_gpu.c), so int32 runs on the
 // host here, synchronously, as TensorFlow's host-memory kernels do.
 //
 // The ops added for ONNX import follow the CPU kernels
