@@ -10,7 +10,6 @@
 extern "C" {
 #endif
 
-
 /* Alignment of every tensor buffer grt allocates (a cache line, and what
  * AVX-512 loads want). */
 #define GRT_TENSOR_ALIGNMENT 64
@@ -27,4 +26,4 @@ static inline void grt_allocator_free(grt_allocator* a, void* p) { a->free(a, p)
 }
 #endif
 
-#endif  /* GRT_BASE_ALLOCATOR_H_ */
+#endif /* GRT_BASE_ALLOCATOR_H_ */

@@ -11,8 +11,8 @@ extern "C" {
 
 typedef struct grt_arena grt_arena;
 
-grt_arena* grt_arena_new(void);  /* NULL when out of memory */
-void grt_arena_free(grt_arena* a);  /* NULL is a no-op */
+grt_arena* grt_arena_new(void);    /* NULL when out of memory */
+void grt_arena_free(grt_arena* a); /* NULL is a no-op */
 
 /* `size` bytes aligned to 16, zeroed; NULL when out of memory. */
 void* grt_arena_alloc(grt_arena* a, size_t size);
@@ -28,4 +28,4 @@ size_t grt_arena_used(const grt_arena* a);
 }
 #endif
 
-#endif  /* GRT_BASE_ARENA_H_ */
+#endif /* GRT_BASE_ARENA_H_ */

@@ -61,4 +61,4 @@ const grt_cancel_token* grt_cancel_current(void);
 }
 #endif
 
-#endif  /* GRT_BASE_CANCEL_H_ */
+#endif /* GRT_BASE_CANCEL_H_ */

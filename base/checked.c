@@ -63,7 +63,8 @@ grt_status* grt_checked_shape_bytes(grt_dtype dtype, const grt_shape* shape, siz
                      grt_dtype_name(dtype), GRT_MAX_RANK, (int)shape->rank);
   for (int32_t i = 0; i < shape->rank; i++)
     if (shape->dims[i] < 0)
-      return GRT_ERROR(INVALID_ARGUMENT, "a %s tensor of shape %s has a negative or unknown dimension",
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "a %s tensor of shape %s has a negative or unknown dimension",
                        grt_dtype_name(dtype), grt_shape_str(shape, s, sizeof s));
   int64_t n;
   size_t esize = grt_dtype_size(dtype);

@@ -66,4 +66,4 @@ GRT_MUST_USE grt_status* grt_checked_shape_bytes(grt_dtype dtype, const grt_shap
 }
 #endif
 
-#endif  /* GRT_BASE_CHECKED_H_ */
+#endif /* GRT_BASE_CHECKED_H_ */

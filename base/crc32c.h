@@ -23,4 +23,4 @@ uint32_t grt_crc32c_portable(uint32_t crc, const void* data, size_t len);
 }
 #endif
 
-#endif  /* GRT_BASE_CRC32C_H_ */
+#endif /* GRT_BASE_CRC32C_H_ */

@@ -102,14 +102,12 @@ grt_status* grt_device_name_parse(const char* spec, grt_device_name* out) {
       ok = memchr(p, ':', n) != NULL && parse_type_id(&d, p, n);
     }
     if (!ok)
-      return GRT_ERROR(INVALID_ARGUMENT,
-                       "malformed device specification '%s': cannot parse '%.*s'", spec,
-                       (int)n, p);
+      return GRT_ERROR(INVALID_ARGUMENT, "malformed device specification '%s': cannot parse '%.*s'",
+                       spec, (int)n, p);
     if (!slash) break;
     p = slash + 1;
     if (*p == '\0' || *p == '/')
-      return GRT_ERROR(INVALID_ARGUMENT, "malformed device specification '%s': empty part",
-                       spec);
+      return GRT_ERROR(INVALID_ARGUMENT, "malformed device specification '%s': empty part", spec);
   }
   *out = d;
   return NULL;
@@ -122,9 +120,12 @@ void grt_device_name_str(const grt_device_name* d, char* buf, size_t size) {
   if (d->has_job) APPEND("/job:%s", d->job);
   if (d->has_replica) APPEND("/replica:%d", d->replica);
   if (d->has_task) APPEND("/task:%d", d->task);
-  if (d->has_type && d->has_id) APPEND("/device:%s:%d", d->type, d->id);
-  else if (d->has_type) APPEND("/device:%s:*", d->type);
-  else if (d->has_id) APPEND("/device:*:%d", d->id);
+  if (d->has_type && d->has_id)
+    APPEND("/device:%s:%d", d->type, d->id);
+  else if (d->has_type)
+    APPEND("/device:%s:*", d->type);
+  else if (d->has_id)
+    APPEND("/device:*:%d", d->id);
 #undef APPEND
 }
 
@@ -157,10 +158,25 @@ grt_status* grt_device_name_merge(grt_device_name* a, const grt_device_name* b) 
     grt_device_name_str(b, sb, sizeof sb);
     return GRT_ERROR(INVALID_ARGUMENT, "device specifications '%s' and '%s' conflict", sa, sb);
   }
-  if (b->has_job) { a->has_job = true; memcpy(a->job, b->job, sizeof a->job); }
-  if (b->has_replica) { a->has_replica = true; a->replica = b->replica; }
-  if (b->has_task) { a->has_task = true; a->task = b->task; }
-  if (b->has_type) { a->has_type = true; memcpy(a->type, b->type, sizeof a->type); }
-  if (b->has_id) { a->has_id = true; a->id = b->id; }
+  if (b->has_job) {
+    a->has_job = true;
+    memcpy(a->job, b->job, sizeof a->job);
+  }
+  if (b->has_replica) {
+    a->has_replica = true;
+    a->replica = b->replica;
+  }
+  if (b->has_task) {
+    a->has_task = true;
+    a->task = b->task;
+  }
+  if (b->has_type) {
+    a->has_type = true;
+    memcpy(a->type, b->type, sizeof a->type);
+  }
+  if (b->has_id) {
+    a->has_id = true;
+    a->id = b->id;
+  }
   return NULL;
 }

@@ -50,4 +50,4 @@ GRT_MUST_USE grt_status* grt_device_name_merge(grt_device_name* a, const grt_dev
 }
 #endif
 
-#endif  /* GRT_BASE_DEVICE_NAME_H_ */
+#endif /* GRT_BASE_DEVICE_NAME_H_ */

@@ -25,9 +25,7 @@ static const dtype_info kDtypes[GRT_NUM_DTYPES] = {
     [GRT_BOOL] = {"bool", 1, false, false},
 };
 
-const char* grt_dtype_name(grt_dtype t) {
-  return grt_dtype_valid(t) ? kDtypes[t].name : "invalid";
-}
+const char* grt_dtype_name(grt_dtype t) { return grt_dtype_valid(t) ? kDtypes[t].name : "invalid"; }
 
 size_t grt_dtype_size(grt_dtype t) { return grt_dtype_valid(t) ? kDtypes[t].size : 0; }
 
@@ -99,48 +97,90 @@ uint16_t grt_float_to_bfloat16(float f) {
 
 double grt_dtype_load_double(grt_dtype t, const void* data, int64_t i) {
   switch (t) {
-    case GRT_FLOAT16: return grt_half_to_float(((const uint16_t*)data)[i]);
-    case GRT_BFLOAT16: return grt_bfloat16_to_float(((const uint16_t*)data)[i]);
-    case GRT_FLOAT32: return ((const float*)data)[i];
-    case GRT_FLOAT64: return ((const double*)data)[i];
-    default: return (double)grt_dtype_load_int(t, data, i);
+    case GRT_FLOAT16:
+      return grt_half_to_float(((const uint16_t*)data)[i]);
+    case GRT_BFLOAT16:
+      return grt_bfloat16_to_float(((const uint16_t*)data)[i]);
+    case GRT_FLOAT32:
+      return ((const float*)data)[i];
+    case GRT_FLOAT64:
+      return ((const double*)data)[i];
+    default:
+      return (double)grt_dtype_load_int(t, data, i);
   }
 }
 
 void grt_dtype_store_double(grt_dtype t, void* data, int64_t i, double v) {
   switch (t) {
-    case GRT_FLOAT16: ((uint16_t*)data)[i] = grt_float_to_half((float)v); return;
-    case GRT_BFLOAT16: ((uint16_t*)data)[i] = grt_float_to_bfloat16((float)v); return;
-    case GRT_FLOAT32: ((float*)data)[i] = (float)v; return;
-    case GRT_FLOAT64: ((double*)data)[i] = v; return;
-    default: grt_dtype_store_int(t, data, i, (int64_t)v); return;
+    case GRT_FLOAT16:
+      ((uint16_t*)data)[i] = grt_float_to_half((float)v);
+      return;
+    case GRT_BFLOAT16:
+      ((uint16_t*)data)[i] = grt_float_to_bfloat16((float)v);
+      return;
+    case GRT_FLOAT32:
+      ((float*)data)[i] = (float)v;
+      return;
+    case GRT_FLOAT64:
+      ((double*)data)[i] = v;
+      return;
+    default:
+      grt_dtype_store_int(t, data, i, (int64_t)v);
+      return;
   }
 }
 
 int64_t grt_dtype_load_int(grt_dtype t, const void* data, int64_t i) {
   switch (t) {
-    case GRT_INT8: return ((const int8_t*)data)[i];
-    case GRT_INT16: return ((const int16_t*)data)[i];
-    case GRT_INT32: return ((const int32_t*)data)[i];
-    case GRT_INT64: return ((const int64_t*)data)[i];
-    case GRT_UINT8: return ((const uint8_t*)data)[i];
-    case GRT_BOOL: return ((const uint8_t*)data)[i] != 0;
-    case GRT_FLOAT16: case GRT_BFLOAT16: case GRT_FLOAT32: case GRT_FLOAT64:
+    case GRT_INT8:
+      return ((const int8_t*)data)[i];
+    case GRT_INT16:
+      return ((const int16_t*)data)[i];
+    case GRT_INT32:
+      return ((const int32_t*)data)[i];
+    case GRT_INT64:
+      return ((const int64_t*)data)[i];
+    case GRT_UINT8:
+      return ((const uint8_t*)data)[i];
+    case GRT_BOOL:
+      return ((const uint8_t*)data)[i] != 0;
+    case GRT_FLOAT16:
+    case GRT_BFLOAT16:
+    case GRT_FLOAT32:
+    case GRT_FLOAT64:
       return (int64_t)grt_dtype_load_double(t, data, i);
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
 void grt_dtype_store_int(grt_dtype t, void* data, int64_t i, int64_t v) {
   switch (t) {
-    case GRT_INT8: ((int8_t*)data)[i] = (int8_t)v; return;
-    case GRT_INT16: ((int16_t*)data)[i] = (int16_t)v; return;
-    case GRT_INT32: ((int32_t*)data)[i] = (int32_t)v; return;
-    case GRT_INT64: ((int64_t*)data)[i] = v; return;
-    case GRT_UINT8: ((uint8_t*)data)[i] = (uint8_t)v; return;
-    case GRT_BOOL: ((uint8_t*)data)[i] = v != 0; return;
-    case GRT_FLOAT16: case GRT_BFLOAT16: case GRT_FLOAT32: case GRT_FLOAT64:
-      grt_dtype_store_double(t, data, i, (double)v); return;
-    default: return;
+    case GRT_INT8:
+      ((int8_t*)data)[i] = (int8_t)v;
+      return;
+    case GRT_INT16:
+      ((int16_t*)data)[i] = (int16_t)v;
+      return;
+    case GRT_INT32:
+      ((int32_t*)data)[i] = (int32_t)v;
+      return;
+    case GRT_INT64:
+      ((int64_t*)data)[i] = v;
+      return;
+    case GRT_UINT8:
+      ((uint8_t*)data)[i] = (uint8_t)v;
+      return;
+    case GRT_BOOL:
+      ((uint8_t*)data)[i] = v != 0;
+      return;
+    case GRT_FLOAT16:
+    case GRT_BFLOAT16:
+    case GRT_FLOAT32:
+    case GRT_FLOAT64:
+      grt_dtype_store_double(t, data, i, (double)v);
+      return;
+    default:
+      return;
   }
 }

@@ -14,8 +14,8 @@ extern "C" {
 static inline bool grt_dtype_valid(int t) { return t > GRT_DTYPE_INVALID && t < GRT_NUM_DTYPES; }
 static inline uint32_t grt_dtype_bit(grt_dtype t) { return 1u << (unsigned)t; }
 
-bool grt_dtype_is_float(grt_dtype t);    /* float16, bfloat16, float32, float64 */
-bool grt_dtype_is_integer(grt_dtype t);  /* int8..int64, uint8 */
+bool grt_dtype_is_float(grt_dtype t);   /* float16, bfloat16, float32, float64 */
+bool grt_dtype_is_integer(grt_dtype t); /* int8..int64, uint8 */
 
 /* IEEE half and bfloat16 <-> float, round to nearest even. */
 float grt_half_to_float(uint16_t h);
@@ -34,4 +34,4 @@ void grt_dtype_store_int(grt_dtype t, void* data, int64_t i, int64_t v);
 }
 #endif
 
-#endif  /* GRT_BASE_DTYPE_H_ */
+#endif /* GRT_BASE_DTYPE_H_ */

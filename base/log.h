@@ -24,4 +24,4 @@ void grt_log_lines(grt_log_level level, const char* text, size_t len);
 }
 #endif
 
-#endif  /* GRT_BASE_LOG_H_ */
+#endif /* GRT_BASE_LOG_H_ */

@@ -42,7 +42,7 @@ int64_t grt_mem_fail_once_after(int64_t n) { return arm(n, 1); }
  * really gave (malloc_usable_size), which grt_free takes off again: no
  * header, so a block freed by the wrong function only skews the count. A
  * request that would take the count past the limit fails first. */
-static int64_t g_heap_used; /* bytes counted: tensors and the library's blocks */
+static int64_t g_heap_used;  /* bytes counted: tensors and the library's blocks */
 static int64_t g_soft_limit; /* 0: none */
 
 static bool room_for(size_t bytes) {
@@ -213,7 +213,6 @@ void grt_unmap_pages(void* p, size_t bytes) {
 }
 
 /* ---- the soft heap limit (grt/memory.h) --------------------------------- */
-
 
 int64_t grt_soft_heap_limit64(int64_t n) {
   if (n < 0) return __atomic_load_n(&g_soft_limit, __ATOMIC_RELAXED);

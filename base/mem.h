@@ -97,4 +97,4 @@ void grt_mem_unregister_cache(grt_mem_release_fn release, void* ctx);
 }
 #endif
 
-#endif  /* GRT_BASE_MEM_H_ */
+#endif /* GRT_BASE_MEM_H_ */

@@ -38,13 +38,21 @@ bool grt_shape_compatible(const grt_shape* a, const grt_shape* b) {
 }
 
 bool grt_shape_merge(const grt_shape* a, const grt_shape* b, grt_shape* out) {
-  if (a->rank < 0) { *out = *b; return true; }
-  if (b->rank < 0) { *out = *a; return true; }
+  if (a->rank < 0) {
+    *out = *b;
+    return true;
+  }
+  if (b->rank < 0) {
+    *out = *a;
+    return true;
+  }
   if (a->rank != b->rank) return false;
   grt_shape r = *a;
   for (int32_t i = 0; i < a->rank; i++) {
-    if (a->dims[i] < 0) r.dims[i] = b->dims[i];
-    else if (b->dims[i] >= 0 && a->dims[i] != b->dims[i]) return false;
+    if (a->dims[i] < 0)
+      r.dims[i] = b->dims[i];
+    else if (b->dims[i] >= 0 && a->dims[i] != b->dims[i])
+      return false;
   }
   *out = r;
   return true;

@@ -44,4 +44,4 @@ const char* grt_shape_str(const grt_shape* s, char* buf, size_t size);
 }
 #endif
 
-#endif  /* GRT_BASE_SHAPE_H_ */
+#endif /* GRT_BASE_SHAPE_H_ */

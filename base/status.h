@@ -18,9 +18,9 @@ extern "C" {
 GRT_MUST_USE grt_status* grt_status_newv(grt_code code, const char* fmt, va_list ap);
 
 /* Returns the first non-NULL status, freeing nothing. */
-#define GRT_RETURN_IF_ERROR(expr)          \
-  do {                                     \
-    grt_status* grt_status_tmp_ = (expr);  \
+#define GRT_RETURN_IF_ERROR(expr)                \
+  do {                                           \
+    grt_status* grt_status_tmp_ = (expr);        \
     if (grt_status_tmp_) return grt_status_tmp_; \
   } while (0)
 
@@ -30,9 +30,9 @@ GRT_MUST_USE grt_status* grt_status_newv(grt_code code, const char* fmt, va_list
  * caller adds where it was (the file it was loading, the node it was
  * running) on the error's way up. The format's arguments are evaluated
  * only on failure. */
-#define GRT_RETURN_IF_ERROR_ANNOTATED(expr, ...)                   \
-  do {                                                             \
-    grt_status* grt_status_tmp_ = (expr);                          \
+#define GRT_RETURN_IF_ERROR_ANNOTATED(expr, ...)                                 \
+  do {                                                                           \
+    grt_status* grt_status_tmp_ = (expr);                                        \
     if (grt_status_tmp_) return grt_status_prefix(grt_status_tmp_, __VA_ARGS__); \
   } while (0)
 
@@ -46,4 +46,4 @@ const grt_status* grt_status_out_of_memory(void);
 }
 #endif
 
-#endif  /* GRT_BASE_STATUS_H_ */
+#endif /* GRT_BASE_STATUS_H_ */

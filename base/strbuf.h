@@ -37,4 +37,4 @@ static inline const char* grt_strbuf_str(const grt_strbuf* b) { return b->s ? b-
 }
 #endif
 
-#endif  /* GRT_BASE_STRBUF_H_ */
+#endif /* GRT_BASE_STRBUF_H_ */

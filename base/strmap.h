@@ -37,4 +37,4 @@ uint32_t grt_hash_bytes(const void* data, size_t len);
 }
 #endif
 
-#endif  /* GRT_BASE_STRMAP_H_ */
+#endif /* GRT_BASE_STRMAP_H_ */

@@ -94,8 +94,9 @@ grt_status* grt_tensor_new_view(grt_dtype dtype, const grt_shape* shape, grt_buf
     return GRT_ERROR(INVALID_ARGUMENT, "tensor of %s needs a known, non-overflowing shape",
                      grt_dtype_name(dtype));
   if (offset > buffer->size || bytes > buffer->size - offset)
-    return GRT_ERROR(OUT_OF_RANGE, "tensor of %zu bytes at offset %zu does not fit a %zu-byte buffer",
-                     bytes, offset, buffer->size);
+    return GRT_ERROR(OUT_OF_RANGE,
+                     "tensor of %zu bytes at offset %zu does not fit a %zu-byte buffer", bytes,
+                     offset, buffer->size);
   grt_tensor* t = grt_malloc(sizeof *t);
   if (!t) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory allocating a tensor");
   t->refs = 1;
@@ -226,9 +227,7 @@ enum { kPackedHeader = 192 };
 _Static_assert(sizeof(grt_buffer) + sizeof(grt_tensor) <= kPackedHeader, "packed header too small");
 _Static_assert(kPackedHeader % GRT_TENSOR_ALIGNMENT == 0, "packed data must stay aligned");
 
-static void release_packed(grt_buffer* b) {
-  grt_allocator_free((grt_allocator*)b->owner, b);
-}
+static void release_packed(grt_buffer* b) { grt_allocator_free((grt_allocator*)b->owner, b); }
 
 grt_status* grt_tensor_new_packed(grt_allocator* a, grt_dtype dtype, const grt_shape* shape,
                                   grt_tensor** out) {

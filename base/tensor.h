@@ -44,24 +44,24 @@ struct grt_tensor {
 
 /* A tensor over `buffer` at `offset` (takes a new reference to the buffer).
  * Fails if the elements do not fit in the buffer. */
-GRT_MUST_USE grt_status* grt_tensor_new_view(grt_dtype dtype, const grt_shape* shape, grt_buffer* buffer,
-                                             size_t offset, grt_tensor** out);
+GRT_MUST_USE grt_status* grt_tensor_new_view(grt_dtype dtype, const grt_shape* shape,
+                                             grt_buffer* buffer, size_t offset, grt_tensor** out);
 
 /* A new tensor allocated from `a`, zero-filled. */
-GRT_MUST_USE grt_status* grt_tensor_new_from(grt_allocator* a, grt_dtype dtype, const grt_shape* shape,
-                                             grt_tensor** out);
+GRT_MUST_USE grt_status* grt_tensor_new_from(grt_allocator* a, grt_dtype dtype,
+                                             const grt_shape* shape, grt_tensor** out);
 
 /* A new tensor whose header, buffer header and data share one block from
  * `a` (data 64-byte aligned, not zeroed): one allocation and one free per
  * tensor, which is what the executor's per-node outputs want. */
-GRT_MUST_USE grt_status* grt_tensor_new_packed(grt_allocator* a, grt_dtype dtype, const grt_shape* shape,
-                                               grt_tensor** out);
+GRT_MUST_USE grt_status* grt_tensor_new_packed(grt_allocator* a, grt_dtype dtype,
+                                               const grt_shape* shape, grt_tensor** out);
 
 /* A new tensor whose data alone comes from `a` (not zeroed, never touched
  * by the host): for device memory the host cannot address, such as a GPU's.
  * The headers live in host memory. */
-GRT_MUST_USE grt_status* grt_tensor_new_device(grt_allocator* a, grt_dtype dtype, const grt_shape* shape,
-                                               grt_tensor** out);
+GRT_MUST_USE grt_status* grt_tensor_new_device(grt_allocator* a, grt_dtype dtype,
+                                               const grt_shape* shape, grt_tensor** out);
 
 /* Bytes needed for `shape` elements of `dtype`; false if unknown or overflowing. */
 bool grt_tensor_bytes_for(grt_dtype dtype, const grt_shape* shape, size_t* out);
@@ -70,4 +70,4 @@ bool grt_tensor_bytes_for(grt_dtype dtype, const grt_shape* shape, size_t* out);
 }
 #endif
 
-#endif  /* GRT_BASE_TENSOR_H_ */
+#endif /* GRT_BASE_TENSOR_H_ */

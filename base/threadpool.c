@@ -27,10 +27,10 @@ struct grt_threadpool {
   task* tail;
   task* free_list; /* recycled task records: scheduling allocates rarely */
   int stopping;
-  int n;           /* the most workers it may start */
-  int started;     /* workers started so far (under mu) */
-  int idle;        /* workers waiting on cv (under mu) */
-  int queued;      /* tasks in the queue (under mu) */
+  int n;       /* the most workers it may start */
+  int started; /* workers started so far (under mu) */
+  int idle;    /* workers waiting on cv (under mu) */
+  int queued;  /* tasks in the queue (under mu) */
   pthread_t* threads;
 };
 
@@ -144,8 +144,10 @@ int grt_threadpool_schedule(grt_threadpool* p, void (*fn)(void*), void* arg) {
   t->fn = fn;
   t->arg = arg;
   t->next = NULL;
-  if (p->tail) p->tail->next = t;
-  else p->head = t;
+  if (p->tail)
+    p->tail->next = t;
+  else
+    p->head = t;
   p->tail = t;
   p->queued++;
   pthread_cond_signal(&p->cv);

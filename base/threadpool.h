@@ -41,4 +41,4 @@ void grt_parallel_for(grt_threadpool* p, int64_t n, int64_t cost_per_unit,
 }
 #endif
 
-#endif  /* GRT_BASE_THREADPOOL_H_ */
+#endif /* GRT_BASE_THREADPOOL_H_ */

@@ -8,9 +8,9 @@
  * first of them must fall in (narrower than 80..BF after E0, ED, F0, F4,
  * which is what excludes overlong forms, surrogates and > U+10FFFF). */
 typedef struct {
-  uint8_t lo, hi;    /* lead byte range */
-  uint8_t more;      /* continuation bytes */
-  uint8_t lo1, hi1;  /* range of the first continuation byte */
+  uint8_t lo, hi;   /* lead byte range */
+  uint8_t more;     /* continuation bytes */
+  uint8_t lo1, hi1; /* range of the first continuation byte */
 } utf8_row;
 
 static const utf8_row kRows[] = {

@@ -18,4 +18,4 @@ bool grt_utf8_valid(const char* s, size_t len, size_t* bad_at);
 }
 #endif
 
-#endif  /* GRT_BASE_UTF8_H_ */
+#endif /* GRT_BASE_UTF8_H_ */

@@ -255,8 +255,10 @@ static void row(const char* label, const double lo[], const double med[], const 
   printf("  %-18s", label);
   for (int i = 0; i < n; i++) {
     printf(" |%7.2f %7.2f", lo[i], med[i]);
-    if (cpu_lo) printf(" %7.2f %7.2f", cpu_lo[i], cpu_med[i]);
-    else printf(" %15s", "");
+    if (cpu_lo)
+      printf(" %7.2f %7.2f", cpu_lo[i], cpu_med[i]);
+    else
+      printf(" %15s", "");
   }
   printf("\n");
 }
@@ -295,10 +297,14 @@ int main(int argc, char** argv) {
   bool keep = false;
   const char* compare = NULL;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--keep") == 0) keep = true;
-    else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) samples = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) nodes = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--compare") == 0 && i + 1 < argc) compare = argv[++i];
+    if (strcmp(argv[i], "--keep") == 0)
+      keep = true;
+    else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc)
+      samples = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc)
+      nodes = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--compare") == 0 && i + 1 < argc)
+      compare = argv[++i];
     else {
       fprintf(stderr, "usage: cold_start [--samples N] [--nodes N] [--compare BIN] [--keep]\n");
       return 2;
@@ -353,11 +359,12 @@ int main(int argc, char** argv) {
       sample(&libs[i], lib_args, child, true); /* absent without CUDA: no row */
     }
   }
-  printf("cold start: %d samples of each, interleaved; %d-node chain; CUDA plugin %s\n"
-         "ms: each phase from the end of the one before; wall clock (min, median), then\n"
-         "the process's CPU time in it (min, median)%s\n",
-         samples, nodes, ins[0].cuda ? "installed" : "not built",
-         compare ? "; this build, then --compare's" : "");
+  printf(
+      "cold start: %d samples of each, interleaved; %d-node chain; CUDA plugin %s\n"
+      "ms: each phase from the end of the one before; wall clock (min, median), then\n"
+      "the process's CPU time in it (min, median)%s\n",
+      samples, nodes, ins[0].cuda ? "installed" : "not built",
+      compare ? "; this build, then --compare's" : "");
   printf("  %-18s", "");
   for (int i = 0; i < n_ins; i++) printf(" |%7s %7s %7s %7s", "min", "median", "cpu min", "median");
   printf("\n(a) library + devices\n");

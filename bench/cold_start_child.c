@@ -10,7 +10,8 @@
  * host's loader would map it, RTLD_GLOBAL so plugins bind to it) to time its
  * load apart from the rest; the API is then called through dlsym. One line
  * goes to stdout: "phase=ns,cpu_ns ..." with ns since SPAWN_NS at the end of
- * each phase, in order, the process's CPU time then, and the process's thread count after the first run
+ * each phase, in order, the process's CPU time then, and the process's thread count after the first
+ * run
  * ("#threads=N"). "libs" dlopens each library in turn (its dependencies
  * with it) and says when each was loaded. */
 #include <dlfcn.h>
@@ -44,8 +45,8 @@ static int64_t cpu_ns(void) {
 
 static void mark(const char* phase) {
   int64_t t = since_spawn();
-  int n = snprintf(g_line + g_len, sizeof g_line - g_len, "%s%s=%lld,%lld", g_len ? " " : "",
-                   phase, (long long)t, (long long)cpu_ns());
+  int n = snprintf(g_line + g_len, sizeof g_line - g_len, "%s%s=%lld,%lld", g_len ? " " : "", phase,
+                   (long long)t, (long long)cpu_ns());
   if (n > 0 && (size_t)n < sizeof g_line - g_len) g_len += (size_t)n;
 }
 

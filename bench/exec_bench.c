@@ -141,8 +141,9 @@ static void bench_chain(int repeats, int only_run) {
   grt_tensor* x = random_tensor(0, none, &seed);
   best_run(s, "x", x, prev, 3); /* warm: builds the cached executable */
   double t = only_run ? 0 : best_run(s, "x", x, prev, repeats);
-  if (!only_run) printf("chain of %d scalar Adds, grt_session_run: %.3f ms per run, %.0f ns per node\n",
-         kNodes, t * 1e3, t * 1e9 / kNodes);
+  if (!only_run)
+    printf("chain of %d scalar Adds, grt_session_run: %.3f ms per run, %.0f ns per node\n", kNodes,
+           t * 1e3, t * 1e9 / kNodes);
 
   /* The same through a callable: no names, no cache lookup. */
   const char* feeds[] = {"x"};
@@ -158,8 +159,8 @@ static void bench_chain(int repeats, int only_run) {
     grt_tensor_free(out);
     if (r >= 3 && dt < best) best = dt;
   }
-  printf("chain of %d scalar Adds, grt_callable_run: %.3f ms per run, %.0f ns per node\n",
-         kNodes, best * 1e3, best * 1e9 / kNodes);
+  printf("chain of %d scalar Adds, grt_callable_run: %.3f ms per run, %.0f ns per node\n", kNodes,
+         best * 1e3, best * 1e9 / kNodes);
   grt_callable_free(c);
   if (only_run) repeats = 0;
 
@@ -184,8 +185,9 @@ static void bench_chain(int repeats, int only_run) {
     if (dt < best) best = dt;
   }
   unlink(path);
-  if (!only_run) printf("chain of %d scalar Adds, load .grt + place + create session: %.2f ms\n", kNodes,
-         best * 1e3);
+  if (!only_run)
+    printf("chain of %d scalar Adds, load .grt + place + create session: %.2f ms\n", kNodes,
+           best * 1e3);
   grt_tensor_free(x);
   grt_session_free(s);
   grt_graph_free(g);
@@ -217,9 +219,10 @@ static void bench_matmul(int repeats) {
     double t = now_s() - t0;
     if (t < t_blas) t_blas = t;
   }
-  printf("MatMul %dx%dx%d: session %.1f GFLOP/s, direct cblas_sgemm %.1f GFLOP/s, "
-         "ratio %.3f (goal >= 0.95)\n",
-         N, N, N, flops / t_grt * 1e-9, flops / t_blas * 1e-9, t_blas / t_grt);
+  printf(
+      "MatMul %dx%dx%d: session %.1f GFLOP/s, direct cblas_sgemm %.1f GFLOP/s, "
+      "ratio %.3f (goal >= 0.95)\n",
+      N, N, N, flops / t_grt * 1e-9, flops / t_blas * 1e-9, t_blas / t_grt);
   const char* core = getenv("OPENBLAS_CORETYPE");
   printf("  OPENBLAS_CORETYPE=%s\n", core ? core : "(unset)");
   free(c);
@@ -320,9 +323,10 @@ static void bench_mlp2(int repeats) {
     if (t1 < best1) best1 = t1;
     if (t2 < best2) best2 = t2;
   }
-  printf("MLP batch 256, one step at a time: %.1f us per step; two steps in flight: %.1f us per "
-         "step (%.2fx the throughput)\n",
-         best1 * 1e6, best2 * 1e6, best1 / best2);
+  printf(
+      "MLP batch 256, one step at a time: %.1f us per step; two steps in flight: %.1f us per "
+      "step (%.2fx the throughput)\n",
+      best1 * 1e6, best2 * 1e6, best1 / best2);
   grt_tensor_free(x);
   grt_session_free(s);
   grt_graph_free(g);
@@ -348,12 +352,12 @@ static void bench_cifar(int repeats) {
   grt_graph_free(g);
 }
 
-#define DNNL_OK(x)                                                         \
-  do {                                                                     \
-    if ((x) != dnnl_success) {                                             \
-      fprintf(stderr, "exec_bench: %s failed\n", #x);                      \
-      exit(1);                                                             \
-    }                                                                      \
+#define DNNL_OK(x)                                    \
+  do {                                                \
+    if ((x) != dnnl_success) {                        \
+      fprintf(stderr, "exec_bench: %s failed\n", #x); \
+      exit(1);                                        \
+    }                                                 \
   } while (0)
 
 /* Best seconds of a oneDNN forward convolution on the same buffers, with
@@ -370,8 +374,8 @@ static double direct_conv(const float* src, const float* filter_hwio, float* dst
   DNNL_OK(dnnl_memory_desc_init_by_tag(&wmd_user, 4, wd, dnnl_f32, dnnl_hwio));
   DNNL_OK(dnnl_memory_desc_init_by_tag(&wmd_any, 4, wd, dnnl_f32, dnnl_format_tag_any));
   dnnl_convolution_desc_t cd;
-  DNNL_OK(dnnl_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &smd,
-                                             &wmd_any, NULL, &dmd, st, pad, pad));
+  DNNL_OK(dnnl_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct,
+                                             &smd, &wmd_any, NULL, &dmd, st, pad, pad));
   dnnl_primitive_desc_t pd;
   DNNL_OK(dnnl_primitive_desc_create(&pd, &cd, NULL, eng, NULL));
   const dnnl_memory_desc_t* wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
@@ -433,16 +437,16 @@ static void bench_conv(int repeats) {
   float* dst = aligned_alloc(64, sizeof(float) * 32 * 56 * 56 * 64);
   double t_dnnl = direct_conv(grt_tensor_data(x), grt_tensor_data(filter), dst, n);
   double flops = 2.0 * 32 * 56 * 56 * 64 * 64 * 9;
-  printf("Conv2D 3x3 64->64 on 32x56x56 NHWC: session %.1f GFLOP/s, direct oneDNN %.1f GFLOP/s, "
-         "ratio %.3f (goal >= 0.90)\n",
-         flops / t_grt * 1e-9, flops / t_dnnl * 1e-9, t_dnnl / t_grt);
+  printf(
+      "Conv2D 3x3 64->64 on 32x56x56 NHWC: session %.1f GFLOP/s, direct oneDNN %.1f GFLOP/s, "
+      "ratio %.3f (goal >= 0.90)\n",
+      flops / t_grt * 1e-9, flops / t_dnnl * 1e-9, t_dnnl / t_grt);
   free(dst);
   grt_tensor_free(filter);
   grt_tensor_free(x);
   grt_session_free(s);
   grt_graph_free(g);
 }
-
 
 /* ---- libs: today's per-shape choice beside oneDNN alone ------------------- */
 
@@ -474,14 +478,15 @@ static void libs_callable(libs_work* w, const char* feed0, const char* feed1, co
   const char* feeds[] = {feed0, feed1};
   const char* fetches[] = {fetch};
   const char* targets[] = {target};
-  check(grt_session_make_callable_by_name(w->s, feeds, feed1 ? 2 : 1, fetches, fetch ? 1 : 0, targets,
-                                          target ? 1 : 0, &w->c),
+  check(grt_session_make_callable_by_name(w->s, feeds, feed1 ? 2 : 1, fetches, fetch ? 1 : 0,
+                                          targets, target ? 1 : 0, &w->c),
         w->name);
   w->n_out = fetch ? 1 : 0;
 }
 
 static void libs_matmul(libs_work* w, int64_t m, int64_t k, int64_t n, unsigned* seed) {
-  snprintf(w->name, sizeof w->name, "MatMul %lldx%lldx%lld", (long long)m, (long long)k, (long long)n);
+  snprintf(w->name, sizeof w->name, "MatMul %lldx%lldx%lld", (long long)m, (long long)k,
+           (long long)n);
   check(grt_graph_new(&w->g), "graph");
   int64_t xd[] = {m, k}, wd[] = {k, n};
   placeholder(w->g, "x", 2, xd);
@@ -509,7 +514,8 @@ static void libs_infer(libs_work* w, const char* name, grt_graph* g, const char*
   w->in[0] = random_tensor(rank, dims, seed);
 }
 
-static void libs_train(libs_work* w, const char* name, grt_graph* g, int64_t batch, unsigned* seed) {
+static void libs_train(libs_work* w, const char* name, grt_graph* g, int64_t batch,
+                       unsigned* seed) {
   libs_session(w, name, g);
   libs_callable(w, "x", "labels", NULL, "train");
   w->in[0] = random_tensor(2, (int64_t[]){batch, 784}, seed);
@@ -549,8 +555,8 @@ static void print_load(const char* when) {
 
 static void bench_libs(int rounds) {
   static const int64_t kShapes[][3] = {
-      {1, 784, 256},  {1, 256, 256},  {1, 256, 10},   {256, 784, 256}, {256, 256, 256},
-      {256, 256, 10}, {1, 2304, 384}, {1, 384, 192},  {1, 192, 10},    {64, 2304, 384},
+      {1, 784, 256},  {1, 256, 256},  {1, 256, 10},   {256, 784, 256},    {256, 256, 256},
+      {256, 256, 10}, {1, 2304, 384}, {1, 384, 192},  {1, 192, 10},       {64, 2304, 384},
       {64, 384, 192}, {64, 192, 10},  {32, 512, 512}, {1024, 1024, 1024},
   };
   if (rounds > kMaxRounds) rounds = kMaxRounds;
@@ -561,7 +567,8 @@ static void bench_libs(int rounds) {
   for (size_t i = 0; i < sizeof kShapes / sizeof kShapes[0]; i++)
     libs_matmul(&work[n++], kShapes[i][0], kShapes[i][1], kShapes[i][2], &seed);
   libs_infer(&work[n++], "MLP infer b1", mlp_graph(), "x", 2, (int64_t[]){1, 784}, "probs", &seed);
-  libs_infer(&work[n++], "MLP infer b256", mlp_graph(), "x", 2, (int64_t[]){256, 784}, "probs", &seed);
+  libs_infer(&work[n++], "MLP infer b256", mlp_graph(), "x", 2, (int64_t[]){256, 784}, "probs",
+             &seed);
   for (int b = 0; b < 2; b++) {
     grt_graph* g;
     check(grt_graph_load("examples/cifar10_net.json", &g), "examples/cifar10_net.json");
@@ -609,8 +616,10 @@ static void bench_libs(int rounds) {
       }
   grt_matmul_set_library(GRT_MM_LIBRARY_TABLE);
   print_load("after");
-  printf("%d rounds of about 30 ms per workload and library; microseconds per run: min / median "
-         "over the rounds of each round's best run; ratios to the table's (min, median)\n", rounds);
+  printf(
+      "%d rounds of about 30 ms per workload and library; microseconds per run: min / median "
+      "over the rounds of each round's best run; ratios to the table's (min, median)\n",
+      rounds);
   printf("%-22s | %19s", "workload", kLibNames[0]);
   for (int l = 1; l < kLibs; l++) printf(" | %19s %13s", kLibNames[l], "ratio");
   printf("\n");
@@ -638,9 +647,12 @@ int main(int argc, char** argv) {
   const char* which = "all";
   int repeats = 20;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--no-rewrite")) g_no_rewrite = 1;
-    else which = argv[i];
+    if (!strcmp(argv[i], "--repeats") && i + 1 < argc)
+      repeats = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--no-rewrite"))
+      g_no_rewrite = 1;
+    else
+      which = argv[i];
   }
   if (repeats < 1) repeats = 1;
   if (!strcmp(which, "all") || !strcmp(which, "chain")) bench_chain(repeats, 0);

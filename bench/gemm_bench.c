@@ -26,13 +26,13 @@ static double now_s(void) {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-#define CHECK(x)                                                           \
-  do {                                                                     \
-    dnnl_status_t st_ = (x);                                               \
-    if (st_ != dnnl_success) {                                             \
-      fprintf(stderr, "gemm_bench: %s failed: %d\n", #x, (int)st_);        \
-      exit(1);                                                             \
-    }                                                                      \
+#define CHECK(x)                                                    \
+  do {                                                              \
+    dnnl_status_t st_ = (x);                                        \
+    if (st_ != dnnl_success) {                                      \
+      fprintf(stderr, "gemm_bench: %s failed: %d\n", #x, (int)st_); \
+      exit(1);                                                      \
+    }                                                               \
   } while (0)
 
 static float* random_floats(size_t n, unsigned* seed) {
@@ -51,7 +51,8 @@ static mm_prim make_matmul(dnnl_engine_t eng, int64_t m, int64_t k, int64_t n, i
   dnnl_dims_t sd = {m, k}, wd = {k, n}, dd = {m, n};
   CHECK(dnnl_memory_desc_init_by_tag(&p.src, 2, sd, dnnl_f32, dnnl_ab));
   CHECK(dnnl_memory_desc_init_by_tag(&p.wei_plain, 2, wd, dnnl_f32, dnnl_ab));
-  CHECK(dnnl_memory_desc_init_by_tag(&p.wei, 2, wd, dnnl_f32, packed ? dnnl_format_tag_any : dnnl_ab));
+  CHECK(dnnl_memory_desc_init_by_tag(&p.wei, 2, wd, dnnl_f32,
+                                     packed ? dnnl_format_tag_any : dnnl_ab));
   CHECK(dnnl_memory_desc_init_by_tag(&p.dst, 2, dd, dnnl_f32, dnnl_ab));
   dnnl_matmul_desc_t d;
   CHECK(dnnl_matmul_desc_init(&d, &p.src, &p.wei, NULL, &p.dst));
@@ -64,8 +65,8 @@ static mm_prim make_matmul(dnnl_engine_t eng, int64_t m, int64_t k, int64_t n, i
 }
 
 /* Best microseconds of `repeats` calls. */
-static double time_dnnl(dnnl_engine_t eng, dnnl_stream_t strm, const mm_prim* p, float* a,
-                        float* b, float* c, int repeats) {
+static double time_dnnl(dnnl_engine_t eng, dnnl_stream_t strm, const mm_prim* p, float* a, float* b,
+                        float* c, int repeats) {
   dnnl_memory_t ma, mb, mc, mplain;
   CHECK(dnnl_memory_create(&ma, &p->src, eng, a));
   CHECK(dnnl_memory_create(&mplain, &p->wei_plain, eng, b));
@@ -102,8 +103,8 @@ static double time_blas(int64_t m, int64_t k, int64_t n, float* a, float* b, flo
   double best = 1e30;
   for (int i = 0; i < repeats + 3; i++) {
     double t0 = now_s();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a,
-                (int)k, b, (int)n, 0.0f, c, (int)n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a, (int)k,
+                b, (int)n, 0.0f, c, (int)n);
     double t = now_s() - t0;
     if (i >= 3 && t < best) best = t;
   }
@@ -145,16 +146,17 @@ int main(int argc, char** argv) {
   /* m x k times k x n: the MLP 784-256-256-10 at batch 1 and 256, the
    * small conv net's fully connected layers at batch 1 and 64, a square. */
   static const int64_t kShapes[][3] = {
-      {1, 784, 256},   {1, 256, 256},   {1, 256, 10},    {256, 784, 256}, {256, 256, 256},
-      {256, 256, 10},  {1, 2304, 384},  {1, 384, 192},   {1, 192, 10},    {64, 2304, 384},
-      {64, 384, 192},  {64, 192, 10},   {32, 512, 512},  {1024, 1024, 1024},
+      {1, 784, 256},  {1, 256, 256},  {1, 256, 10},   {256, 784, 256},    {256, 256, 256},
+      {256, 256, 10}, {1, 2304, 384}, {1, 384, 192},  {1, 192, 10},       {64, 2304, 384},
+      {64, 384, 192}, {64, 192, 10},  {32, 512, 512}, {1024, 1024, 1024},
   };
   dnnl_engine_t eng;
   CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
   dnnl_stream_t strm;
   CHECK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
   const char* core = getenv("OPENBLAS_CORETYPE");
-  printf("threads: OpenMP %d, OPENBLAS_CORETYPE=%s\n", omp_get_max_threads(), core ? core : "(unset)");
+  printf("threads: OpenMP %d, OPENBLAS_CORETYPE=%s\n", omp_get_max_threads(),
+         core ? core : "(unset)");
   printf("%6s %5s %5s | %10s %12s %12s %12s | %s\n", "m", "k", "n", "openblas", "dnnl sgemm",
          "dnnl plain", "dnnl packed", "best");
   unsigned seed = 7;

@@ -129,10 +129,14 @@ int main(int argc, char** argv) {
   int mib = 1024, nodes = 100000, repeats = 5;
   const char* dir = "/tmp";
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--const-mib")) mib = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--nodes")) nodes = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--repeats")) repeats = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--dir")) dir = argv[i + 1];
+    if (!strcmp(argv[i], "--const-mib"))
+      mib = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--nodes"))
+      nodes = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--repeats"))
+      repeats = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--dir"))
+      dir = argv[i + 1];
   }
   char big[4096], small_grt[4096], small_json[4096];
   snprintf(big, sizeof big, "%s/grt_bench_consts.grt", dir);

@@ -124,8 +124,8 @@ int main(int argc, char** argv) {
     /* per node: device, request, detail, kernel, spec, ps record (int32) and
      * reason, cause, stage (bytes), plus the copy index */
     double plan_mb = ((double)n * (6 * 4 + 3 + 4) + (double)copies * 20) / 1e6;
-    printf("%10d %10d %12.3f %12.3f %12.3f %10.1f %10.1f\n", (int)n, (int)copies, t1 - t0,
-           t2 - t1, best, best * 1e9 / n, plan_mb);
+    printf("%10d %10d %12.3f %12.3f %12.3f %10.1f %10.1f\n", (int)n, (int)copies, t1 - t0, t2 - t1,
+           best, best * 1e9 / n, plan_mb);
     fflush(stdout);
     grt_graph_free(g);
   }

@@ -90,7 +90,8 @@ static char* graph_text(void) {
   char* t = malloc(cap);
 #define PUT(...) len += (size_t)snprintf(t + len, cap - len, __VA_ARGS__)
   PUT("{\"format\": \"grt.graph\", \"version\": 1, \"nodes\": [\n");
-  PUT("{\"name\": \"x\", \"op\": \"Placeholder\", \"attrs\": {\"dtype\": \"float32\", \"shape\": [-1, 64]}},\n");
+  PUT("{\"name\": \"x\", \"op\": \"Placeholder\", \"attrs\": {\"dtype\": \"float32\", \"shape\": "
+      "[-1, 64]}},\n");
   PUT("{\"name\": \"w1\", \"op\": \"Const\", \"attrs\": {\"dtype\": \"float32\", \"value\": "
       "{\"dtype\": \"float32\", \"shape\": [64, 64], \"values\": [0.01]}}},\n");
   PUT("{\"name\": \"w2\", \"op\": \"Const\", \"attrs\": {\"dtype\": \"float32\", \"value\": "
@@ -107,13 +108,15 @@ static char* graph_text(void) {
   for (int k = 0; k < kChain; k++)
     PUT("{\"name\": \"c%d\", \"op\": \"%s\", \"inputs\": [\"c%d\", \"one\"]},\n", k + 1,
         k % 2 ? "Mul" : "Maximum", k);
-  PUT("{\"name\": \"shape\", \"op\": \"Placeholder\", \"attrs\": {\"dtype\": \"int32\", \"shape\": [2]}},\n");
+  PUT("{\"name\": \"shape\", \"op\": \"Placeholder\", \"attrs\": {\"dtype\": \"int32\", \"shape\": "
+      "[2]}},\n");
   PUT("{\"name\": \"r\", \"op\": \"RandomUniform\", \"inputs\": [\"shape\"], \"attrs\": "
       "{\"dtype\": \"float32\", \"T\": \"int32\"}},\n");
   PUT("{\"name\": \"axes\", \"op\": \"Const\", \"attrs\": {\"dtype\": \"int32\", \"value\": "
       "{\"dtype\": \"int32\", \"shape\": [2], \"values\": [0, 1]}}},\n");
   PUT("{\"name\": \"draw\", \"op\": \"Mean\", \"inputs\": [\"r\", \"axes\"]},\n");
-  PUT("{\"name\": \"v\", \"op\": \"VariableV2\", \"attrs\": {\"dtype\": \"float32\", \"shape\": []}},\n");
+  PUT("{\"name\": \"v\", \"op\": \"VariableV2\", \"attrs\": {\"dtype\": \"float32\", \"shape\": "
+      "[]}},\n");
   PUT("{\"name\": \"zero\", \"op\": \"Const\", \"attrs\": {\"dtype\": \"float32\", \"value\": "
       "{\"dtype\": \"float32\", \"shape\": [], \"values\": [0]}}},\n");
   PUT("{\"name\": \"init\", \"op\": \"Assign\", \"inputs\": [\"v\", \"zero\"]},\n");
@@ -178,9 +181,12 @@ static resident resident_now(void) {
     long kib;
     if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && strchr(line, ' ')) {
       const char* path = strchr(line, '/');
-      if (strstr(line, "[heap]")) kind = 0;
-      else if (path) kind = 3;
-      else kind = hi - lo >= (32ul << 20) ? 1 : 2;
+      if (strstr(line, "[heap]"))
+        kind = 0;
+      else if (path)
+        kind = 3;
+      else
+        kind = hi - lo >= (32ul << 20) ? 1 : 2;
     } else if (sscanf(line, "Rss: %ld kB", &kib) == 1) {
       r.rss += kib;
       long* slot[] = {&r.heap, &r.big_anon, &r.small_anon, &r.file};
@@ -221,14 +227,16 @@ static figures quiet_figures(void) {
 }
 
 static void print_figures(const char* when, const figures* f) {
-  printf("  %-8s RSS %6ld KiB (heap %ld, anon>=32M %ld, anon<32M %ld, files %ld); grt heap %ld KiB;"
-         " malloc: %d arenas, %ld KiB from the system (%ld in use, %ld free), %ld KiB mmapped\n",
-         when, f->res.rss, f->res.heap, f->res.big_anon, f->res.small_anon, f->res.file,
-         f->heap_kib, f->mal.arenas, f->mal.system_kib, f->mal.in_use_kib, f->mal.free_kib,
-         f->mal.mmap_kib);
-  printf("  %-8s after grt_release_memory: RSS %6ld KiB (heap %ld, anon>=32M %ld, anon<32M %ld);"
-         " grt heap %ld KiB\n", "", f->res_released.rss, f->res_released.heap,
-         f->res_released.big_anon, f->res_released.small_anon, f->heap_released_kib);
+  printf(
+      "  %-8s RSS %6ld KiB (heap %ld, anon>=32M %ld, anon<32M %ld, files %ld); grt heap %ld KiB;"
+      " malloc: %d arenas, %ld KiB from the system (%ld in use, %ld free), %ld KiB mmapped\n",
+      when, f->res.rss, f->res.heap, f->res.big_anon, f->res.small_anon, f->res.file, f->heap_kib,
+      f->mal.arenas, f->mal.system_kib, f->mal.in_use_kib, f->mal.free_kib, f->mal.mmap_kib);
+  printf(
+      "  %-8s after grt_release_memory: RSS %6ld KiB (heap %ld, anon>=32M %ld, anon<32M %ld);"
+      " grt heap %ld KiB\n",
+      "", f->res_released.rss, f->res_released.heap, f->res_released.big_anon,
+      f->res_released.small_anon, f->heap_released_kib);
   fflush(stdout);
 }
 
@@ -370,9 +378,12 @@ int main(int argc, char** argv) {
   double seconds = 600, warmup = 60;
   int threads = 8;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atof(argv[++i]);
+    if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+      seconds = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+      threads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--warmup") && i + 1 < argc)
+      warmup = atof(argv[++i]);
     else {
       fprintf(stderr, "usage: soak [--seconds S] [--threads N] [--warmup S]\n");
       return 2;
@@ -459,8 +470,8 @@ int main(int argc, char** argv) {
   printf("RSS after grt_release_memory: %ld KiB after warm-up, %ld KiB at the end (%+.2f%%)\n",
          kept_start, kept_end,
          kept_start ? 100.0 * (double)(kept_end - kept_start) / (double)kept_start : 0);
-  printf("grt heap (grt_heap_used): %ld KiB after warm-up, %ld KiB at the end\n",
-         heap_start, heap_end);
+  printf("grt heap (grt_heap_used): %ld KiB after warm-up, %ld KiB at the end\n", heap_start,
+         heap_end);
 
   grt_callable_free(g_callable);
   grt_session_free(g_session);

@@ -8,7 +8,8 @@
  * GEMMs already run side by side on the inter-op threads and OpenBLAS's
  * threads then compete with them.
  *
- *   bazel run -c opt //bench:train_bench [-- --steps N --batch B --towers 1,2,4 --trace OUT.json] */
+ *   bazel run -c opt //bench:train_bench [-- --steps N --batch B --towers 1,2,4 --trace OUT.json]
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,8 @@ static const char* trace_path; /* --trace: one step of the last figure, as Chrom
 static grt_status* write_trace(grt_callable* c, grt_tensor** in) {
   grt_trace* t = NULL;
   FILE* f = fopen(trace_path, "w");
-  grt_status* st = f ? grt_trace_new(&t) : grt_status_new(GRT_UNAVAILABLE, "cannot write %s", trace_path);
+  grt_status* st =
+      f ? grt_trace_new(&t) : grt_status_new(GRT_UNAVAILABLE, "cannot write %s", trace_path);
   if (!st) st = grt_callable_run(c, in, NULL, t);
   if (!st) st = grt_trace_write_json(t, f);
   if (f) fclose(f);
@@ -67,7 +69,8 @@ static grt_status* measure(int towers, int batch, int steps, double* out) {
     unsigned r = 1;
     float* xp = grt_tensor_data(x);
     int32_t* yp = grt_tensor_data(y);
-    for (int64_t i = 0; i < (int64_t)batch * FMNIST_PIXELS; i++) xp[i] = (float)(rand_r(&r) % 256) / 255.0f;
+    for (int64_t i = 0; i < (int64_t)batch * FMNIST_PIXELS; i++)
+      xp[i] = (float)(rand_r(&r) % 256) / 255.0f;
     for (int i = 0; i < batch; i++) yp[i] = rand_r(&r) % FMNIST_CLASSES;
   }
   grt_tensor* in[2] = {x, y};
@@ -92,16 +95,22 @@ int main(int argc, char** argv) {
   int steps = 40, batch = 256;
   int towers[8] = {1, 2, 4}, n = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--steps")) steps = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--batch")) batch = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--trace")) trace_path = argv[i + 1];
+    if (!strcmp(argv[i], "--steps"))
+      steps = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--batch"))
+      batch = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--trace"))
+      trace_path = argv[i + 1];
     else if (!strcmp(argv[i], "--towers")) {
       n = 0;
-      for (char* t = strtok(argv[i + 1], ","); t && n < 8; t = strtok(NULL, ",")) towers[n++] = atoi(t);
+      for (char* t = strtok(argv[i + 1], ","); t && n < 8; t = strtok(NULL, ","))
+        towers[n++] = atoi(t);
     }
   }
-  printf("MLP 784-256-256-10 training (Adam), batch %d, %d steps per figure; one tower per logical CPU device\n",
-         batch, steps);
+  printf(
+      "MLP 784-256-256-10 training (Adam), batch %d, %d steps per figure; one tower per logical "
+      "CPU device\n",
+      batch, steps);
   printf("%-22s %-8s %14s %16s\n", "OpenBLAS threads", "towers", "examples/s", "vs first row");
   double base = 0;
   for (int series = 0; series < 2; series++) {

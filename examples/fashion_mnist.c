@@ -49,8 +49,13 @@ static int usage(const char* why) {
 }
 
 static int parse(int argc, char** argv, options* o) {
-  *o = (options){.cpus = 1, .towers = 1, .epochs = 2, .batch = 256, .lr = 1e-3,
-                 .data = FMNIST_DEFAULT_DIR, .model = "mlp"};
+  *o = (options){.cpus = 1,
+                 .towers = 1,
+                 .epochs = 2,
+                 .batch = 256,
+                 .lr = 1e-3,
+                 .data = FMNIST_DEFAULT_DIR,
+                 .model = "mlp"};
   o->out_dir = getenv("BUILD_WORKING_DIRECTORY") ? getenv("BUILD_WORKING_DIRECTORY") : ".";
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
@@ -107,7 +112,8 @@ static void fill(const fmnist_set* d, const int64_t* idx, int64_t n, grt_tensor*
   float* xp = grt_tensor_data(x);
   int32_t* yp = y ? grt_tensor_data(y) : NULL;
   for (int64_t i = 0; i < n; i++) {
-    memcpy(xp + i * FMNIST_PIXELS, d->images + idx[i] * FMNIST_PIXELS, FMNIST_PIXELS * sizeof(float));
+    memcpy(xp + i * FMNIST_PIXELS, d->images + idx[i] * FMNIST_PIXELS,
+           FMNIST_PIXELS * sizeof(float));
     if (yp) yp[i] = d->labels[idx[i]];
   }
 }
@@ -182,7 +188,8 @@ static grt_status* train(const options* o) {
   snprintf(csv_path, sizeof csv_path, "%s/fashion_mnist_loss.csv", o->out_dir);
   snprintf(svg_path, sizeof svg_path, "%s/fashion_mnist_loss.svg", o->out_dir);
   snprintf(cpus, sizeof cpus, "%d", o->cpus);
-  fmnist_model_options mo = {.towers = o->towers, .cpus = o->cpus, .learning_rate = o->lr, .seed = 7};
+  fmnist_model_options mo = {
+      .towers = o->towers, .cpus = o->cpus, .learning_rate = o->lr, .seed = 7};
   grt_status* st = fmnist_load(o->data, "train", o->limit, &tr);
   if (!st) st = fmnist_load(o->data, "t10k", 0, &te);
   bool cnn = !strcmp(o->model, "cnn");
@@ -204,11 +211,12 @@ static grt_status* train(const options* o) {
     st = grt_status_new(GRT_UNAVAILABLE, "%s: %s", csv_path, strerror(errno));
   if (!st) {
     fprintf(csv, "step,epoch,loss\n");
-    printf("Fashion-MNIST: %lld training and %lld test examples; %s in %d "
-           "tower%s on %d CPU device%s, batch %d, Adam %g\n",
-           (long long)tr.n, (long long)te.n,
-           cnn ? "CNN conv5x5-32/pool conv5x5-64/pool 256 10" : "MLP 784-256-256-10", o->towers, o->towers == 1 ? "" : "s", o->cpus,
-           o->cpus == 1 ? "" : "s", o->batch, o->lr);
+    printf(
+        "Fashion-MNIST: %lld training and %lld test examples; %s in %d "
+        "tower%s on %d CPU device%s, batch %d, Adam %g\n",
+        (long long)tr.n, (long long)te.n,
+        cnn ? "CNN conv5x5-32/pool conv5x5-64/pool 256 10" : "MLP 784-256-256-10", o->towers,
+        o->towers == 1 ? "" : "s", o->cpus, o->cpus == 1 ? "" : "s", o->batch, o->lr);
   }
   for (int64_t i = 0; !st && i < tr.n; i++) idx[i] = i;
   unsigned rng = 12345;

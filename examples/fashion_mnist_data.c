@@ -12,7 +12,8 @@ static grt_status* read_exact(gzFile f, const char* path, void* buf, size_t n) {
   while (got < n) {
     unsigned chunk = n - got > (1u << 30) ? (1u << 30) : (unsigned)(n - got);
     int r = gzread(f, (char*)buf + got, chunk);
-    if (r <= 0) return grt_status_new(GRT_DATA_LOSS, "%s: ends after %zu of %zu bytes", path, got, n);
+    if (r <= 0)
+      return grt_status_new(GRT_DATA_LOSS, "%s: ends after %zu of %zu bytes", path, got, n);
     got += (size_t)r;
   }
   return NULL;
@@ -21,7 +22,8 @@ static grt_status* read_exact(gzFile f, const char* path, void* buf, size_t n) {
 /* The header's dimensions after checking its magic; *f stays open on success. */
 static grt_status* open_idx(const char* path, uint32_t magic, int rank, uint32_t* dims, gzFile* f) {
   *f = gzopen(path, "rb");
-  if (!*f) return grt_status_new(GRT_NOT_FOUND, "%s: cannot open (install dataset-fashion-mnist)", path);
+  if (!*f)
+    return grt_status_new(GRT_NOT_FOUND, "%s: cannot open (install dataset-fashion-mnist)", path);
   unsigned char h[4 * 4];
   grt_status* st = read_exact(*f, path, h, 4 * (size_t)(rank + 1));
   uint32_t m = st ? 0 : (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
@@ -65,7 +67,8 @@ grt_status* fmnist_load(const char* dir, const char* prefix, int64_t limit, fmni
   if (!st) st = read_exact(fl, lpath, bytes, (size_t)n);
   for (int64_t i = 0; !st && i < n; i++) {
     if (bytes[i] >= FMNIST_CLASSES)
-      st = grt_status_new(GRT_DATA_LOSS, "%s: label %u of example %lld", lpath, bytes[i], (long long)i);
+      st = grt_status_new(GRT_DATA_LOSS, "%s: label %u of example %lld", lpath, bytes[i],
+                          (long long)i);
     else
       out->labels[i] = bytes[i];
   }

@@ -10,7 +10,8 @@
 #include "fashion_mnist_build.h"
 #include "fashion_mnist_data.h"
 
-int32_t fmnist_add(fmnist_builder* b, const char* name, const char* op, const char* const* ins, int n) {
+int32_t fmnist_add(fmnist_builder* b, const char* name, const char* op, const char* const* ins,
+                   int n) {
   int32_t k = -1;
   if (b->st) return -1;
   b->st = grt_graph_add_node(b->g, name, op, &k);
@@ -23,14 +24,15 @@ void fmnist_set_type(fmnist_builder* b, int32_t k, const char* attr, grt_dtype t
 void fmnist_set_int(fmnist_builder* b, int32_t k, const char* attr, int64_t v) {
   if (!b->st) b->st = grt_graph_set_attr_int(b->g, k, attr, v);
 }
-void fmnist_set_shape(fmnist_builder* b, int32_t k, const char* attr, int32_t rank, const int64_t* dims) {
+void fmnist_set_shape(fmnist_builder* b, int32_t k, const char* attr, int32_t rank,
+                      const int64_t* dims) {
   if (!b->st) b->st = grt_graph_set_attr_shape(b->g, k, attr, rank, dims);
 }
 
 /* A float32 or int32 constant of `n` elements (rank 0 when n == 0 and
  * `scalar`), all equal to v, or with the values of iv. */
-void fmnist_constant(fmnist_builder* b, const char* name, grt_dtype dt, int32_t rank, const int64_t* dims,
-                     const int32_t* iv, float fv) {
+void fmnist_constant(fmnist_builder* b, const char* name, grt_dtype dt, int32_t rank,
+                     const int64_t* dims, const int32_t* iv, float fv) {
   int32_t k = fmnist_add(b, name, "Const", NULL, 0);
   grt_tensor* t = NULL;
   if (!b->st) b->st = grt_tensor_new(dt, rank, dims, &t);
@@ -47,7 +49,8 @@ void fmnist_constant(fmnist_builder* b, const char* name, grt_dtype dt, int32_t 
   grt_tensor_free(t);
 }
 
-void fmnist_binary(fmnist_builder* b, const char* name, const char* op, const char* x, const char* y) {
+void fmnist_binary(fmnist_builder* b, const char* name, const char* op, const char* x,
+                   const char* y) {
   const char* ins[] = {x, y};
   fmnist_set_type(b, fmnist_add(b, name, op, ins, 2), "T", GRT_FLOAT32);
 }
@@ -102,8 +105,8 @@ void fmnist_relu(fmnist_builder* b, const char* name, const char* in) {
   fmnist_set_type(b, fmnist_add(b, name, "Relu", ins, 1), "T", GRT_FLOAT32);
 }
 
-void fmnist_dense(fmnist_builder* b, int l, const char* in, int64_t fan_in, int64_t fan_out, bool relu,
-                  int64_t seed, char* out_name, size_t size) {
+void fmnist_dense(fmnist_builder* b, int l, const char* in, int64_t fan_in, int64_t fan_out,
+                  bool relu, int64_t seed, char* out_name, size_t size) {
   char w[32], bias[32], n[64], m[64];
   snprintf(w, sizeof w, "dense%d/w", l);
   snprintf(bias, sizeof bias, "dense%d/b", l);

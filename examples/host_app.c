@@ -175,9 +175,10 @@ int main(int argc, char** argv) {
 
   /* A bad graph gives an error naming the node, and nothing leaks. */
   grt_graph* bad = NULL;
-  const char* text = "{\"format\":\"grt.graph\",\"version\":1,\"nodes\":["
-                     "{\"name\":\"m\",\"op\":\"MatMul\",\"inputs\":[\"ghost\",\"ghost\"],"
-                     "\"attrs\":{\"T\":\"float32\"}}]}";
+  const char* text =
+      "{\"format\":\"grt.graph\",\"version\":1,\"nodes\":["
+      "{\"name\":\"m\",\"op\":\"MatMul\",\"inputs\":[\"ghost\",\"ghost\"],"
+      "\"attrs\":{\"T\":\"float32\"}}]}";
   grt_status* s = grt_graph_from_json(text, strlen(text), &bad);
   if (!s || !strstr(grt_status_message(s), "'ghost'")) {
     fprintf(stderr, "host_app: a graph with a missing input was not rejected properly\n");

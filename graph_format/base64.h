@@ -32,4 +32,4 @@ bool grt_base64_decode(const char* text, size_t len, void* out, size_t* out_bad_
 }
 #endif
 
-#endif  /* GRT_GRAPH_FORMAT_BASE64_H_ */
+#endif /* GRT_GRAPH_FORMAT_BASE64_H_ */

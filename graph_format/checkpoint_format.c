@@ -43,7 +43,9 @@ static uint64_t get_u64(const unsigned char* p) {
   return v;
 }
 
-static uint64_t align_up(uint64_t x) { return (x + GRT_CKPT_ALIGN - 1) / GRT_CKPT_ALIGN * GRT_CKPT_ALIGN; }
+static uint64_t align_up(uint64_t x) {
+  return (x + GRT_CKPT_ALIGN - 1) / GRT_CKPT_ALIGN * GRT_CKPT_ALIGN;
+}
 
 static size_t record_size(const grt_ckpt_var* v) {
   return 4 + strlen(v->name) + 4 + 4 + 8 * (size_t)v->value->shape.rank + 8 + 8 + 4;
@@ -155,8 +157,9 @@ static grt_status* parse_entry(const char* path, const unsigned char* base, size
   e->data = base + off;
   e->size = (size_t)size;
   if (crc_of(e->data, e->size) != crc)
-    return GRT_ERROR(DATA_LOSS, "%s: variable '%.*s': the data's checksum does not match (the file is damaged)",
-                     path, nl, e->name);
+    return GRT_ERROR(
+        DATA_LOSS, "%s: variable '%.*s': the data's checksum does not match (the file is damaged)",
+        path, nl, e->name);
   /* A bool is one byte, 0 or 1, wherever grt reads one (as in .grt and
    * .npy files): kernels load these bytes as C bool, where any other value
    * is undefined behaviour. */
@@ -188,7 +191,8 @@ grt_status* grt_ckpt_parse(const char* path, const void* data, size_t len, grt_c
                      path, version, GRT_CKPT_VERSION);
   uint64_t file_size = get_u64(h + OFF_FILE_SIZE);
   if (file_size != len)
-    return GRT_ERROR(DATA_LOSS, "%s: truncated or extended: the header says %llu bytes, the file has %zu",
+    return GRT_ERROR(DATA_LOSS,
+                     "%s: truncated or extended: the header says %llu bytes, the file has %zu",
                      path, (unsigned long long)file_size, len);
   uint64_t index_off = get_u64(h + OFF_INDEX_OFFSET), index_size = get_u64(h + OFF_INDEX_SIZE);
   if (index_off < GRT_CKPT_HEADER_SIZE || index_off > len || index_size > len - index_off)

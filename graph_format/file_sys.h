@@ -29,8 +29,7 @@ int grt_file_sys_calls(void);
 ssize_t grt_sys_write(int fd, const void* buf, size_t n);
 int grt_sys_fsync(int fd);
 int grt_sys_open(const char* path, int flags, mode_t mode);
-int grt_sys_linkat(int olddirfd, const char* oldpath, int newdirfd, const char* newpath,
-                   int flags);
+int grt_sys_linkat(int olddirfd, const char* oldpath, int newdirfd, const char* newpath, int flags);
 int grt_sys_rename(const char* from, const char* to);
 int grt_sys_close(int fd);
 
@@ -38,4 +37,4 @@ int grt_sys_close(int fd);
 }
 #endif
 
-#endif  /* GRT_GRAPH_FORMAT_FILE_SYS_H_ */
+#endif /* GRT_GRAPH_FORMAT_FILE_SYS_H_ */

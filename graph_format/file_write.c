@@ -107,9 +107,12 @@ static int own_descriptor(const char* path) {
   const char* rest = NULL;
   char self[48];
   snprintf(self, sizeof self, "/proc/%ld/fd/", (long)getpid());
-  if (strncmp(path, "/dev/fd/", 8) == 0) rest = path + 8;
-  else if (strncmp(path, "/proc/self/fd/", 14) == 0) rest = path + 14;
-  else if (strncmp(path, self, strlen(self)) == 0) rest = path + strlen(self);
+  if (strncmp(path, "/dev/fd/", 8) == 0)
+    rest = path + 8;
+  else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+    rest = path + 14;
+  else if (strncmp(path, self, strlen(self)) == 0)
+    rest = path + strlen(self);
   if (!rest || !*rest) return -1;
   char* end;
   long n = strtol(rest, &end, 10);
@@ -132,8 +135,8 @@ static grt_status* resolve(const char* path, char** out) {
     char target[PATH_MAX];
     ssize_t n = readlink(cur, target, sizeof target - 1);
     if (n < 0) {
-      grt_status* s = GRT_ERROR(UNAVAILABLE, "%s: cannot read the link %s: %s", path, cur,
-                                strerror(errno));
+      grt_status* s =
+          GRT_ERROR(UNAVAILABLE, "%s: cannot read the link %s: %s", path, cur, strerror(errno));
       grt_free(cur);
       return s;
     }
@@ -158,8 +161,7 @@ static grt_status* resolve(const char* path, char** out) {
 }
 
 /* A device, FIFO or descriptor of ours: written as it is, never replaced. */
-static grt_status* write_in_place(const char* shown, const char* dest, write_fn write,
-                                  void* ctx) {
+static grt_status* write_in_place(const char* shown, const char* dest, write_fn write, void* ctx) {
   int own = own_descriptor(dest);
   int fd;
   if (own >= 0) {
@@ -284,8 +286,8 @@ static grt_status* publish(job* j) {
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", j->fd);
     if (grt_sys_linkat(AT_FDCWD, proc, AT_FDCWD, j->dest, AT_SYMLINK_FOLLOW) == 0) return NULL;
     if (errno != EEXIST)
-      return GRT_ERROR(UNAVAILABLE, "%s: cannot link the finished file into place: %s",
-                       j->shown, strerror(errno));
+      return GRT_ERROR(UNAVAILABLE, "%s: cannot link the finished file into place: %s", j->shown,
+                       strerror(errno));
     /* The destination exists: link under a temporary name, rename over it. */
     for (int tries = 0;; tries++) {
       temp_name(j->temp, j->temp_size, j->dest);
@@ -293,8 +295,8 @@ static grt_status* publish(job* j) {
       int err = errno;
       j->temp[0] = '\0';
       if (err != EEXIST || tries == 100)
-        return GRT_ERROR(UNAVAILABLE, "%s: cannot link the finished file beside it: %s",
-                         j->shown, strerror(err));
+        return GRT_ERROR(UNAVAILABLE, "%s: cannot link the finished file beside it: %s", j->shown,
+                         strerror(err));
     }
   }
   if (grt_sys_rename(j->temp, j->dest) != 0)
@@ -327,9 +329,12 @@ static grt_status* replace(const char* shown, const char* dest, write_fn write, 
   }
   j.temp[0] = '\0';
   const char* slash = strrchr(dest, '/');
-  if (!slash) snprintf(j.dir, len + 2, ".");
-  else if (slash == dest) snprintf(j.dir, len + 2, "/");
-  else snprintf(j.dir, len + 2, "%.*s", (int)(slash - dest), dest);
+  if (!slash)
+    snprintf(j.dir, len + 2, ".");
+  else if (slash == dest)
+    snprintf(j.dir, len + 2, "/");
+  else
+    snprintf(j.dir, len + 2, "%.*s", (int)(slash - dest), dest);
 
   struct stat old;
   bool existed = stat(dest, &old) == 0;

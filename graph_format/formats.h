@@ -47,9 +47,10 @@ GRT_MUST_USE grt_status* grt_format_write_json(grt_graph* g, FILE* f);
 /* Maps `path` read-only and hands its bytes to `parse` (a GraphDef or ONNX
  * reader, interchange/); the mapping is gone when this returns. Errors are
  * prefixed with the path. */
-GRT_MUST_USE grt_status* grt_format_read_protobuf(
-    const char* path, grt_status* (*parse)(const void* data, size_t len, grt_graph** out),
-    grt_graph** out);
+GRT_MUST_USE grt_status* grt_format_read_protobuf(const char* path,
+                                                  grt_status* (*parse)(const void* data, size_t len,
+                                                                       grt_graph** out),
+                                                  grt_graph** out);
 
 /* ---- files (file_io.c) ---- */
 
@@ -63,4 +64,4 @@ GRT_MUST_USE grt_status* grt_read_file(const char* path, char** out, size_t* out
 }
 #endif
 
-#endif  /* GRT_GRAPH_FORMAT_FORMATS_H_ */
+#endif /* GRT_GRAPH_FORMAT_FORMATS_H_ */

@@ -75,7 +75,8 @@ const char* grt_graph_storage(const grt_graph* g) {
 
 grt_status* grt_graph_load_flags(const char* path, unsigned flags, grt_graph** out) {
   *out = NULL;
-  if (flags & ~GRT_LOAD_NO_MMAP) return GRT_ERROR(INVALID_ARGUMENT, "unknown load flags 0x%x", flags);
+  if (flags & ~GRT_LOAD_NO_MMAP)
+    return GRT_ERROR(INVALID_ARGUMENT, "unknown load flags 0x%x", flags);
   if (!path) return GRT_ERROR(INVALID_ARGUMENT, "NULL path");
   file_format fmt = format_of(path);
   if (fmt == FORMAT_UNKNOWN) fmt = sniff(path);
@@ -116,11 +117,14 @@ grt_status* grt_graph_save(grt_graph* g, const char* path) {
   if (!g || !path) return GRT_ERROR(INVALID_ARGUMENT, "NULL graph or path");
   file_format fmt = format_of(path);
   if (fmt == FORMAT_UNKNOWN || fmt == FORMAT_ONNX)
-    return GRT_ERROR(INVALID_ARGUMENT,
-                     "%s: unknown output format (use a .grt, .json or .pb name)", path);
+    return GRT_ERROR(INVALID_ARGUMENT, "%s: unknown output format (use a .grt, .json or .pb name)",
+                     path);
   if (!g->validated) GRT_RETURN_IF_ERROR(grt_graph_validate(g));
-  return grt_write_file_atomic(
-      path, fmt == FORMAT_GRT ? write_grt : fmt == FORMAT_JSON ? write_json : write_graphdef, g);
+  return grt_write_file_atomic(path,
+                               fmt == FORMAT_GRT    ? write_grt
+                               : fmt == FORMAT_JSON ? write_json
+                                                    : write_graphdef,
+                               g);
 }
 
 grt_status* grt_graph_to_json(grt_graph* g, char** out_text, size_t* out_len) {

@@ -64,8 +64,8 @@ static grt_status* read_whole(const char* path, int fd, size_t size, void** out)
       free(buf);
       grt_mem_unreserve(size);
       if (err) return errno_status(path, "read", err);
-      return GRT_ERROR(DATA_LOSS, "%s: the file shrank while being read (%zu of %zu bytes)",
-                       path, got, size);
+      return GRT_ERROR(DATA_LOSS, "%s: the file shrank while being read (%zu of %zu bytes)", path,
+                       got, size);
     }
     got += (size_t)n;
   }
@@ -115,8 +115,10 @@ grt_status* grt_format_open_grt_flags(const char* path, unsigned flags, grt_grap
       return s;
     }
     s = grt_file_parse(path, m->addr, m->size, m, release_read, out);
-    if (s) release_read(m);
-    else (*out)->storage = "in memory";
+    if (s)
+      release_read(m);
+    else
+      (*out)->storage = "in memory";
     return s;
   }
   /* MAP_PRIVATE | PROT_READ: a stray write into a constant faults instead
@@ -131,7 +133,9 @@ grt_status* grt_format_open_grt_flags(const char* path, unsigned flags, grt_grap
     return errno_status(path, "map", err);
   }
   grt_status* s = grt_file_parse(path, m->addr, m->size, m, unmap, out);
-  if (s) unmap(m); /* on failure the reader leaves the mapping to us */
-  else (*out)->storage = "mapped";
+  if (s)
+    unmap(m); /* on failure the reader leaves the mapping to us */
+  else
+    (*out)->storage = "mapped";
   return s;
 }

@@ -23,10 +23,14 @@ grt_status* grt_file_error(const grt_file_view* v, grt_code code, const char* fm
 
 const char* grt_file_section_name(uint32_t type) {
   static const char* const kNames[GRT_SECTION_LAST + 1] = {
-      [GRT_SECTION_STRINGS] = "STRINGS", [GRT_SECTION_NODES] = "NODES",
-      [GRT_SECTION_INPUTS] = "INPUTS",   [GRT_SECTION_REFS] = "REFS",
-      [GRT_SECTION_ATTRS] = "ATTRS",     [GRT_SECTION_WORDS] = "WORDS",
-      [GRT_SECTION_SHAPES] = "SHAPES",   [GRT_SECTION_TENSORS] = "TENSORS",
+      [GRT_SECTION_STRINGS] = "STRINGS",
+      [GRT_SECTION_NODES] = "NODES",
+      [GRT_SECTION_INPUTS] = "INPUTS",
+      [GRT_SECTION_REFS] = "REFS",
+      [GRT_SECTION_ATTRS] = "ATTRS",
+      [GRT_SECTION_WORDS] = "WORDS",
+      [GRT_SECTION_SHAPES] = "SHAPES",
+      [GRT_SECTION_TENSORS] = "TENSORS",
       [GRT_SECTION_DATA_CRC32C] = "DATA_CRC32C",
   };
   if (type >= 1 && type <= GRT_SECTION_LAST) return kNames[type];

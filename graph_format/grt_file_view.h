@@ -33,7 +33,8 @@ typedef struct grt_file_view {
 /* Checks magic, version, sizes, checksum and the section table of the
  * `size` bytes at `data`, and fills *v. Every range in *v lies inside the
  * data. Errors start with `name` and give the byte offset at fault. */
-GRT_MUST_USE grt_status* grt_file_view_init(grt_file_view* v, const char* name, const void* data, size_t size);
+GRT_MUST_USE grt_status* grt_file_view_init(grt_file_view* v, const char* name, const void* data,
+                                            size_t size);
 
 /* "STRINGS", "NODES", ... ("section N" for unknown types). Static storage. */
 const char* grt_file_section_name(uint32_t type);
@@ -43,15 +44,16 @@ const char* grt_file_section_name(uint32_t type);
 uint32_t grt_file_checksum(const unsigned char* data, uint64_t data_offset);
 
 /* grt_format_parse_grt with the file name used in messages. */
-GRT_MUST_USE grt_status* grt_file_parse(const char* name, const void* data, size_t size, void* backing,
-                                        void (*release)(void* backing), grt_graph** out);
+GRT_MUST_USE grt_status* grt_file_parse(const char* name, const void* data, size_t size,
+                                        void* backing, void (*release)(void* backing),
+                                        grt_graph** out);
 
 /* A new status "<v->name>: <message>". */
 GRT_MUST_USE grt_status* grt_file_error(const grt_file_view* v, grt_code code, const char* fmt, ...)
 #if defined(__GNUC__)
-                 __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 3, 4)))
 #endif
-                 ;
+    ;
 
 #ifdef __cplusplus
 }

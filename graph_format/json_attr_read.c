@@ -10,14 +10,22 @@
 
 const char* grt_json_kind(const json_t* j) {
   switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "a list";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE: return "true";
-    case JSON_FALSE: return "false";
-    default: return "null";
+    case JSON_OBJECT:
+      return "an object";
+    case JSON_ARRAY:
+      return "a list";
+    case JSON_STRING:
+      return "a string";
+    case JSON_INTEGER:
+      return "an integer";
+    case JSON_REAL:
+      return "a real number";
+    case JSON_TRUE:
+      return "true";
+    case JSON_FALSE:
+      return "false";
+    default:
+      return "null";
   }
 }
 

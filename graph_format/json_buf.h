@@ -24,4 +24,4 @@ GRT_MUST_USE grt_status* grt_json_text_status(const grt_strbuf* b);
 }
 #endif
 
-#endif  /* GRT_GRAPH_FORMAT_JSON_BUF_H_ */
+#endif /* GRT_GRAPH_FORMAT_JSON_BUF_H_ */

@@ -71,9 +71,9 @@ static size_t layout(bool negative, const char* d, int n, int k, char* buf) {
  * end (where ties and rounding decide) take strtod's word. */
 
 typedef struct {
-  bool known;          /* the interval is usable (float32/float64, wide long double) */
-  long double lo, hi;  /* |v|'s reads-back interval, ends excluded */
-  long double margin;  /* relative distance from an end that is "clearly" inside */
+  bool known;         /* the interval is usable (float32/float64, wide long double) */
+  long double lo, hi; /* |v|'s reads-back interval, ends excluded */
+  long double margin; /* relative distance from an end that is "clearly" inside */
 } interval;
 
 static interval interval_of(grt_dtype t, double a) {

@@ -30,4 +30,4 @@ size_t grt_json_format_float(grt_dtype t, double v, char* buf);
 }
 #endif
 
-#endif  /* GRT_GRAPH_FORMAT_JSON_FLOAT_H_ */
+#endif /* GRT_GRAPH_FORMAT_JSON_FLOAT_H_ */

@@ -19,8 +19,7 @@
 enum { kVersion = 1 };
 
 static const char* const kTopKeys[] = {"format", "version", "nodes"};
-static const char* const kNodeKeys[] = {"name",   "op",           "inputs",
-                                        "device", "colocate_with", "attrs"};
+static const char* const kNodeKeys[] = {"name", "op", "inputs", "device", "colocate_with", "attrs"};
 
 static bool key_known(const char* key, const char* const* keys, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -33,12 +32,10 @@ static grt_status* check_header(const json_t* root, const json_t** out_nodes) {
     return GRT_ERROR(INVALID_ARGUMENT, "a grt graph is a JSON object, got %s", grt_json_kind(root));
   const json_t* format = json_object_get(root, "format");
   if (!json_is_string(format) || strcmp(json_string_value(format), "grt.graph") != 0)
-    return GRT_ERROR(INVALID_ARGUMENT,
-                     "not a grt graph: \"format\" must be \"grt.graph\", got %s%s%s%s",
-                     format ? grt_json_kind(format) : "nothing",
-                     json_is_string(format) ? " '" : "",
-                     json_is_string(format) ? json_string_value(format) : "",
-                     json_is_string(format) ? "'" : "");
+    return GRT_ERROR(
+        INVALID_ARGUMENT, "not a grt graph: \"format\" must be \"grt.graph\", got %s%s%s%s",
+        format ? grt_json_kind(format) : "nothing", json_is_string(format) ? " '" : "",
+        json_is_string(format) ? json_string_value(format) : "", json_is_string(format) ? "'" : "");
   const json_t* version = json_object_get(root, "version");
   if (!json_is_integer(version))
     return GRT_ERROR(INVALID_ARGUMENT, "\"version\" must be a positive integer, got %s",
@@ -48,7 +45,8 @@ static grt_status* check_header(const json_t* root, const json_t** out_nodes) {
                      (int64_t)json_integer_value(version));
   if (json_integer_value(version) > kVersion)
     return GRT_ERROR(UNIMPLEMENTED,
-                     "graph text form version %" PRId64 " is newer than this grt reads (%d); "
+                     "graph text form version %" PRId64
+                     " is newer than this grt reads (%d); "
                      "upgrade grt",
                      (int64_t)json_integer_value(version), kVersion);
   /* Only after the version: a newer version may add keys. */
@@ -76,9 +74,9 @@ typedef struct where {
   const char* op;
 } where;
 
-#define NODE_ERROR(w, code, fmt, ...)                                                  \
-  GRT_ERROR(code, "node '%s'%s%s%s: " fmt, (w)->name, (w)->op ? " (" : "",             \
-            (w)->op ? (w)->op : "", (w)->op ? ")" : "", __VA_ARGS__)
+#define NODE_ERROR(w, code, fmt, ...)                                                              \
+  GRT_ERROR(code, "node '%s'%s%s%s: " fmt, (w)->name, (w)->op ? " (" : "", (w)->op ? (w)->op : "", \
+            (w)->op ? ")" : "", __VA_ARGS__)
 
 static grt_status* read_inputs(grt_graph* g, int32_t idx, const where* w, const json_t* inputs) {
   if (!json_is_array(inputs))
@@ -116,11 +114,13 @@ static grt_status* read_colocation(grt_graph* g, int32_t idx, const where* w, co
   for (size_t i = 0; i < json_array_size(co); i++) {
     const json_t* other = json_array_get(co, i);
     if (!json_is_string(other))
-      return NODE_ERROR(w, INVALID_ARGUMENT, "\"colocate_with\" entry %zu must be a node name, got %s",
-                        i, grt_json_kind(other));
+      return NODE_ERROR(w, INVALID_ARGUMENT,
+                        "\"colocate_with\" entry %zu must be a node name, got %s", i,
+                        grt_json_kind(other));
     if (!grt_node_name_valid(json_string_value(other)))
-      return NODE_ERROR(w, INVALID_ARGUMENT, "\"colocate_with\" entry %zu '%s' is not a valid node name",
-                        i, json_string_value(other));
+      return NODE_ERROR(w, INVALID_ARGUMENT,
+                        "\"colocate_with\" entry %zu '%s' is not a valid node name", i,
+                        json_string_value(other));
     grt_status* s = grt_graph_add_colocation(g, idx, json_string_value(other));
     if (s) return grt_status_prefix(s, "node '%s' (%s)", w->name, w->op);
   }
@@ -201,9 +201,9 @@ static grt_status* read_node(grt_graph* g, size_t i, const json_t* jn) {
   json_t* v;
   json_object_foreach((json_t*)jn, key, v) {
     if (!key_known(key, kNodeKeys, sizeof kNodeKeys / sizeof kNodeKeys[0]))
-      return NODE_ERROR(&w, INVALID_ARGUMENT,
-                        "unknown key '%s' (expected name, op, inputs, device, colocate_with, attrs)",
-                        key);
+      return NODE_ERROR(
+          &w, INVALID_ARGUMENT,
+          "unknown key '%s' (expected name, op, inputs, device, colocate_with, attrs)", key);
   }
   int32_t idx;
   GRT_RETURN_IF_ERROR(grt_graph_add_node(g, w.name, def->name, &idx));
@@ -217,7 +217,8 @@ static grt_status* read_node(grt_graph* g, size_t i, const json_t* jn) {
     if (json_string_length(j) > 0)
       GRT_RETURN_IF_ERROR(grt_graph_set_device(g, idx, json_string_value(j)));
   }
-  if ((j = json_object_get(jn, "colocate_with"))) GRT_RETURN_IF_ERROR(read_colocation(g, idx, &w, j));
+  if ((j = json_object_get(jn, "colocate_with")))
+    GRT_RETURN_IF_ERROR(read_colocation(g, idx, &w, j));
   if ((j = json_object_get(jn, "attrs"))) GRT_RETURN_IF_ERROR(read_attrs(g, idx, &w, def, j));
   return NULL;
 }

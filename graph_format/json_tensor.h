@@ -20,4 +20,4 @@ extern "C" {
 }
 #endif
 
-#endif  /* GRT_GRAPH_FORMAT_JSON_TENSOR_H_ */
+#endif /* GRT_GRAPH_FORMAT_JSON_TENSOR_H_ */

@@ -20,8 +20,10 @@ static void write_element(grt_strbuf* b, grt_dtype t, const void* data, int64_t 
     double v = grt_dtype_load_double(t, data, i);
     char num[GRT_JSON_FLOAT_MAX];
     size_t n = grt_json_format_float(t, v, num);
-    if (n) grt_strbuf_append(b, num, n);
-    else grt_strbuf_puts(b, isnan(v) ? "\"NaN\"" : v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    if (n)
+      grt_strbuf_append(b, num, n);
+    else
+      grt_strbuf_puts(b, isnan(v) ? "\"NaN\"" : v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
   }
 }
 

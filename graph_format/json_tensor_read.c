@@ -39,8 +39,7 @@ static grt_status* store_value(grt_dtype t, const json_t* v, void* data, int64_t
     int64_t x = json_integer_value(v);
     if (x < kIntRange[t].min || x > kIntRange[t].max)
       return GRT_ERROR(INVALID_ARGUMENT, "%lld is out of range for %s [%lld, %lld]", (long long)x,
-                       grt_dtype_name(t), (long long)kIntRange[t].min,
-                       (long long)kIntRange[t].max);
+                       grt_dtype_name(t), (long long)kIntRange[t].min, (long long)kIntRange[t].max);
     grt_dtype_store_int(t, data, i, x);
     return NULL;
   }
@@ -156,11 +155,12 @@ grt_status* grt_json_read_tensor(const json_t* j, grt_tensor** out) {
   if (!jd) return GRT_ERROR(INVALID_ARGUMENT, "tensor: missing \"dtype\"");
   grt_dtype dtype;
   if (!json_is_string(jd) || !grt_dtype_from_name(json_string_value(jd), &dtype))
-    return GRT_ERROR(INVALID_ARGUMENT,
-                     "tensor: \"dtype\" must be a dtype name (float16 bfloat16 float32 float64 int8 "
-                     "int16 int32 int64 uint8 bool), got %s%s%s%s",
-                     grt_json_kind(jd), json_is_string(jd) ? " '" : "",
-                     json_is_string(jd) ? json_string_value(jd) : "", json_is_string(jd) ? "'" : "");
+    return GRT_ERROR(
+        INVALID_ARGUMENT,
+        "tensor: \"dtype\" must be a dtype name (float16 bfloat16 float32 float64 int8 "
+        "int16 int32 int64 uint8 bool), got %s%s%s%s",
+        grt_json_kind(jd), json_is_string(jd) ? " '" : "",
+        json_is_string(jd) ? json_string_value(jd) : "", json_is_string(jd) ? "'" : "");
   if (!js) return GRT_ERROR(INVALID_ARGUMENT, "tensor: missing \"shape\"");
   grt_shape shape;
   grt_status* s = grt_json_read_shape(js, false, &shape);
@@ -171,7 +171,8 @@ grt_status* grt_json_read_tensor(const json_t* j, grt_tensor** out) {
   char shape_str[GRT_SHAPE_STR_MAX];
   grt_shape_str(&shape, shape_str, sizeof shape_str);
   if (!grt_tensor_bytes_for(dtype, &shape, &bytes) || bytes > GRT_JSON_MAX_TENSOR_BYTES)
-    return GRT_ERROR(INVALID_ARGUMENT, "tensor: %s %s is larger than the text form's limit of %zu bytes",
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "tensor: %s %s is larger than the text form's limit of %zu bytes",
                      grt_dtype_name(dtype), shape_str, GRT_JSON_MAX_TENSOR_BYTES);
   if (jb) {
     /* Check the text and its length before allocating. */

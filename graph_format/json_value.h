@@ -70,4 +70,4 @@ GRT_MUST_USE grt_status* grt_json_write_attr(grt_strbuf* b, const grt_attr_value
 }
 #endif
 
-#endif  /* GRT_GRAPH_FORMAT_JSON_VALUE_H_ */
+#endif /* GRT_GRAPH_FORMAT_JSON_VALUE_H_ */

@@ -15,9 +15,8 @@
  * start a second line, and when they do not fit there either, each attr
  * gets a line of its own. Keys come in one order (name, op, inputs, device,
  * colocate_with, attrs) and attrs in name order, so the same graph always
- * gives the same bytes and a change to one node changes its lines only. jansson escapes strings; the layout is
- * ours because jansson's pretty printer puts every list element on its own
- * line. */
+ * gives the same bytes and a change to one node changes its lines only. jansson escapes strings;
+ * the layout is ours because jansson's pretty printer puts every list element on its own line. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,13 +37,13 @@ static const char kAttrLineSep[] = ",\n               ";
 
 typedef struct writer {
   FILE* f;
-  grt_strbuf head;         /* {"name": ..., up to the attrs */
-  grt_strbuf attrs;        /* "key": value for each attr, back to back */
-  size_t* attr_end;        /* where each attr's text ends in `attrs` */
+  grt_strbuf head;  /* {"name": ..., up to the attrs */
+  grt_strbuf attrs; /* "key": value for each attr, back to back */
+  size_t* attr_end; /* where each attr's text ends in `attrs` */
   const grt_attr** sorted;
-  size_t cap;              /* of attr_end and sorted */
-  grt_strbuf scratch;      /* an input spec being put together */
-  grt_strbuf out;          /* the node's finished lines */
+  size_t cap;         /* of attr_end and sorted */
+  grt_strbuf scratch; /* an input spec being put together */
+  grt_strbuf out;     /* the node's finished lines */
 } writer;
 
 static grt_status* put(writer* w, const char* s, size_t n) {
@@ -133,8 +132,8 @@ static grt_status* render_attrs(writer* w, const grt_node* n) {
   for (size_t i = 0; i < count; i++) {
     const grt_attr* a = w->sorted[i];
     if (!grt_json_append_string(&w->attrs, a->name))
-      return GRT_ERROR(INVALID_ARGUMENT, "node '%s' (%s): an attr name is not valid UTF-8",
-                       n->name, n->op);
+      return GRT_ERROR(INVALID_ARGUMENT, "node '%s' (%s): an attr name is not valid UTF-8", n->name,
+                       n->op);
     grt_strbuf_puts(&w->attrs, ": ");
     grt_status* s = grt_json_write_attr(&w->attrs, &a->value);
     if (s) return grt_status_prefix(s, "node '%s' (%s): attr '%s'", n->name, n->op, a->name);

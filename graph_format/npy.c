@@ -20,9 +20,9 @@ typedef struct {
 
 /* '<' little-endian, '|' not applicable (one byte). */
 static const descr_row kDescrs[] = {
-    {"<f2", GRT_FLOAT16}, {"<f4", GRT_FLOAT32}, {"<f8", GRT_FLOAT64}, {"|i1", GRT_INT8},
-    {"<i2", GRT_INT16},   {"<i4", GRT_INT32},   {"<i8", GRT_INT64},   {"|u1", GRT_UINT8},
-    {"|b1", GRT_BOOL},
+    {"<f2", GRT_FLOAT16}, {"<f4", GRT_FLOAT32}, {"<f8", GRT_FLOAT64},
+    {"|i1", GRT_INT8},    {"<i2", GRT_INT16},   {"<i4", GRT_INT32},
+    {"<i8", GRT_INT64},   {"|u1", GRT_UINT8},   {"|b1", GRT_BOOL},
 };
 
 grt_status* grt_npy_parse(const void* data, size_t len, const char* name, grt_tensor** out) {

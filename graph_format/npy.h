@@ -19,4 +19,4 @@ extern "C" {
 }
 #endif
 
-#endif  /* GRT_GRAPH_FORMAT_NPY_H_ */
+#endif /* GRT_GRAPH_FORMAT_NPY_H_ */

@@ -57,17 +57,19 @@ static bool string_lit(cursor* c, char* out, size_t size) {
 static size_t word(cursor* c) {
   skip_blanks(c);
   size_t n = 0;
-  while (c->p + n < c->end && ((c->p[n] >= 'A' && c->p[n] <= 'Z') ||
-                               (c->p[n] >= 'a' && c->p[n] <= 'z') ||
-                               (c->p[n] >= '0' && c->p[n] <= '9') || c->p[n] == '_'))
+  while (c->p + n < c->end &&
+         ((c->p[n] >= 'A' && c->p[n] <= 'Z') || (c->p[n] >= 'a' && c->p[n] <= 'z') ||
+          (c->p[n] >= '0' && c->p[n] <= '9') || c->p[n] == '_'))
     n++;
   return n;
 }
 
 static grt_status* parse_bool(cursor* c, bool* out) {
   size_t n = word(c);
-  if (n == 4 && memcmp(c->p, "True", 4) == 0) *out = true;
-  else if (n == 5 && memcmp(c->p, "False", 5) == 0) *out = false;
+  if (n == 4 && memcmp(c->p, "True", 4) == 0)
+    *out = true;
+  else if (n == 5 && memcmp(c->p, "False", 5) == 0)
+    *out = false;
   else {
     char b[32];
     return GRT_ERROR(INVALID_ARGUMENT, "%s: .npy 'fortran_order' must be True or False, not '%s'",

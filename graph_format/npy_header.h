@@ -13,7 +13,7 @@ extern "C" {
 #endif
 
 typedef struct {
-  char descr[16];   /* the 'descr' string, e.g. "<f4" */
+  char descr[16]; /* the 'descr' string, e.g. "<f4" */
   bool fortran_order;
   grt_shape shape;
 } grt_npy_header;
@@ -31,4 +31,4 @@ GRT_MUST_USE grt_status* grt_npy_header_parse(const char* text, size_t len, cons
 }
 #endif
 
-#endif  /* GRT_GRAPH_FORMAT_NPY_HEADER_H_ */
+#endif /* GRT_GRAPH_FORMAT_NPY_HEADER_H_ */

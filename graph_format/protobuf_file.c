@@ -11,9 +11,10 @@
 #include "base/status.h"
 #include "graph_format/formats.h"
 
-grt_status* grt_format_read_protobuf(
-    const char* path, grt_status* (*parse)(const void* data, size_t len, grt_graph** out),
-    grt_graph** out) {
+grt_status* grt_format_read_protobuf(const char* path,
+                                     grt_status* (*parse)(const void* data, size_t len,
+                                                          grt_graph** out),
+                                     grt_graph** out) {
   *out = NULL;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return GRT_ERROR(NOT_FOUND, "%s: cannot open: %s", path, strerror(errno));

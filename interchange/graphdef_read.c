@@ -23,16 +23,26 @@ typedef Tensorflow__AttrValue__ListValue ListValue;
 
 static const char* kind_name(Tensorflow__AttrValue__ValueCase c) {
   switch (c) {
-    case TENSORFLOW__ATTR_VALUE__VALUE_S: return "string";
-    case TENSORFLOW__ATTR_VALUE__VALUE_I: return "int";
-    case TENSORFLOW__ATTR_VALUE__VALUE_F: return "float";
-    case TENSORFLOW__ATTR_VALUE__VALUE_B: return "bool";
-    case TENSORFLOW__ATTR_VALUE__VALUE_TYPE: return "type";
-    case TENSORFLOW__ATTR_VALUE__VALUE_SHAPE: return "shape";
-    case TENSORFLOW__ATTR_VALUE__VALUE_TENSOR: return "tensor";
-    case TENSORFLOW__ATTR_VALUE__VALUE_LIST: return "list";
-    case TENSORFLOW__ATTR_VALUE__VALUE_PLACEHOLDER: return "placeholder";
-    default: return "no value";
+    case TENSORFLOW__ATTR_VALUE__VALUE_S:
+      return "string";
+    case TENSORFLOW__ATTR_VALUE__VALUE_I:
+      return "int";
+    case TENSORFLOW__ATTR_VALUE__VALUE_F:
+      return "float";
+    case TENSORFLOW__ATTR_VALUE__VALUE_B:
+      return "bool";
+    case TENSORFLOW__ATTR_VALUE__VALUE_TYPE:
+      return "type";
+    case TENSORFLOW__ATTR_VALUE__VALUE_SHAPE:
+      return "shape";
+    case TENSORFLOW__ATTR_VALUE__VALUE_TENSOR:
+      return "tensor";
+    case TENSORFLOW__ATTR_VALUE__VALUE_LIST:
+      return "list";
+    case TENSORFLOW__ATTR_VALUE__VALUE_PLACEHOLDER:
+      return "placeholder";
+    default:
+      return "no value";
   }
 }
 
@@ -46,21 +56,31 @@ static grt_status* arena_string(grt_arena* arena, const ProtobufCBinaryData* b, 
 
 /* One scalar of `base` type: from the AttrValue's own field (list_j < 0) or
  * from element list_j of its list. */
-static grt_status* read_scalar(const AttrValue* a, int64_t j, grt_attr_type base,
-                               grt_arena* arena, grt_attr_value* v) {
+static grt_status* read_scalar(const AttrValue* a, int64_t j, grt_attr_type base, grt_arena* arena,
+                               grt_attr_value* v) {
   const ListValue* l = j >= 0 ? a->list : NULL;
   v->type = base;
   switch (base) {
-    case GRT_ATTR_INT: v->u.i = l ? l->i[j] : a->i; return NULL;
-    case GRT_ATTR_FLOAT: v->u.f = l ? l->f[j] : a->f; return NULL;
-    case GRT_ATTR_BOOL: v->u.b = (l ? l->b[j] : a->b) != 0; return NULL;
-    case GRT_ATTR_STRING: return arena_string(arena, l ? &l->s[j] : &a->s, &v->u.s);
-    case GRT_ATTR_TYPE: return grt_tf_dtype_read(l ? (int)l->type[j] : (int)a->type, &v->u.t, NULL);
-    case GRT_ATTR_SHAPE: return grt_tf_shape_read(l ? l->shape[j] : a->shape, true, &v->u.shape);
+    case GRT_ATTR_INT:
+      v->u.i = l ? l->i[j] : a->i;
+      return NULL;
+    case GRT_ATTR_FLOAT:
+      v->u.f = l ? l->f[j] : a->f;
+      return NULL;
+    case GRT_ATTR_BOOL:
+      v->u.b = (l ? l->b[j] : a->b) != 0;
+      return NULL;
+    case GRT_ATTR_STRING:
+      return arena_string(arena, l ? &l->s[j] : &a->s, &v->u.s);
+    case GRT_ATTR_TYPE:
+      return grt_tf_dtype_read(l ? (int)l->type[j] : (int)a->type, &v->u.t, NULL);
+    case GRT_ATTR_SHAPE:
+      return grt_tf_shape_read(l ? l->shape[j] : a->shape, true, &v->u.shape);
     case GRT_ATTR_TENSOR:
       if (!(l ? l->tensor[j] : a->tensor)) return GRT_ERROR(INVALID_ARGUMENT, "empty tensor");
       return grt_tf_tensor_read(l ? l->tensor[j] : a->tensor, &v->u.tensor);
-    default: return GRT_ERROR(INTERNAL, "attr type %d has no GraphDef form", (int)base);
+    default:
+      return GRT_ERROR(INTERNAL, "attr type %d has no GraphDef form", (int)base);
   }
 }
 
@@ -68,9 +88,9 @@ static grt_status* read_scalar(const AttrValue* a, int64_t j, grt_attr_type base
  * other field holds some (a list of another kind). */
 static size_t list_count(const ListValue* l, grt_attr_type base, bool* other) {
   size_t counts[] = {
-      [GRT_ATTR_INT] = l->n_i,      [GRT_ATTR_FLOAT] = l->n_f, [GRT_ATTR_BOOL] = l->n_b,
-      [GRT_ATTR_STRING] = l->n_s,   [GRT_ATTR_TYPE] = l->n_type,
-      [GRT_ATTR_SHAPE] = l->n_shape, [GRT_ATTR_TENSOR] = l->n_tensor,
+      [GRT_ATTR_INT] = l->n_i,         [GRT_ATTR_FLOAT] = l->n_f,   [GRT_ATTR_BOOL] = l->n_b,
+      [GRT_ATTR_STRING] = l->n_s,      [GRT_ATTR_TYPE] = l->n_type, [GRT_ATTR_SHAPE] = l->n_shape,
+      [GRT_ATTR_TENSOR] = l->n_tensor,
   };
   size_t total = 0;
   for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) total += counts[k];
@@ -152,8 +172,7 @@ static grt_status* read_node(grt_graph* g, const Tensorflow__NodeDef* nd, size_t
   const char* op = nd->op ? nd->op : "";
   if (!*name) return GRT_ERROR(INVALID_ARGUMENT, "node[%zu] has no name", i);
   const grt_op_def* def = grt_op_lookup(op);
-  if (!def)
-    return GRT_ERROR(UNIMPLEMENTED, "node '%s': op '%s' is not supported by grt", name, op);
+  if (!def) return GRT_ERROR(UNIMPLEMENTED, "node '%s': op '%s' is not supported by grt", name, op);
   int32_t idx;
   grt_status* s = grt_graph_add_node(g, name, def->name, &idx);
   if (s) return grt_status_prefix(s, "node[%zu]", i);

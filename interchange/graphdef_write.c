@@ -56,35 +56,57 @@ static Tensorflow__TensorProto* tensor_proto(grt_arena* a, const grt_tensor* t) 
 static bool put_list_item(grt_arena* a, Tensorflow__AttrValue__ListValue* l, grt_attr_type base,
                           size_t j, const grt_attr_value* v) {
   switch (base) {
-    case GRT_ATTR_INT: l->i[j] = v->u.i; return true;
-    case GRT_ATTR_FLOAT: l->f[j] = v->u.f; return true;
-    case GRT_ATTR_BOOL: l->b[j] = v->u.b; return true;
+    case GRT_ATTR_INT:
+      l->i[j] = v->u.i;
+      return true;
+    case GRT_ATTR_FLOAT:
+      l->f[j] = v->u.f;
+      return true;
+    case GRT_ATTR_BOOL:
+      l->b[j] = v->u.b;
+      return true;
     case GRT_ATTR_STRING:
       l->s[j].data = (uint8_t*)(v->u.s ? v->u.s : "");
       l->s[j].len = strlen((const char*)l->s[j].data);
       return true;
-    case GRT_ATTR_TYPE: l->type[j] = grt_tf_dtype_of(v->u.t); return true;
-    case GRT_ATTR_SHAPE: return (l->shape[j] = shape_proto(a, &v->u.shape)) != NULL;
-    case GRT_ATTR_TENSOR: return (l->tensor[j] = tensor_proto(a, v->u.tensor)) != NULL;
-    default: return false;
+    case GRT_ATTR_TYPE:
+      l->type[j] = grt_tf_dtype_of(v->u.t);
+      return true;
+    case GRT_ATTR_SHAPE:
+      return (l->shape[j] = shape_proto(a, &v->u.shape)) != NULL;
+    case GRT_ATTR_TENSOR:
+      return (l->tensor[j] = tensor_proto(a, v->u.tensor)) != NULL;
+    default:
+      return false;
   }
 }
 
 static bool alloc_list(grt_arena* a, Tensorflow__AttrValue__ListValue* l, grt_attr_type base,
                        size_t n) {
   switch (base) {
-    case GRT_ATTR_INT: l->n_i = n; return (l->i = NEW_N(a, int64_t, n)) != NULL;
-    case GRT_ATTR_FLOAT: l->n_f = n; return (l->f = NEW_N(a, float, n)) != NULL;
-    case GRT_ATTR_BOOL: l->n_b = n; return (l->b = NEW_N(a, protobuf_c_boolean, n)) != NULL;
-    case GRT_ATTR_STRING: l->n_s = n; return (l->s = NEW_N(a, ProtobufCBinaryData, n)) != NULL;
-    case GRT_ATTR_TYPE: l->n_type = n; return (l->type = NEW_N(a, Tensorflow__DataType, n)) != NULL;
+    case GRT_ATTR_INT:
+      l->n_i = n;
+      return (l->i = NEW_N(a, int64_t, n)) != NULL;
+    case GRT_ATTR_FLOAT:
+      l->n_f = n;
+      return (l->f = NEW_N(a, float, n)) != NULL;
+    case GRT_ATTR_BOOL:
+      l->n_b = n;
+      return (l->b = NEW_N(a, protobuf_c_boolean, n)) != NULL;
+    case GRT_ATTR_STRING:
+      l->n_s = n;
+      return (l->s = NEW_N(a, ProtobufCBinaryData, n)) != NULL;
+    case GRT_ATTR_TYPE:
+      l->n_type = n;
+      return (l->type = NEW_N(a, Tensorflow__DataType, n)) != NULL;
     case GRT_ATTR_SHAPE:
       l->n_shape = n;
       return (l->shape = NEW_N(a, Tensorflow__TensorShapeProto*, n)) != NULL;
     case GRT_ATTR_TENSOR:
       l->n_tensor = n;
       return (l->tensor = NEW_N(a, Tensorflow__TensorProto*, n)) != NULL;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -93,9 +115,18 @@ static Tensorflow__AttrValue* attr_proto(grt_arena* a, const grt_attr_value* v) 
   if (!p) return NULL;
   tensorflow__attr_value__init(p);
   switch (v->type) {
-    case GRT_ATTR_INT: p->value_case = TENSORFLOW__ATTR_VALUE__VALUE_I; p->i = v->u.i; return p;
-    case GRT_ATTR_FLOAT: p->value_case = TENSORFLOW__ATTR_VALUE__VALUE_F; p->f = v->u.f; return p;
-    case GRT_ATTR_BOOL: p->value_case = TENSORFLOW__ATTR_VALUE__VALUE_B; p->b = v->u.b; return p;
+    case GRT_ATTR_INT:
+      p->value_case = TENSORFLOW__ATTR_VALUE__VALUE_I;
+      p->i = v->u.i;
+      return p;
+    case GRT_ATTR_FLOAT:
+      p->value_case = TENSORFLOW__ATTR_VALUE__VALUE_F;
+      p->f = v->u.f;
+      return p;
+    case GRT_ATTR_BOOL:
+      p->value_case = TENSORFLOW__ATTR_VALUE__VALUE_B;
+      p->b = v->u.b;
+      return p;
     case GRT_ATTR_STRING:
       p->value_case = TENSORFLOW__ATTR_VALUE__VALUE_S;
       p->s.data = (uint8_t*)(v->u.s ? v->u.s : "");
@@ -111,7 +142,8 @@ static Tensorflow__AttrValue* attr_proto(grt_arena* a, const grt_attr_value* v) 
     case GRT_ATTR_TENSOR:
       p->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
       return (p->tensor = tensor_proto(a, v->u.tensor)) ? p : NULL;
-    default: break;
+    default:
+      break;
   }
   /* A list. */
   grt_attr_type base = (grt_attr_type)(v->type & ~GRT_ATTR_LIST);

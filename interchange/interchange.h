@@ -42,4 +42,4 @@ void grt_onnx_node_name(const char* onnx_name, char* buf, size_t size);
 }
 #endif
 
-#endif  /* GRT_INTERCHANGE_INTERCHANGE_H_ */
+#endif /* GRT_INTERCHANGE_INTERCHANGE_H_ */

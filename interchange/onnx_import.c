@@ -116,7 +116,8 @@ grt_status* onnx_emit(onnx_import* ctx, const char* op, const char* suffix, grt_
   const grt_op_def* def = grt_op_lookup(op);
   if (def && grt_op_find_attr(def, "T") && t != GRT_DTYPE_INVALID)
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "T", t));
-  for (int i = 0; i < n_inputs; i++) GRT_RETURN_IF_ERROR(grt_graph_add_input(ctx->g, idx, inputs[i]));
+  for (int i = 0; i < n_inputs; i++)
+    GRT_RETURN_IF_ERROR(grt_graph_add_input(ctx->g, idx, inputs[i]));
   if (out_index) *out_index = idx;
   if (out_name) *out_name = ctx->g->nodes[idx].name;
   return NULL;

@@ -102,14 +102,14 @@ GRT_MUST_USE grt_status* onnx_const(onnx_import* ctx, const char* suffix, grt_te
 GRT_MUST_USE grt_status* onnx_const_scalar(onnx_import* ctx, grt_dtype t, double v,
                                            const char** out_name);
 /* A 1-D Const of `t` (int32 or int64) holding v[0..n). */
-GRT_MUST_USE grt_status* onnx_const_ints(onnx_import* ctx, grt_dtype t, const int64_t* v,
-                                         size_t n, const char** out_name);
+GRT_MUST_USE grt_status* onnx_const_ints(onnx_import* ctx, grt_dtype t, const int64_t* v, size_t n,
+                                         const char** out_name);
 
 /* Small builders the op converters share (onnx_emit_util.c); each names its
  * node ctx->base + "/" + suffix like onnx_emit. */
 /* Binary `op` of a and b. */
-GRT_MUST_USE grt_status* onnx_op2(onnx_import* ctx, const char* op, const char* suffix,
-                                  grt_dtype t, const char* a, const char* b, const char** out);
+GRT_MUST_USE grt_status* onnx_op2(onnx_import* ctx, const char* op, const char* suffix, grt_dtype t,
+                                  const char* a, const char* b, const char** out);
 /* Cast from `from` to `to`; v itself when they are the same. */
 GRT_MUST_USE grt_status* onnx_cast(onnx_import* ctx, const char* suffix, const char* v,
                                    grt_dtype from, grt_dtype to, const char** out);
@@ -149,4 +149,4 @@ GRT_MUST_USE grt_status* grt_onnx_squeeze_fed(onnx_import* ctx, const onnx_value
 GRT_MUST_USE grt_status* grt_onnx_unsqueeze_fed(onnx_import* ctx, const onnx_value* x,
                                                 const onnx_value* axes);
 
-#endif  /* GRT_INTERCHANGE_ONNX_IMPORT_H_ */
+#endif /* GRT_INTERCHANGE_ONNX_IMPORT_H_ */

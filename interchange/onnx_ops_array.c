@@ -197,7 +197,8 @@ static grt_status* reshape(onnx_import* ctx, const char* tf) {
     const char *xs, *zeros, *axis, *padded, *len, *begin, *dims, *zero, *is0;
     int32_t idx;
     GRT_RETURN_IF_ERROR(shape_of(ctx, "Shape", "dims", x, &xs));
-    GRT_RETURN_IF_ERROR(onnx_emit(ctx, "ZerosLike", "zeros", GRT_INT64, &shape->ref, 1, NULL, &zeros));
+    GRT_RETURN_IF_ERROR(
+        onnx_emit(ctx, "ZerosLike", "zeros", GRT_INT64, &shape->ref, 1, NULL, &zeros));
     GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, GRT_INT32, 0, &axis));
     const char* parts[3] = {xs, zeros, axis};
     GRT_RETURN_IF_ERROR(onnx_emit(ctx, "ConcatV2", "padded", GRT_INT64, parts, 3, &idx, &padded));
@@ -241,8 +242,8 @@ static grt_status* flatten(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "Index", GRT_INT64));
   GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT32, &b0, 1, &red));
   GRT_RETURN_IF_ERROR(step2(ctx, "Prod", "outer", GRT_INT64, head, red, &outer));
-  GRT_RETURN_IF_ERROR(grt_graph_set_attr_bool(ctx->g, grt_graph_find_node(ctx->g, outer),
-                                              "keep_dims", true));
+  GRT_RETURN_IF_ERROR(
+      grt_graph_set_attr_bool(ctx->g, grt_graph_find_node(ctx->g, outer), "keep_dims", true));
   GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT64, &m1, 1, &minus1));
   GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, GRT_INT32, 0, &zero));
   const char* parts[3] = {outer, minus1, zero};
@@ -288,7 +289,8 @@ static grt_status* squeeze(onnx_import* ctx, const char* tf) {
   const char* y;
   int32_t idx;
   GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Squeeze", NULL, x->dtype, &x->ref, 1, &idx, &y));
-  if (n) GRT_RETURN_IF_ERROR(grt_graph_set_attr_int_list(ctx->g, idx, "squeeze_dims", axes, (int32_t)n));
+  if (n)
+    GRT_RETURN_IF_ERROR(grt_graph_set_attr_int_list(ctx->g, idx, "squeeze_dims", axes, (int32_t)n));
   int32_t rank = n && x->rank >= 0 ? x->rank - (int32_t)n : -1;
   return onnx_bind(ctx, 0, y, x->dtype, rank);
 }
@@ -319,7 +321,8 @@ static grt_status* unsqueeze(onnx_import* ctx, const char* tf) {
   for (size_t i = 0; i < n; i++) {
     const char* dim;
     GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, GRT_INT32, (double)axes[i], &dim));
-    GRT_RETURN_IF_ERROR(step2(ctx, "ExpandDims", i + 1 < n ? "expand" : NULL, x->dtype, y, dim, &y));
+    GRT_RETURN_IF_ERROR(
+        step2(ctx, "ExpandDims", i + 1 < n ? "expand" : NULL, x->dtype, y, dim, &y));
   }
   return onnx_bind(ctx, 0, y, x->dtype, out_rank);
 }
@@ -343,7 +346,8 @@ static grt_status* shape_op(onnx_import* ctx, const char* tf) {
     const char* in[4] = {dims, b, e, st};
     GRT_RETURN_IF_ERROR(onnx_emit(ctx, "StridedSlice", NULL, GRT_INT64, in, 4, &idx, &y));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "Index", GRT_INT64));
-    if (!onnx_attr(ctx, "end")) GRT_RETURN_IF_ERROR(grt_graph_set_attr_int(ctx->g, idx, "end_mask", 1));
+    if (!onnx_attr(ctx, "end"))
+      GRT_RETURN_IF_ERROR(grt_graph_set_attr_int(ctx->g, idx, "end_mask", 1));
     return onnx_bind(ctx, 0, y, GRT_INT64, 1);
   }
   GRT_RETURN_IF_ERROR(shape_of(ctx, tf, NULL, x, &y));
@@ -356,8 +360,8 @@ static grt_status* tile(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(onnx_input(ctx, 1, &reps));
   const char* y;
   GRT_RETURN_IF_ERROR(step2(ctx, "Tile", NULL, x->dtype, x->ref, reps->ref, &y));
-  GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, y),
-                                              "Tmultiples", reps->dtype));
+  GRT_RETURN_IF_ERROR(
+      grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, y), "Tmultiples", reps->dtype));
   return onnx_bind(ctx, 0, y, x->dtype, x->rank);
 }
 
@@ -386,13 +390,16 @@ static grt_status* constant(onnx_import* ctx, const char* tf) {
   } else if ((a = onnx_attr(ctx, "value_float")) || (a = onnx_attr(ctx, "value_int"))) {
     bool f = strcmp(a->name, "value_float") == 0;
     GRT_RETURN_IF_ERROR(grt_tensor_new(f ? GRT_FLOAT32 : GRT_INT64, 0, NULL, &t));
-    if (f) *(float*)grt_tensor_data(t) = a->f;
-    else *(int64_t*)grt_tensor_data(t) = a->i;
+    if (f)
+      *(float*)grt_tensor_data(t) = a->f;
+    else
+      *(int64_t*)grt_tensor_data(t) = a->i;
   } else if ((a = onnx_attr(ctx, "value_floats")) || (a = onnx_attr(ctx, "value_ints"))) {
     bool f = strcmp(a->name, "value_floats") == 0;
     int64_t n = (int64_t)(f ? a->n_floats : a->n_ints);
     GRT_RETURN_IF_ERROR(grt_tensor_new(f ? GRT_FLOAT32 : GRT_INT64, 1, &n, &t));
-    if (n) memcpy(grt_tensor_data(t), f ? (void*)a->floats : (void*)a->ints, grt_tensor_byte_size(t));
+    if (n)
+      memcpy(grt_tensor_data(t), f ? (void*)a->floats : (void*)a->ints, grt_tensor_byte_size(t));
   } else {
     return GRT_ERROR(UNIMPLEMENTED, "Constant without a tensor, float or int value");
   }
@@ -400,7 +407,8 @@ static grt_status* constant(onnx_import* ctx, const char* tf) {
   grt_status* s = onnx_const(ctx, NULL, t, &y);
   if (!s) {
     onnx_value v = {y, t->dtype, t->shape.rank, NULL};
-    v.constant = grt_node_find_attr(&ctx->g->nodes[grt_graph_find_node(ctx->g, y)], "value")->u.tensor;
+    v.constant =
+        grt_node_find_attr(&ctx->g->nodes[grt_graph_find_node(ctx->g, y)], "value")->u.tensor;
     s = onnx_define(ctx, ctx->node->output[0], &v);
   }
   grt_tensor_free(t);
@@ -430,8 +438,8 @@ static grt_status* constant_of_shape(onnx_import* ctx, const char* tf) {
   grt_tensor_free(t);
   GRT_RETURN_IF_ERROR(s);
   GRT_RETURN_IF_ERROR(step2(ctx, "Fill", NULL, dtype, shape->ref, v, &y));
-  GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, y), "index_type",
-                                              shape->dtype));
+  GRT_RETURN_IF_ERROR(
+      grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, y), "index_type", shape->dtype));
   return onnx_bind(ctx, 0, y, dtype, -1);
 }
 
@@ -510,8 +518,8 @@ static grt_status* split_fed_sizes(onnx_import* ctx, const onnx_value* x, int64_
     GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Slice", "before", GRT_INT64, head, 3, &idx, &first_k));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "Index", GRT_INT64));
     GRT_RETURN_IF_ERROR(step2(ctx, "Sum", "offset", GRT_INT64, first_k, zero, &offset));
-    GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, offset),
-                                                "Tidx", GRT_INT64));
+    GRT_RETURN_IF_ERROR(
+        grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, offset), "Tidx", GRT_INT64));
     GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT64, &one, 1, &len1));
     const char* at[3] = {sizes->ref, count, len1};
     GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Slice", "size_k", GRT_INT64, at, 3, &idx, &pick));

@@ -132,8 +132,9 @@ static grt_status* read_window(onnx_import* ctx, int32_t rank, window* w) {
   }
   for (int32_t i = 0; i < 2; i++)
     if (w->s[i] < 1 || w->d[i] < 1 || w->k[i] < 1 || w->pb[i] < 0 || w->pe[i] < 0)
-      return GRT_ERROR(INVALID_ARGUMENT, "kernel_shape, strides and dilations must be positive, "
-                                         "pads not negative");
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "kernel_shape, strides and dilations must be positive, "
+                       "pads not negative");
   if (w->ap != PAD_NOTSET)
     for (int32_t i = 0; i < 2; i++) w->pb[i] = w->pe[i] = 0;
   return NULL;
@@ -394,7 +395,8 @@ static grt_status* pool_window(onnx_import* ctx, const onnx_value* x, window* w)
 static grt_status* max_pool(onnx_import* ctx, const char* tf) {
   const onnx_value* x;
   GRT_RETURN_IF_ERROR(onnx_input(ctx, 0, &x));
-  if (onnx_has_output(ctx, 1)) return GRT_ERROR(UNIMPLEMENTED, "the Indices output is not supported");
+  if (onnx_has_output(ctx, 1))
+    return GRT_ERROR(UNIMPLEMENTED, "the Indices output is not supported");
   int64_t order;
   GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "storage_order", 0, &order));
   window w;
@@ -431,7 +433,8 @@ static grt_status* avg_pool(onnx_import* ctx, const char* tf) {
   if (include_pad && w.ap == PAD_SAME_UPPER) {
     int64_t hw[2];
     if (!spatial_dims(ctx, x, hw))
-      return GRT_ERROR(UNIMPLEMENTED, "count_include_pad with SAME needs the input's declared shape");
+      return GRT_ERROR(UNIMPLEMENTED,
+                       "count_include_pad with SAME needs the input's declared shape");
     for (int32_t i = 0; i < 2; i++) {
       int64_t out = (hw[i] + w.s[i] - 1) / w.s[i];
       int64_t total = (out - 1) * w.s[i] + w.k[i] - hw[i];
@@ -468,8 +471,8 @@ static grt_status* avg_pool(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_int(ctx->g, idx, "N", 3));
   GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, t, 1, &one));
   GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Fill", "ones", t, dims, one, &ones));
-  GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, ones),
-                                              "index_type", GRT_INT64));
+  GRT_RETURN_IF_ERROR(
+      grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, ones), "index_type", GRT_INT64));
   const char* in[2] = {v, ones};
   GRT_RETURN_IF_ERROR(onnx_emit(ctx, "DepthwiseConv2dNative", "sum", t, in, 2, &idx, &sum));
   GRT_RETURN_IF_ERROR(set_window(ctx, idx, &w, false, false));
@@ -494,7 +497,8 @@ static grt_status* global_pool(onnx_import* ctx, const char* tf) {
   int64_t axes[GRT_MAX_RANK];
   for (int32_t i = 2; i < x->rank; i++) axes[i - 2] = i;
   const char* y;
-  GRT_RETURN_IF_ERROR(reduce_keep(ctx, tf, NULL, x->dtype, x->ref, axes, (size_t)(x->rank - 2), &y));
+  GRT_RETURN_IF_ERROR(
+      reduce_keep(ctx, tf, NULL, x->dtype, x->ref, axes, (size_t)(x->rank - 2), &y));
   return onnx_bind(ctx, 0, y, x->dtype, x->rank);
 }
 
@@ -677,7 +681,8 @@ static grt_status* max_unpool(onnx_import* ctx, const char* tf) {
     int64_t a[4], c[4];
     for (int32_t i = 0; i < r; i++) {
       a[i] = i < 2 ? 1 : w.s[i - 2 + off];
-      c[i] = i < 2 ? 0 : -w.s[i - 2 + off] - w.pb[i - 2 + off] - w.pe[i - 2 + off] + w.k[i - 2 + off];
+      c[i] =
+          i < 2 ? 0 : -w.s[i - 2 + off] - w.pb[i - 2 + off] - w.pe[i - 2 + off] + w.k[i - 2 + off];
     }
     const char *xs, *av, *cv, *xa;
     GRT_RETURN_IF_ERROR(onnx_shape_of(ctx, x->ref, t, GRT_INT64, &xs));
@@ -694,10 +699,11 @@ static grt_status* max_unpool(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_bool(ctx->g, idx, "keep_dims", true));
   GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, t, 0, &zero));
   GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Fill", "zeros", t, total, zero, &zeros));
-  GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, zeros),
-                                              "index_type", GRT_INT64));
+  GRT_RETURN_IF_ERROR(
+      grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, zeros), "index_type", GRT_INT64));
   i64 = ind->ref;
-  if (ind->dtype != GRT_INT64) GRT_RETURN_IF_ERROR(onnx_cast(ctx, "cast", i64, ind->dtype, GRT_INT64, &i64));
+  if (ind->dtype != GRT_INT64)
+    GRT_RETURN_IF_ERROR(onnx_cast(ctx, "cast", i64, ind->dtype, GRT_INT64, &i64));
   const char *cs, *fs;
   GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT64, col, 2, &cs));
   GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT64, &m1, 1, &fs));

@@ -61,7 +61,8 @@ static grt_status* pow_op(onnx_import* ctx, const char* tf) {
   const char* e = y->ref;
   if (y->dtype != x->dtype) {
     int32_t idx;
-    GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Cast", "exponent", GRT_DTYPE_INVALID, &y->ref, 1, &idx, &e));
+    GRT_RETURN_IF_ERROR(
+        onnx_emit(ctx, "Cast", "exponent", GRT_DTYPE_INVALID, &y->ref, 1, &idx, &e));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "SrcT", y->dtype));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "DstT", x->dtype));
   }
@@ -274,7 +275,8 @@ static grt_status* activation(onnx_import* ctx, const char* tf) {
     GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, t, 0, &zero));
     GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, t, 1, &one));
     GRT_RETURN_IF_ERROR(binary_step(ctx, "Minimum", "upper", t, lin, one, &lo));
-    GRT_RETURN_IF_ERROR(binary_step(ctx, "Maximum", swish ? "hard_sigmoid" : NULL, t, lo, zero, &y));
+    GRT_RETURN_IF_ERROR(
+        binary_step(ctx, "Maximum", swish ? "hard_sigmoid" : NULL, t, lo, zero, &y));
     if (swish) GRT_RETURN_IF_ERROR(binary_step(ctx, "Mul", NULL, t, x->ref, y, &y));
   } else if (!strcmp(tf, "Softplus")) {
     const char *e, *one;
@@ -330,7 +332,8 @@ static grt_status* clip(onnx_import* ctx, const char* tf) {
       hi = v->ref;
     }
   }
-  if (lo) GRT_RETURN_IF_ERROR(binary_step(ctx, "Maximum", hi ? "lower" : NULL, x->dtype, y, lo, &y));
+  if (lo)
+    GRT_RETURN_IF_ERROR(binary_step(ctx, "Maximum", hi ? "lower" : NULL, x->dtype, y, lo, &y));
   if (hi) GRT_RETURN_IF_ERROR(binary_step(ctx, "Minimum", NULL, x->dtype, y, hi, &y));
   if (!lo && !hi) GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Identity", NULL, x->dtype, &y, 1, NULL, &y));
   return onnx_bind(ctx, 0, y, x->dtype, x->rank);

@@ -53,7 +53,8 @@ static grt_status* cast(sampler* s, const char* v, grt_dtype from, grt_dtype to,
 }
 
 /* A comparison as float64 0/1. */
-static grt_status* test(sampler* s, const char* op, const char* a, const char* b, const char** out) {
+static grt_status* test(sampler* s, const char* op, const char* a, const char* b,
+                        const char** out) {
   const char* m;
   const char* in[2] = {a, b};
   GRT_RETURN_IF_ERROR(onnx_emit(s->ctx, op, "gs_test", GRT_FLOAT64, in, 2, NULL, &m));
@@ -119,8 +120,8 @@ static grt_status* reflect(sampler* s, const char* x, double twice_low, const ch
   GRT_RETURN_IF_ERROR(floor_f(s, q, &flips));
   GRT_RETURN_IF_ERROR(bin(s, "Mul", flips, span, &sf));
   GRT_RETURN_IF_ERROR(bin(s, "Sub", ad, sf, &extra));
-  GRT_RETURN_IF_ERROR(bin(s, "AddV2", extra, lo, &back));         /* even: extra + lo */
-  GRT_RETURN_IF_ERROR(bin(s, "Sub", span, extra, &mirror));       /* odd: span - extra + lo */
+  GRT_RETURN_IF_ERROR(bin(s, "AddV2", extra, lo, &back));   /* even: extra + lo */
+  GRT_RETURN_IF_ERROR(bin(s, "Sub", span, extra, &mirror)); /* odd: span - extra + lo */
   GRT_RETURN_IF_ERROR(bin(s, "AddV2", mirror, lo, &mirror));
   GRT_RETURN_IF_ERROR(odd(s, flips, &o));
   GRT_RETURN_IF_ERROR(bin(s, "Sub", mirror, back, &diff));
@@ -136,7 +137,7 @@ static grt_status* pad_coord(sampler* s, const char* x, const char* size, const 
     return NULL;
   }
   if (s->pad == GS_REFLECTION) {
-    const char *twice;
+    const char* twice;
     if (s->align) {
       GRT_RETURN_IF_ERROR(bin(s, "AddV2", last, last, &twice));
       GRT_RETURN_IF_ERROR(reflect(s, x, 0, twice, &x));
@@ -172,10 +173,12 @@ static grt_status* sample(sampler* s, const char* x, const char* y, const char* 
   GRT_RETURN_IF_ERROR(onnx_const_scalar(s->ctx, GRT_INT32, 3, &three));
   const char* parts[4] = {s->batch, yi, xi, three};
   int32_t idx;
-  GRT_RETURN_IF_ERROR(onnx_emit(s->ctx, "ConcatV2", "gs_coords", GRT_INT64, parts, 4, &idx, &coords));
+  GRT_RETURN_IF_ERROR(
+      onnx_emit(s->ctx, "ConcatV2", "gs_coords", GRT_INT64, parts, 4, &idx, &coords));
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_int(s->ctx->g, idx, "N", 3));
   const char* gin[2] = {s->xt, coords};
-  GRT_RETURN_IF_ERROR(onnx_emit(s->ctx, "GatherNd", "gs_gather", GRT_DTYPE_INVALID, gin, 2, &idx, &g));
+  GRT_RETURN_IF_ERROR(
+      onnx_emit(s->ctx, "GatherNd", "gs_gather", GRT_DTYPE_INVALID, gin, 2, &idx, &g));
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(s->ctx->g, idx, "Tparams", s->t));
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(s->ctx->g, idx, "Tindices", GRT_INT64));
   GRT_RETURN_IF_ERROR(cast(s, wt, GRT_FLOAT64, s->t, &wt));
@@ -255,8 +258,8 @@ static grt_status* grid_sample(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "align_corners", 0, &align));
   sampler s = {ctx, (gs_mode)mode, (gs_pad)pad, align != 0, x->dtype, NULL, NULL};
   static const int64_t kNhwc[4] = {0, 2, 3, 1}, kNchw[4] = {0, 3, 1, 2};
-  const char *perm, *xs, *g, *three, *split, *gx, *gy, *wf, *hf, *lastx, *lasty, *one, *half,
-      *ix, *iy, *y = NULL;
+  const char *perm, *xs, *g, *three, *split, *gx, *gy, *wf, *hf, *lastx, *lasty, *one, *half, *ix,
+      *iy, *y = NULL;
   int32_t idx;
   GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT64, kNhwc, 4, &perm));
   const char* tin[2] = {x->ref, perm};

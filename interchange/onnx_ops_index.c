@@ -149,12 +149,14 @@ static grt_status* coordinates(onnx_import* ctx, const onnx_value* data, const o
     }
     const char* ex[2] = {c, minus1};
     int32_t idx;
-    GRT_RETURN_IF_ERROR(onnx_emit(ctx, "ExpandDims", "coordinate", GRT_INT64, ex, 2, &idx, &parts[a]));
+    GRT_RETURN_IF_ERROR(
+        onnx_emit(ctx, "ExpandDims", "coordinate", GRT_INT64, ex, 2, &idx, &parts[a]));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "Tdim", GRT_INT64));
   }
   GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, GRT_INT32, r, &parts[r]));
   int32_t idx;
-  GRT_RETURN_IF_ERROR(onnx_emit(ctx, "ConcatV2", "coordinates", GRT_INT64, parts, r + 1, &idx, out));
+  GRT_RETURN_IF_ERROR(
+      onnx_emit(ctx, "ConcatV2", "coordinates", GRT_INT64, parts, r + 1, &idx, out));
   return grt_graph_set_attr_int(ctx->g, idx, "N", r);
 }
 
@@ -278,8 +280,8 @@ static grt_status* gather_nd(onnx_import* ctx, const char* tf) {
     }
     parts[batch_dims] = fixed;
     GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, GRT_INT32, r - 1, &parts[batch_dims + 1]));
-    GRT_RETURN_IF_ERROR(
-        onnx_emit(ctx, "ConcatV2", "with_batch", GRT_INT64, parts, (int)batch_dims + 2, &idx, &fixed));
+    GRT_RETURN_IF_ERROR(onnx_emit(ctx, "ConcatV2", "with_batch", GRT_INT64, parts,
+                                  (int)batch_dims + 2, &idx, &fixed));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_int(ctx->g, idx, "N", batch_dims + 1));
   }
   const char* in[2] = {x->ref, fixed};
@@ -396,8 +398,8 @@ static grt_status* edge_pad(onnx_import* ctx, const onnx_value* x, const char* p
     GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, GRT_INT64, a, &ax));
     const char* g[3] = {v, hi, ax};
     int32_t idx;
-    GRT_RETURN_IF_ERROR(onnx_emit(ctx, "GatherV2", a + 1 < r ? "edge" : NULL, GRT_DTYPE_INVALID, g,
-                                  3, &idx, &v));
+    GRT_RETURN_IF_ERROR(
+        onnx_emit(ctx, "GatherV2", a + 1 < r ? "edge" : NULL, GRT_DTYPE_INVALID, g, 3, &idx, &v));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "Tparams", x->dtype));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "Tindices", GRT_INT64));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "Taxis", GRT_INT64));

@@ -122,7 +122,8 @@ static grt_status* nll(onnx_import* ctx, const char* x, grt_dtype t, int32_t x_r
     GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "ignore_index", 0, &ii));
     GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, target->dtype, (double)ii, &ii_c));
     GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Equal", "ignored", target->dtype, target->ref, ii_c, &eq));
-    GRT_RETURN_IF_ERROR(onnx_emit(ctx, "LogicalNot", "kept", GRT_DTYPE_INVALID, &eq, 1, NULL, &keep));
+    GRT_RETURN_IF_ERROR(
+        onnx_emit(ctx, "LogicalNot", "kept", GRT_DTYPE_INVALID, &eq, 1, NULL, &keep));
     int32_t idx;
     GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Cast", "keep", GRT_DTYPE_INVALID, &keep, 1, &idx, &keep_t));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "SrcT", GRT_BOOL));
@@ -130,7 +131,8 @@ static grt_status* nll(onnx_import* ctx, const char* x, grt_dtype t, int32_t x_r
     GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Mul", "weight_kept", t, wt, keep_t, &wt));
   }
   GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Neg", "negated", t, &picked, 1, NULL, &picked));
-  GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Mul", red == REDUCE_NONE ? NULL : "loss", t, picked, wt, &loss));
+  GRT_RETURN_IF_ERROR(
+      onnx_op2(ctx, "Mul", red == REDUCE_NONE ? NULL : "loss", t, picked, wt, &loss));
   if (red == REDUCE_NONE) return onnx_bind(ctx, 0, loss, t, x_rank < 0 ? -1 : x_rank - 1);
   const char* sum;
   if (red == REDUCE_SUM) {

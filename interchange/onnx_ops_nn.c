@@ -50,8 +50,8 @@ static grt_status* scatter(onnx_import* ctx, const char* rows, const char* cover
   int64_t axis0 = 0;
   GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT64, &axis0, 1, &zero));
   GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Sum", "placed", GRT_INT64, prod, zero, &sum));
-  GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, sum), "Tidx",
-                                              GRT_INT64));
+  GRT_RETURN_IF_ERROR(
+      grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, sum), "Tidx", GRT_INT64));
   GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Sub", "uncovered", GRT_INT64, one, covered, &rest));
   GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, GRT_INT64, (double)fill, &f));
   GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Mul", "fill", GRT_INT64, rest, f, &pad));
@@ -94,14 +94,15 @@ static grt_status* slice(onnx_import* ctx, const char* tf) {
     GRT_RETURN_IF_ERROR(onnx_input(ctx, 4, &s));
     steps = s->ref;
   } else {
-    GRT_RETURN_IF_ERROR(onnx_emit(ctx, "OnesLike", "steps", GRT_INT64, &starts->ref, 1, NULL, &steps));
+    GRT_RETURN_IF_ERROR(
+        onnx_emit(ctx, "OnesLike", "steps", GRT_INT64, &starts->ref, 1, NULL, &steps));
   }
   GRT_RETURN_IF_ERROR(grt_onnx_axis_rows(ctx, axes, x->rank, &rows));
   int64_t axis0 = 0;
   GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT64, &axis0, 1, &zero));
   GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Sum", "covered", GRT_INT64, rows, zero, &covered));
-  GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, covered), "Tidx",
-                                              GRT_INT64));
+  GRT_RETURN_IF_ERROR(
+      grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, covered), "Tidx", GRT_INT64));
   GRT_RETURN_IF_ERROR(scatter(ctx, rows, covered, starts->ref, 0, &begin));
   GRT_RETURN_IF_ERROR(scatter(ctx, rows, covered, ends->ref, INT64_MAX / 2, &end));
   GRT_RETURN_IF_ERROR(scatter(ctx, rows, covered, steps, 1, &strides));
@@ -212,9 +213,11 @@ static grt_status* one_hot(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Reshape", "depth", depth->dtype, rs, 2, &i, &ds));
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, i, "Tshape", GRT_INT64));
   d64 = ds;
-  if (depth->dtype != GRT_INT64) GRT_RETURN_IF_ERROR(onnx_cast(ctx, "cast", ds, depth->dtype, GRT_INT64, &d64));
+  if (depth->dtype != GRT_INT64)
+    GRT_RETURN_IF_ERROR(onnx_cast(ctx, "cast", ds, depth->dtype, GRT_INT64, &d64));
   GRT_RETURN_IF_ERROR(onnx_cast(ctx, "cast", d64, GRT_INT64, GRT_INT32, &d32));
-  if (ind->dtype != GRT_INT64) GRT_RETURN_IF_ERROR(onnx_cast(ctx, "cast", ind->ref, ind->dtype, GRT_INT64, &idx64));
+  if (ind->dtype != GRT_INT64)
+    GRT_RETURN_IF_ERROR(onnx_cast(ctx, "cast", ind->ref, ind->dtype, GRT_INT64, &idx64));
   GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, GRT_INT64, 0, &zero));
   GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Less", "negative", GRT_INT64, idx64, zero, &neg));
   GRT_RETURN_IF_ERROR(onnx_cast(ctx, "cast", neg, GRT_BOOL, GRT_INT64, &negi));
@@ -263,15 +266,15 @@ grt_status* grt_onnx_unsqueeze_fed(onnx_import* ctx, const onnx_value* x, const 
     return GRT_ERROR(UNIMPLEMENTED,
                      "axes fed at run time need the input's rank and the axes' length");
   int32_t r = x->rank, R = x->rank + (int32_t)k;
-  const char *rows, *zero, *is_new, *cum, *iota, *idx, *lo, *hi, *cl,
-      *oh, *depth, *on, *off, *xd, *prod, *one_ax, *picked, *one, *keep, *kept, *shape, *y;
+  const char *rows, *zero, *is_new, *cum, *iota, *idx, *lo, *hi, *cl, *oh, *depth, *on, *off, *xd,
+      *prod, *one_ax, *picked, *one, *keep, *kept, *shape, *y;
   int32_t i;
   int64_t axis0 = 0, axis1 = 1;
   GRT_RETURN_IF_ERROR(grt_onnx_axis_rows(ctx, axes->ref, R, &rows));
   GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT64, &axis0, 1, &zero));
   GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Sum", "is_new", GRT_INT64, rows, zero, &is_new));
-  GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, is_new), "Tidx",
-                                              GRT_INT64));
+  GRT_RETURN_IF_ERROR(
+      grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, is_new), "Tidx", GRT_INT64));
   GRT_RETURN_IF_ERROR(onnx_running_count(ctx, is_new, R, &cum));
   int64_t seq[GRT_MAX_RANK];
   for (int32_t a = 0; a < R; a++) seq[a] = a;
@@ -292,8 +295,8 @@ grt_status* grt_onnx_unsqueeze_fed(onnx_import* ctx, const onnx_value* x, const 
   GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Mul", "weighted", GRT_INT64, oh, xd, &prod));
   GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT64, &axis1, 1, &one_ax));
   GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Sum", "picked", GRT_INT64, prod, one_ax, &picked));
-  GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, picked), "Tidx",
-                                              GRT_INT64));
+  GRT_RETURN_IF_ERROR(
+      grt_graph_set_attr_type(ctx->g, grt_graph_find_node(ctx->g, picked), "Tidx", GRT_INT64));
   GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, GRT_INT64, 1, &one));
   GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Sub", "keep", GRT_INT64, one, is_new, &keep));
   GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Mul", "kept", GRT_INT64, picked, keep, &kept));

@@ -21,13 +21,14 @@
 
 /* `v` (a scale or zero point, as float32) shaped to broadcast against x:
  * a scalar as it is, a 1-D value along `axis` of x. */
-static grt_status* along_axis(onnx_import* ctx, const char* v, int32_t v_rank,
-                              const onnx_value* x, const char** out) {
+static grt_status* along_axis(onnx_import* ctx, const char* v, int32_t v_rank, const onnx_value* x,
+                              const char** out) {
   if (v_rank == 0) {
     *out = v;
     return NULL;
   }
-  if (v_rank != 1) return GRT_ERROR(INVALID_ARGUMENT, "scales and zero points must be scalars or 1-D");
+  if (v_rank != 1)
+    return GRT_ERROR(INVALID_ARGUMENT, "scales and zero points must be scalars or 1-D");
   if (x->rank < 0) return GRT_ERROR(UNIMPLEMENTED, "a per-axis scale needs the input's rank");
   int64_t axis;
   GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "axis", 1, &axis));
@@ -109,8 +110,8 @@ static grt_status* dequantize_linear(onnx_import* ctx, const char* tf) {
 }
 
 /* max or min of every element of x, as a scalar */
-static grt_status* extreme(onnx_import* ctx, const char* op, const char* suffix,
-                           const char* x, const char** out) {
+static grt_status* extreme(onnx_import* ctx, const char* op, const char* suffix, const char* x,
+                           const char** out) {
   const char *shape, *flat, *axis;
   int64_t minus_one = -1, zero = 0;
   int32_t idx;
@@ -208,7 +209,8 @@ static grt_status* qlinear_matmul(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(require_float32(as, "a_scale"));
   GRT_RETURN_IF_ERROR(require_float32(bs, "b_scale"));
   GRT_RETURN_IF_ERROR(require_float32(ys, "y_scale"));
-  if (!quantized_type(yzp->dtype)) return GRT_ERROR(UNIMPLEMENTED, "y_zero_point must be uint8 or int8");
+  if (!quantized_type(yzp->dtype))
+    return GRT_ERROR(UNIMPLEMENTED, "y_zero_point must be uint8 or int8");
   const char *prod, *pf, *m, *scaled, *r, *z, *y;
   int32_t rank;
   GRT_RETURN_IF_ERROR(integer_product(ctx, 0, 2, 3, 5, "product", &prod, &rank));

@@ -11,9 +11,9 @@
 #include "ops/graph.h"
 
 typedef struct {
-  const char* pre;     /* element-wise op before the reduction, or NULL */
-  const char* reduce;  /* TensorFlow reduction */
-  const char* post;    /* element-wise op after it, or NULL */
+  const char* pre;    /* element-wise op before the reduction, or NULL */
+  const char* reduce; /* TensorFlow reduction */
+  const char* post;   /* element-wise op after it, or NULL */
 } reduce_recipe;
 
 static reduce_recipe recipe_of(const char* name) {
@@ -21,11 +21,11 @@ static reduce_recipe recipe_of(const char* name) {
     const char* name;
     reduce_recipe r;
   } kRecipes[] = {
-      {"ReduceSum", {NULL, "Sum", NULL}},        {"ReduceMean", {NULL, "Mean", NULL}},
-      {"ReduceMax", {NULL, "Max", NULL}},        {"ReduceMin", {NULL, "Min", NULL}},
-      {"ReduceProd", {NULL, "Prod", NULL}},      {"ReduceSumSquare", {"Square", "Sum", NULL}},
-      {"ReduceL1", {"Abs", "Sum", NULL}},        {"ReduceL2", {"Square", "Sum", "Sqrt"}},
-      {"ReduceLogSum", {NULL, "Sum", "Log"}},    {"ReduceLogSumExp", {"Exp", "Sum", "Log"}},
+      {"ReduceSum", {NULL, "Sum", NULL}},     {"ReduceMean", {NULL, "Mean", NULL}},
+      {"ReduceMax", {NULL, "Max", NULL}},     {"ReduceMin", {NULL, "Min", NULL}},
+      {"ReduceProd", {NULL, "Prod", NULL}},   {"ReduceSumSquare", {"Square", "Sum", NULL}},
+      {"ReduceL1", {"Abs", "Sum", NULL}},     {"ReduceL2", {"Square", "Sum", "Sqrt"}},
+      {"ReduceLogSum", {NULL, "Sum", "Log"}}, {"ReduceLogSumExp", {"Exp", "Sum", "Log"}},
   };
   for (size_t i = 0; i < sizeof kRecipes / sizeof kRecipes[0]; i++)
     if (strcmp(kRecipes[i].name, name) == 0) return kRecipes[i].r;
@@ -47,7 +47,8 @@ static grt_status* reduce_fed_axes(onnx_import* ctx, const onnx_value* x, const 
                        "axes fed at run time need the input's rank (an empty list reduces all)");
     int64_t seq[GRT_MAX_RANK], zero = 0, one = 1;
     for (int32_t i = 0; i < x->rank; i++) seq[i] = i;
-    const char *a64 = ax, *all, *axis, *joined, *n, *empty, *emptyi, *extra, *count, *c1, *b, *shape1;
+    const char *a64 = ax, *all, *axis, *joined, *n, *empty, *emptyi, *extra, *count, *c1, *b,
+               *shape1;
     if (axes->dtype != GRT_INT64) {
       GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Cast", "axes64", GRT_DTYPE_INVALID, &ax, 1, &idx, &a64));
       GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "SrcT", axes->dtype));
@@ -64,7 +65,8 @@ static grt_status* reduce_fed_axes(onnx_import* ctx, const onnx_value* x, const 
     GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, GRT_INT64, 0, &z));
     const char* eq[2] = {n, z};
     GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Equal", "empty", GRT_INT64, eq, 2, NULL, &empty));
-    GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Cast", "empty_int", GRT_DTYPE_INVALID, &empty, 1, &idx, &emptyi));
+    GRT_RETURN_IF_ERROR(
+        onnx_emit(ctx, "Cast", "empty_int", GRT_DTYPE_INVALID, &empty, 1, &idx, &emptyi));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "SrcT", GRT_BOOL));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "DstT", GRT_INT64));
     const char* r;
@@ -85,7 +87,8 @@ static grt_status* reduce_fed_axes(onnx_import* ctx, const onnx_value* x, const 
   const char* in[2] = {x->ref, ax};
   const char* y;
   GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Sum", NULL, x->dtype, in, 2, &idx, &y));
-  GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "Tidx", noop_empty ? axes->dtype : GRT_INT64));
+  GRT_RETURN_IF_ERROR(
+      grt_graph_set_attr_type(ctx->g, idx, "Tidx", noop_empty ? axes->dtype : GRT_INT64));
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_bool(ctx->g, idx, "keep_dims", keepdims));
   return onnx_bind(ctx, 0, y, x->dtype, keepdims ? x->rank : -1);
 }
@@ -141,7 +144,8 @@ static grt_status* reduce(onnx_import* ctx, const char* name) {
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "Tidx", GRT_INT64));
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_bool(ctx->g, idx, "keep_dims", keepdims && !all));
   if (r.post)
-    GRT_RETURN_IF_ERROR(onnx_emit(ctx, r.post, all && keepdims ? "post" : NULL, t, &v, 1, NULL, &v));
+    GRT_RETURN_IF_ERROR(
+        onnx_emit(ctx, r.post, all && keepdims ? "post" : NULL, t, &v, 1, NULL, &v));
   int32_t rank = keepdims ? x->rank : (all ? 0 : (x->rank < 0 ? -1 : x->rank - (int32_t)n));
   if (all && keepdims) { /* back to the input's rank, every dimension 1 */
     const char *xs, *ones;
@@ -216,7 +220,8 @@ static grt_status* arg(onnx_import* ctx, const char* name) {
     const char* a[2] = {scalar, one};
     GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Sub", "last", GRT_INT64, a, 2, NULL, &n1));
     const char* d[2] = {n1, v};
-    GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Sub", keepdims ? "index" : NULL, GRT_INT64, d, 2, NULL, &v));
+    GRT_RETURN_IF_ERROR(
+        onnx_emit(ctx, "Sub", keepdims ? "index" : NULL, GRT_INT64, d, 2, NULL, &v));
   }
   if (keepdims) {
     const char* ex[2] = {v, dim};

@@ -41,7 +41,8 @@ typedef struct {
   int value;
 } rs_name;
 
-static const rs_name kModes[] = {{"nearest", RS_NEAREST}, {"linear", RS_LINEAR}, {"cubic", RS_CUBIC}};
+static const rs_name kModes[] = {
+    {"nearest", RS_NEAREST}, {"linear", RS_LINEAR}, {"cubic", RS_CUBIC}};
 static const rs_name kCoords[] = {{"half_pixel", CT_HALF_PIXEL},
                                   {"asymmetric", CT_ASYMMETRIC},
                                   {"align_corners", CT_ALIGN_CORNERS},
@@ -192,7 +193,8 @@ static grt_status* resize_axis(resizer* z, const char* v, grt_dtype t, int32_t r
   GRT_RETURN_IF_ERROR(onnx_const_scalar(z->ctx, GRT_INT64, 0, &zero));
   GRT_RETURN_IF_ERROR(onnx_const_scalar(z->ctx, GRT_INT64, 1, &one));
   const char* rin[3] = {zero, out_len, one};
-  GRT_RETURN_IF_ERROR(onnx_emit(z->ctx, "Range", "positions", GRT_DTYPE_INVALID, rin, 3, &idx, &xi));
+  GRT_RETURN_IF_ERROR(
+      onnx_emit(z->ctx, "Range", "positions", GRT_DTYPE_INVALID, rin, 3, &idx, &xi));
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(z->ctx->g, idx, "Tidx", GRT_INT64));
   GRT_RETURN_IF_ERROR(cast(z, xi, GRT_INT64, GRT_FLOAT64, &x));
   GRT_RETURN_IF_ERROR(cast(z, in_len, GRT_INT64, GRT_FLOAT64, &inf));
@@ -399,10 +401,10 @@ static grt_status* resize(onnx_import* ctx, const char* tf) {
     z.coord = CT_ASYMMETRIC;
     z.nearest = NM_FLOOR;
   } else {
-    GRT_RETURN_IF_ERROR(string_attr(ctx, "coordinate_transformation_mode", kCoords, 6,
-                                    CT_HALF_PIXEL, &coord));
-    GRT_RETURN_IF_ERROR(string_attr(ctx, "nearest_mode", kNearest, 4, NM_ROUND_PREFER_FLOOR,
-                                    &nearest));
+    GRT_RETURN_IF_ERROR(
+        string_attr(ctx, "coordinate_transformation_mode", kCoords, 6, CT_HALF_PIXEL, &coord));
+    GRT_RETURN_IF_ERROR(
+        string_attr(ctx, "nearest_mode", kNearest, 4, NM_ROUND_PREFER_FLOOR, &nearest));
     z.coord = (rs_coord)coord;
     z.nearest = (rs_nearest)nearest;
     int64_t excl;

@@ -127,7 +127,8 @@ static grt_status* recurrent(onnx_import* ctx, cell_kind kind) {
   const char* act = "Tanh";
   const Onnx__AttributeProto* acts = onnx_attr(ctx, "activations");
   if (acts) {
-    static const char* const kGrt[3][2] = {{"Tanh", "Tanh"}, {"Sigmoid", "Sigmoid"}, {"Relu", "Relu"}};
+    static const char* const kGrt[3][2] = {
+        {"Tanh", "Tanh"}, {"Sigmoid", "Sigmoid"}, {"Relu", "Relu"}};
     size_t want = kind == CELL_RNN ? 1 : kind == CELL_GRU ? 2 : 3;
     if (acts->n_strings != want)
       return GRT_ERROR(UNIMPLEMENTED, "activations must list %zu functions", want);
@@ -179,10 +180,11 @@ static grt_status* recurrent(onnx_import* ctx, cell_kind kind) {
     GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Slice", "rnn_batch", GRT_INT64, sl, 3, &idx, &batch));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "Index", GRT_INT64));
     GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT64, &hidden, 1, &hvec));
-    const char *axis;
+    const char* axis;
     GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, GRT_INT32, 0, &axis));
     const char* cc[3] = {batch, hvec, axis};
-    GRT_RETURN_IF_ERROR(onnx_emit(ctx, "ConcatV2", "rnn_state_shape", GRT_INT64, cc, 3, &idx, &zshape));
+    GRT_RETURN_IF_ERROR(
+        onnx_emit(ctx, "ConcatV2", "rnn_state_shape", GRT_INT64, cc, 3, &idx, &zshape));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_int(ctx->g, idx, "N", 2));
     GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, t, 0, &zero));
   }
@@ -198,8 +200,10 @@ static grt_status* recurrent(onnx_import* ctx, cell_kind kind) {
       GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Fill", "rnn_zeros", t, f, 2, &idx, &v));
       GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "index_type", GRT_INT64));
     }
-    if (s == 0) h = v;
-    else c = v;
+    if (s == 0)
+      h = v;
+    else
+      c = v;
   }
   /* GRU: the h gate's recurrent part is kept apart (reset applies to it) */
   const char *w_parts[4], *r_parts[4], *b_parts[4] = {NULL, NULL, NULL, NULL}, *rb_h = NULL;
@@ -214,7 +218,8 @@ static grt_status* recurrent(onnx_import* ctx, cell_kind kind) {
       GRT_RETURN_IF_ERROR(split(ctx, t, bv, 0, 2, halves));
       GRT_RETURN_IF_ERROR(split(ctx, t, halves[0], 0, 3, wb));
       GRT_RETURN_IF_ERROR(split(ctx, t, halves[1], 0, 3, rb));
-      for (int g = 0; g < 2; g++) GRT_RETURN_IF_ERROR(op2(ctx, "AddV2", t, wb[g], rb[g], &b_parts[g]));
+      for (int g = 0; g < 2; g++)
+        GRT_RETURN_IF_ERROR(op2(ctx, "AddV2", t, wb[g], rb[g], &b_parts[g]));
       b_parts[2] = wb[2];
       rb_h = rb[2];
     }

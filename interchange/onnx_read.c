@@ -20,14 +20,11 @@
  * attributes (`broadcast`, `consumed_inputs`), which are refused. */
 enum { kMinOpset = 1, kMaxOpset = 17 };
 
-static const onnx_op_row* const kTables[] = {grt_onnx_ops_elementwise, grt_onnx_ops_array,
-                                             grt_onnx_ops_reduce, grt_onnx_ops_nn,
-                                             grt_onnx_ops_loss, grt_onnx_ops_math,
-                                             grt_onnx_ops_quant, grt_onnx_ops_array_more,
-                                             grt_onnx_ops_generate,
-                                             grt_onnx_ops_conv, grt_onnx_ops_index,
-                                             grt_onnx_ops_resize, grt_onnx_ops_grid_sample,
-                                             grt_onnx_ops_rnn};
+static const onnx_op_row* const kTables[] = {
+    grt_onnx_ops_elementwise, grt_onnx_ops_array, grt_onnx_ops_reduce, grt_onnx_ops_nn,
+    grt_onnx_ops_loss,        grt_onnx_ops_math,  grt_onnx_ops_quant,  grt_onnx_ops_array_more,
+    grt_onnx_ops_generate,    grt_onnx_ops_conv,  grt_onnx_ops_index,  grt_onnx_ops_resize,
+    grt_onnx_ops_grid_sample, grt_onnx_ops_rnn};
 
 static const onnx_op_row* find_op(const char* op) {
   for (size_t t = 0; t < sizeof kTables / sizeof kTables[0]; t++)
@@ -65,13 +62,12 @@ static grt_status* add_initializer(onnx_import* ctx, Onnx__TensorProto* p) {
   if (s) return grt_status_prefix(s, "initializer '%s'", p->name);
   ctx->base = fresh_name(ctx->g, p->name);
   const char* name = NULL;
-  s = ctx->base ? onnx_const(ctx, NULL, t, &name)
-                : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  s = ctx->base ? onnx_const(ctx, NULL, t, &name) : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   if (!s) {
     onnx_value v = {name, t->dtype, t->shape.rank, NULL};
     /* The graph's reference keeps the tensor alive; point at that one. */
-    v.constant = grt_node_find_attr(&ctx->g->nodes[grt_graph_find_node(ctx->g, name)], "value")
-                     ->u.tensor;
+    v.constant =
+        grt_node_find_attr(&ctx->g->nodes[grt_graph_find_node(ctx->g, name)], "value")->u.tensor;
     s = onnx_define(ctx, p->name, &v);
   }
   grt_tensor_free(t);
@@ -83,8 +79,10 @@ static grt_status* add_input(onnx_import* ctx, const Onnx__ValueInfoProto* vi) {
   if (grt_strmap_get(&ctx->by_name, name) >= 0) return NULL; /* an initializer's default */
   const Onnx__TypeProto* tp = vi->type;
   if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
-    return GRT_ERROR(UNIMPLEMENTED, "graph input '%s': only tensor inputs are supported "
-                     "(not sequences, maps or optionals)", name);
+    return GRT_ERROR(UNIMPLEMENTED,
+                     "graph input '%s': only tensor inputs are supported "
+                     "(not sequences, maps or optionals)",
+                     name);
   grt_dtype dtype;
   grt_status* s = grt_onnx_dtype_read(tp->tensor_type->elem_type, &dtype);
   if (s) return grt_status_prefix(s, "graph input '%s'", name);
@@ -98,10 +96,10 @@ static grt_status* add_input(onnx_import* ctx, const Onnx__ValueInfoProto* vi) {
     rank = (int32_t)shape->n_dim;
     for (int32_t i = 0; i < rank; i++) {
       const Onnx__TensorShapeProto__Dimension* d = shape->dim[i];
-      dims[i] = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
-                        d->dim_value >= 0
-                    ? d->dim_value
-                    : -1;
+      dims[i] =
+          d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value >= 0
+              ? d->dim_value
+              : -1;
     }
   }
   ctx->base = fresh_name(ctx->g, name);
@@ -153,8 +151,7 @@ static grt_status* add_node(onnx_import* ctx, const Onnx__NodeProto* n) {
     ctx->node = n;
     ctx->n_helpers = 0;
     ctx->base = fresh_name(ctx->g, first);
-    s = ctx->base ? row->convert(ctx, row->tf_op)
-                  : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+    s = ctx->base ? row->convert(ctx, row->tf_op) : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   }
   return s ? grt_status_prefix(s, "node '%s' (%s)", label, op) : NULL;
 }
@@ -192,8 +189,8 @@ static grt_status* read_opset(const Onnx__ModelProto* m, int64_t* out) {
 }
 
 static grt_status* import_graph(onnx_import* ctx, const Onnx__GraphProto* gp) {
-  GRT_RETURN_IF_ERROR(grt_graph_reserve(ctx->g, (int32_t)(gp->n_node + gp->n_initializer +
-                                                          gp->n_input + gp->n_output)));
+  GRT_RETURN_IF_ERROR(grt_graph_reserve(
+      ctx->g, (int32_t)(gp->n_node + gp->n_initializer + gp->n_input + gp->n_output)));
   for (size_t i = 0; i < gp->n_initializer; i++)
     GRT_RETURN_IF_ERROR(add_initializer(ctx, gp->initializer[i]));
   for (size_t i = 0; i < gp->n_input; i++) GRT_RETURN_IF_ERROR(add_input(ctx, gp->input[i]));
@@ -214,8 +211,7 @@ grt_status* grt_onnx_parse(const void* data, size_t len, grt_graph** out) {
   grt_status* s = NULL;
   if (!m->graph) s = GRT_ERROR(INVALID_ARGUMENT, "the model has no graph");
   if (!s) s = read_opset(m, &ctx.opset);
-  if (!s && (m->graph->n_node + m->graph->n_initializer + m->graph->n_input +
-                 m->graph->n_output >
+  if (!s && (m->graph->n_node + m->graph->n_initializer + m->graph->n_input + m->graph->n_output >
              (size_t)INT32_MAX / 4))
     s = GRT_ERROR(INVALID_ARGUMENT, "the model is larger than a graph holds");
   if (!s) s = grt_graph_new(&ctx.g);

@@ -26,8 +26,8 @@ grt_status* grt_onnx_squeeze_fed(onnx_import* ctx, const onnx_value* x, const on
     return GRT_ERROR(UNIMPLEMENTED,
                      "axes fed at run time need the input's rank and the axes' length");
   int32_t r = x->rank, R = x->rank - (int32_t)k;
-  const char *rows, *squeezed, *one, *keep, *cum, *c1,
-      *at, *nokeep, *target, *depth, *on, *off, *pick, *xd, *col, *weighted, *shape, *y;
+  const char *rows, *squeezed, *one, *keep, *cum, *c1, *at, *nokeep, *target, *depth, *on, *off,
+      *pick, *xd, *col, *weighted, *shape, *y;
   int32_t i;
   GRT_RETURN_IF_ERROR(grt_onnx_axis_rows(ctx, axes->ref, r, &rows));
   GRT_RETURN_IF_ERROR(sum_axis(ctx, "squeezed", rows, 0, &squeezed));

@@ -17,14 +17,22 @@ static const struct {
   const char* name;
   grt_dtype grt; /* GRT_DTYPE_INVALID: grt has no such type */
 } kTypes[] = {
-    {1, "FLOAT", GRT_FLOAT32},    {2, "UINT8", GRT_UINT8},
-    {3, "INT8", GRT_INT8},        {4, "UINT16", GRT_DTYPE_INVALID},
-    {5, "INT16", GRT_INT16},      {6, "INT32", GRT_INT32},
-    {7, "INT64", GRT_INT64},      {8, "STRING", GRT_DTYPE_INVALID},
-    {9, "BOOL", GRT_BOOL},        {10, "FLOAT16", GRT_FLOAT16},
-    {11, "DOUBLE", GRT_FLOAT64},  {12, "UINT32", GRT_DTYPE_INVALID},
-    {13, "UINT64", GRT_DTYPE_INVALID}, {14, "COMPLEX64", GRT_DTYPE_INVALID},
-    {15, "COMPLEX128", GRT_DTYPE_INVALID}, {16, "BFLOAT16", GRT_BFLOAT16},
+    {1, "FLOAT", GRT_FLOAT32},
+    {2, "UINT8", GRT_UINT8},
+    {3, "INT8", GRT_INT8},
+    {4, "UINT16", GRT_DTYPE_INVALID},
+    {5, "INT16", GRT_INT16},
+    {6, "INT32", GRT_INT32},
+    {7, "INT64", GRT_INT64},
+    {8, "STRING", GRT_DTYPE_INVALID},
+    {9, "BOOL", GRT_BOOL},
+    {10, "FLOAT16", GRT_FLOAT16},
+    {11, "DOUBLE", GRT_FLOAT64},
+    {12, "UINT32", GRT_DTYPE_INVALID},
+    {13, "UINT64", GRT_DTYPE_INVALID},
+    {14, "COMPLEX64", GRT_DTYPE_INVALID},
+    {15, "COMPLEX128", GRT_DTYPE_INVALID},
+    {16, "BFLOAT16", GRT_BFLOAT16},
 };
 enum { kNumTypes = sizeof kTypes / sizeof kTypes[0] };
 
@@ -67,10 +75,18 @@ grt_status* grt_onnx_tensor_read(const Onnx__TensorProto* p, grt_tensor** out) {
   /* Where ONNX keeps each type when raw_data is not used. */
   size_t have;
   switch (t) {
-    case GRT_FLOAT32: have = p->n_float_data; break;
-    case GRT_FLOAT64: have = p->n_double_data; break;
-    case GRT_INT64: have = p->n_int64_data; break;
-    default: have = p->n_int32_data; break; /* int32 and narrower, bool, float16 bits */
+    case GRT_FLOAT32:
+      have = p->n_float_data;
+      break;
+    case GRT_FLOAT64:
+      have = p->n_double_data;
+      break;
+    case GRT_INT64:
+      have = p->n_int64_data;
+      break;
+    default:
+      have = p->n_int32_data;
+      break; /* int32 and narrower, bool, float16 bits */
   }
   if (p->has_raw_data) {
     if (p->raw_data.len != bytes)
@@ -87,13 +103,25 @@ grt_status* grt_onnx_tensor_read(const Onnx__TensorProto* p, grt_tensor** out) {
   } else {
     for (size_t i = 0; i < n; i++) {
       switch (t) {
-        case GRT_FLOAT32: ((float*)data)[i] = p->float_data[i]; break;
-        case GRT_FLOAT64: ((double*)data)[i] = p->double_data[i]; break;
-        case GRT_INT64: ((int64_t*)data)[i] = p->int64_data[i]; break;
+        case GRT_FLOAT32:
+          ((float*)data)[i] = p->float_data[i];
+          break;
+        case GRT_FLOAT64:
+          ((double*)data)[i] = p->double_data[i];
+          break;
+        case GRT_INT64:
+          ((int64_t*)data)[i] = p->int64_data[i];
+          break;
         case GRT_FLOAT16:
-        case GRT_BFLOAT16: ((uint16_t*)data)[i] = (uint16_t)p->int32_data[i]; break;
-        case GRT_BOOL: ((bool*)data)[i] = p->int32_data[i] != 0; break;
-        default: grt_dtype_store_int(t, data, (int64_t)i, p->int32_data[i]); break;
+        case GRT_BFLOAT16:
+          ((uint16_t*)data)[i] = (uint16_t)p->int32_data[i];
+          break;
+        case GRT_BOOL:
+          ((bool*)data)[i] = p->int32_data[i] != 0;
+          break;
+        default:
+          grt_dtype_store_int(t, data, (int64_t)i, p->int32_data[i]);
+          break;
       }
     }
   }

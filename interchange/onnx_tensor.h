@@ -22,4 +22,4 @@ GRT_MUST_USE grt_status* grt_onnx_tensor_read(const Onnx__TensorProto* p, grt_te
  * large initializers are then in memory once. Caller owns *out. */
 GRT_MUST_USE grt_status* grt_onnx_tensor_take(Onnx__TensorProto* p, grt_tensor** out);
 
-#endif  /* GRT_INTERCHANGE_ONNX_TENSOR_H_ */
+#endif /* GRT_INTERCHANGE_ONNX_TENSOR_H_ */

@@ -8,4 +8,4 @@
 /* Static; pass to *__unpack and *__free_unpacked. */
 ProtobufCAllocator* grt_protobuf_allocator(void);
 
-#endif  /* GRT_INTERCHANGE_PROTOBUF_ALLOC_H_ */
+#endif /* GRT_INTERCHANGE_PROTOBUF_ALLOC_H_ */

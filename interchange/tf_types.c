@@ -21,17 +21,28 @@ static const struct {
   const char* name;
   grt_dtype grt; /* GRT_DTYPE_INVALID: grt has no such type */
 } kTypes[] = {
-    {1, "DT_FLOAT", GRT_FLOAT32},     {2, "DT_DOUBLE", GRT_FLOAT64},
-    {3, "DT_INT32", GRT_INT32},       {4, "DT_UINT8", GRT_UINT8},
-    {5, "DT_INT16", GRT_INT16},       {6, "DT_INT8", GRT_INT8},
-    {7, "DT_STRING", GRT_DTYPE_INVALID}, {8, "DT_COMPLEX64", GRT_DTYPE_INVALID},
-    {9, "DT_INT64", GRT_INT64},       {10, "DT_BOOL", GRT_BOOL},
-    {11, "DT_QINT8", GRT_DTYPE_INVALID}, {12, "DT_QUINT8", GRT_DTYPE_INVALID},
-    {13, "DT_QINT32", GRT_DTYPE_INVALID}, {14, "DT_BFLOAT16", GRT_BFLOAT16},
-    {15, "DT_QINT16", GRT_DTYPE_INVALID}, {16, "DT_QUINT16", GRT_DTYPE_INVALID},
-    {17, "DT_UINT16", GRT_DTYPE_INVALID}, {18, "DT_COMPLEX128", GRT_DTYPE_INVALID},
-    {19, "DT_HALF", GRT_FLOAT16},     {20, "DT_RESOURCE", GRT_DTYPE_INVALID},
-    {21, "DT_VARIANT", GRT_DTYPE_INVALID}, {22, "DT_UINT32", GRT_DTYPE_INVALID},
+    {1, "DT_FLOAT", GRT_FLOAT32},
+    {2, "DT_DOUBLE", GRT_FLOAT64},
+    {3, "DT_INT32", GRT_INT32},
+    {4, "DT_UINT8", GRT_UINT8},
+    {5, "DT_INT16", GRT_INT16},
+    {6, "DT_INT8", GRT_INT8},
+    {7, "DT_STRING", GRT_DTYPE_INVALID},
+    {8, "DT_COMPLEX64", GRT_DTYPE_INVALID},
+    {9, "DT_INT64", GRT_INT64},
+    {10, "DT_BOOL", GRT_BOOL},
+    {11, "DT_QINT8", GRT_DTYPE_INVALID},
+    {12, "DT_QUINT8", GRT_DTYPE_INVALID},
+    {13, "DT_QINT32", GRT_DTYPE_INVALID},
+    {14, "DT_BFLOAT16", GRT_BFLOAT16},
+    {15, "DT_QINT16", GRT_DTYPE_INVALID},
+    {16, "DT_QUINT16", GRT_DTYPE_INVALID},
+    {17, "DT_UINT16", GRT_DTYPE_INVALID},
+    {18, "DT_COMPLEX128", GRT_DTYPE_INVALID},
+    {19, "DT_HALF", GRT_FLOAT16},
+    {20, "DT_RESOURCE", GRT_DTYPE_INVALID},
+    {21, "DT_VARIANT", GRT_DTYPE_INVALID},
+    {22, "DT_UINT32", GRT_DTYPE_INVALID},
     {23, "DT_UINT64", GRT_DTYPE_INVALID},
 };
 enum { kNumTypes = sizeof kTypes / sizeof kTypes[0] };
@@ -97,8 +108,7 @@ static void put_double(const Tensorflow__TensorProto* p, grt_dtype t, void* d, i
 static void put_int(const Tensorflow__TensorProto* p, grt_dtype t, void* d, int64_t i, size_t j) {
   grt_dtype_store_int(t, d, i, p->int_val[j]);
 }
-static void put_int64(const Tensorflow__TensorProto* p, grt_dtype t, void* d, int64_t i,
-                      size_t j) {
+static void put_int64(const Tensorflow__TensorProto* p, grt_dtype t, void* d, int64_t i, size_t j) {
   ((int64_t*)d)[i] = p->int64_val[j];
 }
 static void put_bool(const Tensorflow__TensorProto* p, grt_dtype t, void* d, int64_t i, size_t j) {
@@ -111,13 +121,19 @@ static void put_half(const Tensorflow__TensorProto* p, grt_dtype t, void* d, int
 
 static value_field field_for(const Tensorflow__TensorProto* p, grt_dtype t) {
   switch (t) {
-    case GRT_FLOAT32: return (value_field){p->n_float_val, put_float};
-    case GRT_FLOAT64: return (value_field){p->n_double_val, put_double};
-    case GRT_INT64: return (value_field){p->n_int64_val, put_int64};
-    case GRT_BOOL: return (value_field){p->n_bool_val, put_bool};
+    case GRT_FLOAT32:
+      return (value_field){p->n_float_val, put_float};
+    case GRT_FLOAT64:
+      return (value_field){p->n_double_val, put_double};
+    case GRT_INT64:
+      return (value_field){p->n_int64_val, put_int64};
+    case GRT_BOOL:
+      return (value_field){p->n_bool_val, put_bool};
     case GRT_FLOAT16:
-    case GRT_BFLOAT16: return (value_field){p->n_half_val, put_half};
-    default: return (value_field){p->n_int_val, put_int}; /* int32, int16, int8, uint8 */
+    case GRT_BFLOAT16:
+      return (value_field){p->n_half_val, put_half};
+    default:
+      return (value_field){p->n_int_val, put_int}; /* int32, int16, int8, uint8 */
   }
 }
 
@@ -136,7 +152,8 @@ grt_status* grt_tf_tensor_read(const Tensorflow__TensorProto* p, grt_tensor** ou
   value_field field = field_for(p, t);
   if (p->tensor_content.len > 0) {
     if (p->tensor_content.len != bytes)
-      return GRT_ERROR(INVALID_ARGUMENT, "tensor_content holds %zu bytes; %lld %s elements need %zu",
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "tensor_content holds %zu bytes; %lld %s elements need %zu",
                        p->tensor_content.len, (long long)n, grt_dtype_name(t), bytes);
   } else {
     if (field.n > (size_t)n)

@@ -28,4 +28,4 @@ GRT_MUST_USE grt_status* grt_tf_shape_read(const Tensorflow__TensorShapeProto* p
  * none gives zeros). Caller owns *out. */
 GRT_MUST_USE grt_status* grt_tf_tensor_read(const Tensorflow__TensorProto* p, grt_tensor** out);
 
-#endif  /* GRT_INTERCHANGE_TF_TYPES_H_ */
+#endif /* GRT_INTERCHANGE_TF_TYPES_H_ */

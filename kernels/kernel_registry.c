@@ -26,8 +26,8 @@ typedef struct type_entry {
   int32_t priority;
   const grt_kernel_spec* rows; /* as registered */
   int32_t n_rows;
-  grt_kernel_def* defs;        /* parsed, in table order (none when the built-in tables failed) */
-  const grt_op_def** op_defs;  /* per parsed row */
+  grt_kernel_def* defs;       /* parsed, in table order (none when the built-in tables failed) */
+  const grt_op_def** op_defs; /* per parsed row */
   int32_t n;
   int32_t base; /* grt_kernel_at() index of defs[0] */
   grt_arena* arena;
@@ -56,8 +56,8 @@ static struct {
   pthread_mutex_t mu; /* serialises building the built-in types and registrations */
   grt_status* status; /* the built-in tables' fault, set once */
   type_entry types[GRT_MAX_DEVICE_TYPES];
-  int32_t n_types;    /* published types (atomic) */
-  snapshot* snap;     /* published ops (atomic); NULL when the built-in tables failed */
+  int32_t n_types; /* published types (atomic) */
+  snapshot* snap;  /* published ops (atomic); NULL when the built-in tables failed */
 } R = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static size_t ptr_hash(const void* p) {
@@ -151,8 +151,8 @@ static grt_status* parse_constraints(grt_code bad, grt_arena* arena, const grt_k
         return grt_status_new(bad, "'+ %s' on more than one attr", kInt32OnHost);
       uint32_t i32 = grt_dtype_bit(GRT_INT32);
       if (c->allowed & i32)
-        return grt_status_new(bad, "'%s' lists int32 and '+ %s': the int32 row is the second",
-                              attr, kInt32OnHost);
+        return grt_status_new(bad, "'%s' lists int32 and '+ %s': the int32 row is the second", attr,
+                              kInt32OnHost);
       if (ad->allowed_types && !(ad->allowed_types & i32))
         return grt_status_new(bad, "'+ %s' on '%s', which %s does not allow to be int32",
                               kInt32OnHost, attr, def->name);
@@ -185,8 +185,7 @@ static grt_status* parse_host_memory(grt_code bad, const grt_kernel_spec* spec,
         found = true;
       }
     }
-    if (!found)
-      return grt_status_new(bad, "'%.*s' is not an argument of %s", (int)n, p, def->name);
+    if (!found) return grt_status_new(bad, "'%.*s' is not an argument of %s", (int)n, p, def->name);
     p = comma ? comma + 1 : p + n;
   }
   return NULL;
@@ -342,7 +341,8 @@ static grt_status* snapshot_build(const type_entry* types, int32_t n, snapshot**
 
 static void set_name(type_entry* te, const char* name) {
   size_t i = 0;
-  for (; name[i] && i + 1 < sizeof te->name; i++) te->name[i] = (char)toupper((unsigned char)name[i]);
+  for (; name[i] && i + 1 < sizeof te->name; i++)
+    te->name[i] = (char)toupper((unsigned char)name[i]);
   te->name[i] = '\0';
 }
 
@@ -362,9 +362,9 @@ static void init_built_in(void) {
   grt_status* s = NULL;
   snapshot* sn = NULL;
   if (ops) /* out of memory stays RESOURCE_EXHAUSTED; anything else is a bug */
-    s = grt_status_new(grt_status_code(ops) == GRT_RESOURCE_EXHAUSTED ? GRT_RESOURCE_EXHAUSTED
-                                                                      : GRT_INTERNAL,
-                       "the op registry failed to build: %s", grt_status_message(ops));
+    s = grt_status_new(
+        grt_status_code(ops) == GRT_RESOURCE_EXHAUSTED ? GRT_RESOURCE_EXHAUSTED : GRT_INTERNAL,
+        "the op registry failed to build: %s", grt_status_message(ops));
   for (int32_t t = 0; t < 2 && !s; t++) {
     R.types[t].base = t ? R.types[t - 1].base + R.types[t - 1].n : 0;
     s = parse_type(GRT_INTERNAL, t, &R.types[t]);
@@ -477,7 +477,8 @@ static grt_status* register_locked(const char* name, int32_t priority, const grt
 grt_status* grt_device_type_register(const char* name, int32_t priority,
                                      const grt_kernel_spec* rows, int32_t n_rows,
                                      grt_device_type* out) {
-  if (!out) return GRT_ERROR(INVALID_ARGUMENT, "grt_device_type_register needs somewhere to put the id");
+  if (!out)
+    return GRT_ERROR(INVALID_ARGUMENT, "grt_device_type_register needs somewhere to put the id");
   *out = -1;
   if (!valid_type_name(name))
     return GRT_ERROR(INVALID_ARGUMENT,
@@ -499,9 +500,7 @@ grt_status* grt_device_type_register(const char* name, int32_t priority,
   return s;
 }
 
-int32_t grt_device_type_count(void) {
-  return n_types();
-}
+int32_t grt_device_type_count(void) { return n_types(); }
 
 const char* grt_device_type_name(grt_device_type t) {
   return t >= 0 && t < n_types() ? R.types[t].name : "?";
@@ -617,8 +616,7 @@ static const grt_op_def* def_of(const grt_kernel_def* k, const grt_node* node) {
   return node->def ? node->def : grt_op_lookup(k->op);
 }
 
-bool grt_kernel_input_in_host_memory(const grt_kernel_def* k, const grt_node* node,
-                                     int32_t input) {
+bool grt_kernel_input_in_host_memory(const grt_kernel_def* k, const grt_node* node, int32_t input) {
   if (!k || !k->host_inputs) return false;
   const grt_op_def* def = def_of(k, node);
   int32_t a = def ? arg_of(def->inputs, def->n_inputs, node, input) : -1;

@@ -103,8 +103,8 @@ typedef struct grt_kernel_def {
   int32_t priority;
   int32_t n_constraints;
   grt_kernel_constraint constraints[GRT_KERNEL_MAX_CONSTRAINTS];
-  uint32_t host_inputs;  /* bit k: input argument k is in host memory */
-  uint32_t host_outputs; /* bit k: output argument k is in host memory */
+  uint32_t host_inputs;        /* bit k: input argument k is in host memory */
+  uint32_t host_outputs;       /* bit k: output argument k is in host memory */
   const grt_kernel_spec* spec; /* the row it came from */
 } grt_kernel_def;
 
@@ -139,8 +139,7 @@ uint32_t grt_kernel_supported_rows(const grt_node* node,
 
 /* Whether data input `input` / output `output` (tensor indices, as in the
  * node's signature) of `node` stays in host memory under kernel `k`. */
-bool grt_kernel_input_in_host_memory(const grt_kernel_def* k, const grt_node* node,
-                                     int32_t input);
+bool grt_kernel_input_in_host_memory(const grt_kernel_def* k, const grt_node* node, int32_t input);
 bool grt_kernel_output_in_host_memory(const grt_kernel_def* k, const grt_node* node,
                                       int32_t output);
 
@@ -161,4 +160,4 @@ extern const grt_kernel_table grt_kernels_gpu;
 }
 #endif
 
-#endif  /* GRT_KERNELS_KERNEL_REGISTRY_H_ */
+#endif /* GRT_KERNELS_KERNEL_REGISTRY_H_ */

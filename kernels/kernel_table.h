@@ -33,4 +33,4 @@ typedef struct grt_kernel_table {
 }
 #endif
 
-#endif  /* GRT_KERNELS_KERNEL_TABLE_H_ */
+#endif /* GRT_KERNELS_KERNEL_TABLE_H_ */

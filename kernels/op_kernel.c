@@ -78,8 +78,7 @@ grt_status* grt_kernel_attr_string_list(const grt_kernel_ctx* ctx, const char* n
   return NULL;
 }
 
-grt_status* grt_kernel_attr_string(const grt_kernel_ctx* ctx, const char* name,
-                                   const char** out) {
+grt_status* grt_kernel_attr_string(const grt_kernel_ctx* ctx, const char* name, const char** out) {
   return grt_attr_get_string(grt_node_attr(ctx->node, name), name, out);
 }
 

@@ -55,7 +55,9 @@ struct grt_var {
 };
 
 /* The write protocol above. */
-static inline void grt_var_write_begin(grt_var* v) { __atomic_add_fetch(&v->writers, 1, __ATOMIC_ACQ_REL); }
+static inline void grt_var_write_begin(grt_var* v) {
+  __atomic_add_fetch(&v->writers, 1, __ATOMIC_ACQ_REL);
+}
 static inline void grt_var_write_end(grt_var* v) {
   __atomic_add_fetch(&v->version, 1, __ATOMIC_RELEASE);
   __atomic_sub_fetch(&v->writers, 1, __ATOMIC_RELEASE);
@@ -80,8 +82,10 @@ static inline bool grt_var_stable_version(const grt_var* v, uint64_t* out) {
  * attr reader and the variable calls (grt_var_*) are public too. */
 
 /* Attr helpers: the node's value or the op's default; an error names the attr. */
-GRT_MUST_USE grt_status* grt_kernel_attr_int(const grt_kernel_ctx* ctx, const char* name, int64_t* out);
-GRT_MUST_USE grt_status* grt_kernel_attr_float(const grt_kernel_ctx* ctx, const char* name, float* out);
+GRT_MUST_USE grt_status* grt_kernel_attr_int(const grt_kernel_ctx* ctx, const char* name,
+                                             int64_t* out);
+GRT_MUST_USE grt_status* grt_kernel_attr_float(const grt_kernel_ctx* ctx, const char* name,
+                                               float* out);
 GRT_MUST_USE grt_status* grt_kernel_attr_string(const grt_kernel_ctx* ctx, const char* name,
                                                 const char** out);
 /* The attr value itself (any type), or NULL. */
@@ -90,11 +94,11 @@ const grt_attr_value* grt_kernel_attr(const grt_kernel_ctx* ctx, const char* nam
 /* Reads an integer tensor of rank <= 1 into a vector (for shape, axis, perm,
  * begin/size and multiples inputs). Fails naming `what` on a non-integer
  * dtype, a higher rank, or more than `max` elements. */
-GRT_MUST_USE grt_status* grt_kernel_read_int_vector(const grt_tensor* t, const char* what, int64_t* out,
-                                                    int32_t max, int32_t* out_n);
+GRT_MUST_USE grt_status* grt_kernel_read_int_vector(const grt_tensor* t, const char* what,
+                                                    int64_t* out, int32_t max, int32_t* out_n);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  /* GRT_KERNELS_OP_KERNEL_H_ */
+#endif /* GRT_KERNELS_OP_KERNEL_H_ */

@@ -36,9 +36,9 @@ const char* grt_attr_type_name(grt_attr_type t) {
 }
 
 static const size_t kElemSize[] = {
-    [GRT_ATTR_INT] = sizeof(int64_t),     [GRT_ATTR_FLOAT] = sizeof(float),
-    [GRT_ATTR_BOOL] = sizeof(bool),       [GRT_ATTR_STRING] = sizeof(const char*),
-    [GRT_ATTR_TYPE] = sizeof(grt_dtype),  [GRT_ATTR_SHAPE] = sizeof(grt_shape),
+    [GRT_ATTR_INT] = sizeof(int64_t),        [GRT_ATTR_FLOAT] = sizeof(float),
+    [GRT_ATTR_BOOL] = sizeof(bool),          [GRT_ATTR_STRING] = sizeof(const char*),
+    [GRT_ATTR_TYPE] = sizeof(grt_dtype),     [GRT_ATTR_SHAPE] = sizeof(grt_shape),
     [GRT_ATTR_TENSOR] = sizeof(grt_tensor*),
 };
 
@@ -123,15 +123,14 @@ grt_status* grt_attr_get_type(const grt_attr_value* v, const char* name, grt_dty
   return NULL;
 }
 
-grt_status* grt_attr_get_tensor(const grt_attr_value* v, const char* name,
-                                const grt_tensor** out) {
+grt_status* grt_attr_get_tensor(const grt_attr_value* v, const char* name, const grt_tensor** out) {
   GRT_RETURN_IF_ERROR(grt_attr_get(v, name, GRT_ATTR_TENSOR, &v));
   *out = v->u.tensor;
   return NULL;
 }
 
-grt_status* grt_attr_get_int_list(const grt_attr_value* v, const char* name,
-                                  const int64_t** out, int32_t* out_n) {
+grt_status* grt_attr_get_int_list(const grt_attr_value* v, const char* name, const int64_t** out,
+                                  int32_t* out_n) {
   GRT_RETURN_IF_ERROR(grt_attr_get(v, name, GRT_ATTR_LIST_INT, &v));
   *out = v->u.list.v.i;
   *out_n = v->u.list.n > 0 ? v->u.list.n : 0;

@@ -73,12 +73,10 @@ const grt_attr_value* grt_attr_lookup(const struct grt_node* node, const struct 
  * `v` is the attr found under `name` (NULL when there is none). Errors are
  * INVALID_ARGUMENT: "attr 'NAME' is missing", "attr 'NAME' must be int, got
  * bool"; callers put the node in front. Results borrow from `v`. */
-GRT_MUST_USE grt_status* grt_attr_get(const grt_attr_value* v, const char* name,
-                                      grt_attr_type want, const grt_attr_value** out);
-GRT_MUST_USE grt_status* grt_attr_get_int(const grt_attr_value* v, const char* name,
-                                          int64_t* out);
-GRT_MUST_USE grt_status* grt_attr_get_float(const grt_attr_value* v, const char* name,
-                                            float* out);
+GRT_MUST_USE grt_status* grt_attr_get(const grt_attr_value* v, const char* name, grt_attr_type want,
+                                      const grt_attr_value** out);
+GRT_MUST_USE grt_status* grt_attr_get_int(const grt_attr_value* v, const char* name, int64_t* out);
+GRT_MUST_USE grt_status* grt_attr_get_float(const grt_attr_value* v, const char* name, float* out);
 GRT_MUST_USE grt_status* grt_attr_get_bool(const grt_attr_value* v, const char* name, bool* out);
 /* A NULL string value reads as "". */
 GRT_MUST_USE grt_status* grt_attr_get_string(const grt_attr_value* v, const char* name,
@@ -94,4 +92,4 @@ GRT_MUST_USE grt_status* grt_attr_get_int_list(const grt_attr_value* v, const ch
 }
 #endif
 
-#endif  /* GRT_OPS_ATTR_H_ */
+#endif /* GRT_OPS_ATTR_H_ */

@@ -27,7 +27,8 @@ static grt_status* read4(const grt_node* node, const grt_op_def* def, const char
   if (n != 4)
     return GRT_ERROR(INVALID_ARGUMENT, "attr '%s' must have 4 entries, got %d", name, (int)n);
   int32_t h = nchw ? 2 : 1, c = nchw ? 1 : 3;
-  if (v[0] != 1 || v[c] != 1) return GRT_ERROR(INVALID_ARGUMENT, "attr '%s': %s", name, batch_depth_msg);
+  if (v[0] != 1 || v[c] != 1)
+    return GRT_ERROR(INVALID_ARGUMENT, "attr '%s': %s", name, batch_depth_msg);
   for (int32_t i = 0; i < 2; i++) {
     if (v[h + i] < 1)
       return GRT_ERROR(INVALID_ARGUMENT, "attr '%s' must be positive, got %lld at index %d", name,
@@ -86,7 +87,8 @@ grt_status* grt_window_read(const grt_node* node, const grt_op_def* def, uint32_
                             grt_window* out) {
   memset(out, 0, sizeof *out);
   const char* fmt;
-  GRT_RETURN_IF_ERROR(grt_attr_get_string(grt_attr_lookup(node, def, "data_format"), "data_format", &fmt));
+  GRT_RETURN_IF_ERROR(
+      grt_attr_get_string(grt_attr_lookup(node, def, "data_format"), "data_format", &fmt));
   if (strcmp(fmt, "NCHW") == 0)
     out->nchw = true;
   else if (strcmp(fmt, "NHWC") != 0)
@@ -96,10 +98,12 @@ grt_status* grt_window_read(const grt_node* node, const grt_op_def* def, uint32_
   out->dilations[0] = out->dilations[1] = 1;
   if (what & GRT_WINDOW_DILATIONS)
     GRT_RETURN_IF_ERROR(read4(node, def, "dilations", out->nchw,
-                              "dilations in the batch and depth dimensions must be 1", out->dilations));
+                              "dilations in the batch and depth dimensions must be 1",
+                              out->dilations));
   if (what & GRT_WINDOW_KSIZE)
     GRT_RETURN_IF_ERROR(read4(node, def, "ksize", out->nchw,
-                              "pooling is not supported on the batch or depth dimension", out->ksize));
+                              "pooling is not supported on the batch or depth dimension",
+                              out->ksize));
   return read_padding(node, def, what, out);
 }
 
@@ -192,13 +196,14 @@ static const bn_format_row kBatchNormFormats[] = {
     {"NCDHW", 5, 1},
 };
 
-grt_status* grt_batch_norm_format(const char* data_format, int32_t* out_rank, int32_t* out_channel) {
+grt_status* grt_batch_norm_format(const char* data_format, int32_t* out_rank,
+                                  int32_t* out_channel) {
   for (size_t i = 0; i < sizeof kBatchNormFormats / sizeof kBatchNormFormats[0]; i++)
     if (strcmp(data_format, kBatchNormFormats[i].name) == 0) {
       *out_rank = kBatchNormFormats[i].rank;
       *out_channel = kBatchNormFormats[i].channel;
       return NULL;
     }
-  return GRT_ERROR(INVALID_ARGUMENT, "attr 'data_format' must be NHWC, NCHW, NDHWC or NCDHW, got '%s'",
-                   data_format);
+  return GRT_ERROR(INVALID_ARGUMENT,
+                   "attr 'data_format' must be NHWC, NCHW, NDHWC or NCDHW, got '%s'", data_format);
 }

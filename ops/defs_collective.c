@@ -23,8 +23,8 @@ static grt_status* infer_nccl_all_reduce(grt_shape_ctx* c) {
   for (size_t i = 0; i < sizeof kReductions / sizeof kReductions[0]; i++)
     known |= strcmp(r, kReductions[i]) == 0;
   if (!known)
-    return GRT_ERROR(INVALID_ARGUMENT,
-                     "reduction '%s' is not one of 'min', 'max', 'prod', 'sum'", r);
+    return GRT_ERROR(INVALID_ARGUMENT, "reduction '%s' is not one of 'min', 'max', 'prod', 'sum'",
+                     r);
   const grt_attr_value* name = grt_node_attr(c->node, "shared_name");
   if (!name || name->type != GRT_ATTR_STRING || !name->u.s[0])
     return GRT_ERROR(INVALID_ARGUMENT,

@@ -8,19 +8,20 @@
 #include "ops/shape_conv.h"
 
 /* Conv2D and its backprops share their attrs. */
-#define CONV_ATTRS                                                                          \
-  "strides: list(int); use_cudnn_on_gpu: bool = true; padding: string; "                    \
-  "explicit_paddings: list(int) = []; data_format: string = 'NHWC'; "                       \
+#define CONV_ATTRS                                                       \
+  "strides: list(int); use_cudnn_on_gpu: bool = true; padding: string; " \
+  "explicit_paddings: list(int) = []; data_format: string = 'NHWC'; "    \
   "dilations: list(int) = [1, 1, 1, 1]"
-#define DEPTHWISE_ATTRS                                                                     \
-  "strides: list(int); padding: string; explicit_paddings: list(int) = []; "                \
+#define DEPTHWISE_ATTRS                                                      \
+  "strides: list(int); padding: string; explicit_paddings: list(int) = []; " \
   "data_format: string = 'NHWC'; dilations: list(int) = [1, 1, 1, 1]"
 #define POOL_ATTRS "ksize: list(int) >= 4; strides: list(int) >= 4; padding: string; "
 #define LRN_ATTRS "depth_radius: int = 5; bias: float = 1.0; alpha: float = 1.0; beta: float = 0.5"
 #define BN_ATTRS "epsilon: float = 0.0001; data_format: string = 'NHWC'; is_training: bool = true"
 #define TYPES_CONV "{float16, bfloat16, float32, float64, int32}"
 #define TYPES_LRN "{float16, bfloat16, float32} = float32"
-#define TYPES_MAX_POOL "{float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8} = float32"
+#define TYPES_MAX_POOL \
+  "{float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8} = float32"
 
 static const grt_op_spec kRows[] = {
     {"Conv2D", "input: T, filter: T", "output: T", "T: " TYPES_CONV "; " CONV_ATTRS, 0,
@@ -38,8 +39,9 @@ static const grt_op_spec kRows[] = {
     {"AvgPool", "value: T", "output: T",
      "T: " GRT_TYPES_FLOAT "; " POOL_ATTRS "data_format: string = 'NHWC'", 0, grt_infer_pool},
     {"MaxPoolGrad", "orig_input: T, orig_output: T, grad: T", "output: T",
-     POOL_ATTRS "explicit_paddings: list(int) = []; data_format: string = 'NHWC'; T: "
-                GRT_TYPES_REAL " = float32",
+     POOL_ATTRS
+     "explicit_paddings: list(int) = []; data_format: string = 'NHWC'; T: " GRT_TYPES_REAL
+     " = float32",
      0, grt_infer_max_pool_grad},
     {"AvgPoolGrad", "orig_input_shape: int32, grad: T", "output: T",
      POOL_ATTRS "data_format: string = 'NHWC'; T: " GRT_TYPES_FLOAT, 0, grt_infer_avg_pool_grad},
@@ -49,7 +51,8 @@ static const grt_op_spec kRows[] = {
     {"FusedBatchNormV3", "x: T, scale: U, offset: U, mean: U, variance: U",
      "y: T, batch_mean: U, batch_variance: U, reserve_space_1: U, reserve_space_2: U, "
      "reserve_space_3: U",
-     "T: {float16, bfloat16, float32}; U: {float32}; exponential_avg_factor: float = 1.0; " BN_ATTRS,
+     "T: {float16, bfloat16, float32}; U: {float32}; exponential_avg_factor: float = "
+     "1.0; " BN_ATTRS,
      0, grt_infer_fused_batch_norm},
     {"FusedBatchNormGradV3",
      "y_backprop: T, x: T, scale: float32, reserve_space_1: U, reserve_space_2: U, "

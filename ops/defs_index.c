@@ -15,7 +15,8 @@ static const grt_op_spec kRows[] = {
      "Tidx: {bfloat16, float16, float32, float64, int8, int16, int32, int64} = int32", 0,
      grt_infer_range},
     {"GatherV2", "params: Tparams, indices: Tindices, axis: Taxis", "output: Tparams",
-     "batch_dims: int = 0; Tparams: type; Tindices: " GRT_TYPES_INDEX_INT16 "; Taxis: " GRT_TYPES_INDEX,
+     "batch_dims: int = 0; Tparams: type; Tindices: " GRT_TYPES_INDEX_INT16
+     "; Taxis: " GRT_TYPES_INDEX,
      0, grt_infer_gather_v2},
     {"GatherNd", "params: Tparams, indices: Tindices", "output: Tparams",
      "Tparams: type; Tindices: " GRT_TYPES_INDEX_INT16, 0, grt_infer_gather_nd},
@@ -28,18 +29,18 @@ static const grt_op_spec kRows[] = {
     {"TensorScatterMin", SCATTER_SIG, "output: T", "T: " GRT_TYPES_NUMBER "; " SCATTER_INDICES, 0,
      grt_infer_tensor_scatter},
     {"Cumsum", "x: T, axis: Tidx", "out: T",
-     "exclusive: bool = false; reverse: bool = false; T: " GRT_TYPES_NUMBER "; Tidx: " GRT_TYPES_INDEX
-     " = int32",
+     "exclusive: bool = false; reverse: bool = false; T: " GRT_TYPES_NUMBER
+     "; Tidx: " GRT_TYPES_INDEX " = int32",
      0, grt_infer_cumsum},
     {"TopKV2", "input: T, k: Tk", "values: T, indices: index_type",
      "sorted: bool = true; T: " GRT_TYPES_REAL "; Tk: " GRT_TYPES_INDEX_INT16
      " = int32; index_type: " GRT_TYPES_INDEX_INT16 " = int32",
      0, grt_infer_top_k},
-    {"Einsum", "inputs: N * T", "output: T", "equation: string; N: int >= 1; T: " GRT_TYPES_NUMBER, 0,
-     grt_infer_einsum},
+    {"Einsum", "inputs: N * T", "output: T", "equation: string; N: int >= 1; T: " GRT_TYPES_NUMBER,
+     0, grt_infer_einsum},
     {"Pad", "input: T, paddings: Tpaddings", "output: T", "T: type; " PADDINGS, 0, grt_infer_pad},
-    {"PadV2", "input: T, paddings: Tpaddings, constant_values: T", "output: T", "T: type; " PADDINGS,
-     0, grt_infer_pad},
+    {"PadV2", "input: T, paddings: Tpaddings, constant_values: T", "output: T",
+     "T: type; " PADDINGS, 0, grt_infer_pad},
     {"MirrorPad", "input: T, paddings: Tpaddings", "output: T",
      "T: type; " PADDINGS "; mode: string", 0, grt_infer_pad},
 };

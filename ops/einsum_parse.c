@@ -117,17 +117,18 @@ grt_status* grt_einsum_parse(const char* equation, int32_t n, const grt_shape* s
   for (int32_t i = 0; i <= n_letters; i++) {
     if (i == out_ell)
       for (int32_t j = 0; j < ellipsis; j++) {
-        if (e->n_out >= GRT_MAX_RANK) return GRT_ERROR(INVALID_ARGUMENT, "Einsum: output rank too large");
+        if (e->n_out >= GRT_MAX_RANK)
+          return GRT_ERROR(INVALID_ARGUMENT, "Einsum: output rank too large");
         e->out[e->n_out++] = GRT_EINSUM_LETTERS + j;
         e->in_out[GRT_EINSUM_LETTERS + j] = true;
       }
     if (i == n_letters) break;
     int32_t l = out[i];
     if (!e->used[l] || e->in_out[l])
-      return GRT_ERROR(INVALID_ARGUMENT,
-                       "Einsum: output subscript '%c' is repeated or in no input",
+      return GRT_ERROR(INVALID_ARGUMENT, "Einsum: output subscript '%c' is repeated or in no input",
                        l < 26 ? 'a' + l : 'A' + (l - 26));
-    if (e->n_out >= GRT_MAX_RANK) return GRT_ERROR(INVALID_ARGUMENT, "Einsum: output rank too large");
+    if (e->n_out >= GRT_MAX_RANK)
+      return GRT_ERROR(INVALID_ARGUMENT, "Einsum: output rank too large");
     e->out[e->n_out++] = l;
     e->in_out[l] = true;
   }

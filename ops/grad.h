@@ -39,14 +39,14 @@ static inline bool grt_tref_ok(grt_tref t) { return t.node >= 0; }
 
 typedef struct grt_grad_builder {
   grt_graph* g;
-  int32_t fwd;         /* the forward node whose gradient is being built */
-  const char* scope;   /* node names start with it: "gradients/<fwd>_grad" */
+  int32_t fwd;                 /* the forward node whose gradient is being built */
+  const char* scope;           /* node names start with it: "gradients/<fwd>_grad" */
   const char* const* colocate; /* colocation group joined by new nodes ... */
   int32_t n_colocate;          /* ... (0: none) */
   const char* colocate_one;    /* storage when the group is one name (the node
                                   array moves as nodes are added) */
-  const bool* has_dy;  /* per output: did a gradient reach it (else dy is zeros) */
-  grt_status* status;  /* the first failure, or NULL */
+  const bool* has_dy;          /* per output: did a gradient reach it (else dy is zeros) */
+  grt_status* status;          /* the first failure, or NULL */
 } grt_grad_builder;
 
 /* dy[k]: the gradient of output k (zeros where none reached a float
@@ -148,7 +148,8 @@ grt_tref grt_gb_sum_all(grt_grad_builder* b, grt_tref x);
  * operand `x`, where `other` is the other operand: TensorFlow's
  * BroadcastGradientArgs + Sum + Reshape (skipped when both static shapes
  * are fully known and equal). `first` says whether x is the op's input 0. */
-grt_tref grt_gb_unbroadcast(grt_grad_builder* b, grt_tref g, grt_tref x, grt_tref other, bool first);
+grt_tref grt_gb_unbroadcast(grt_grad_builder* b, grt_tref g, grt_tref x, grt_tref other,
+                            bool first);
 
 /* For a reduction of `x` over `axes` (an index tensor, any rank): the shape
  * of x with the reduced dimensions set to 1 (TensorFlow's reduced_shape),

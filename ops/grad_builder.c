@@ -175,11 +175,21 @@ void grt_gb_copy_attrs(grt_grad_builder* b, int32_t node, const char* const* nam
     if (!v) continue; /* neither set nor defaulted: the new node's default applies */
     grt_status* s = NULL;
     switch (v->type) {
-      case GRT_ATTR_INT: s = grt_graph_set_attr_int(b->g, node, *names, v->u.i); break;
-      case GRT_ATTR_FLOAT: s = grt_graph_set_attr_float(b->g, node, *names, v->u.f); break;
-      case GRT_ATTR_BOOL: s = grt_graph_set_attr_bool(b->g, node, *names, v->u.b); break;
-      case GRT_ATTR_STRING: s = grt_graph_set_attr_string(b->g, node, *names, v->u.s); break;
-      case GRT_ATTR_TYPE: s = grt_graph_set_attr_type(b->g, node, *names, v->u.t); break;
+      case GRT_ATTR_INT:
+        s = grt_graph_set_attr_int(b->g, node, *names, v->u.i);
+        break;
+      case GRT_ATTR_FLOAT:
+        s = grt_graph_set_attr_float(b->g, node, *names, v->u.f);
+        break;
+      case GRT_ATTR_BOOL:
+        s = grt_graph_set_attr_bool(b->g, node, *names, v->u.b);
+        break;
+      case GRT_ATTR_STRING:
+        s = grt_graph_set_attr_string(b->g, node, *names, v->u.s);
+        break;
+      case GRT_ATTR_TYPE:
+        s = grt_graph_set_attr_type(b->g, node, *names, v->u.t);
+        break;
       case GRT_ATTR_LIST_INT:
         s = grt_graph_set_attr_int_list(b->g, node, *names, v->u.list.v.i, v->u.list.n);
         break;
@@ -320,7 +330,8 @@ static bool same_known_shape(grt_grad_builder* b, grt_tref x, grt_tref y) {
   return true;
 }
 
-grt_tref grt_gb_unbroadcast(grt_grad_builder* b, grt_tref g, grt_tref x, grt_tref other, bool first) {
+grt_tref grt_gb_unbroadcast(grt_grad_builder* b, grt_tref g, grt_tref x, grt_tref other,
+                            bool first) {
   if (!grt_tref_ok(g) || b->status) return GRT_TREF_NONE;
   if (same_known_shape(b, x, other)) return g;
   grt_tref sx = grt_gb_shape(b, x), so = grt_gb_shape(b, other);

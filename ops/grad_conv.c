@@ -6,8 +6,9 @@
 
 #include "ops/grad.h"
 
-static const char* const kConvAttrs[] = {"strides", "use_cudnn_on_gpu", "padding",
-                                         "explicit_paddings", "data_format", "dilations", NULL};
+static const char* const kConvAttrs[] = {
+    "strides",     "use_cudnn_on_gpu", "padding", "explicit_paddings",
+    "data_format", "dilations",        NULL};
 
 /* Conv2DBackpropInput(shape(x), filter, g), Conv2DBackpropFilter(x, shape(filter), g) */
 static void conv2d_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
@@ -26,7 +27,7 @@ static void conv2d_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
 
 /* MaxPoolGrad(x, y, g) */
 static void max_pool_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
-  static const char* const attrs[] = {"ksize", "strides", "padding", "explicit_paddings",
+  static const char* const attrs[] = {"ksize",       "strides", "padding", "explicit_paddings",
                                       "data_format", NULL};
   grt_tref in[3] = {grt_gb_input(b, 0), grt_gb_output(b, 0), dy[0]};
   int32_t n = grt_gb_add(b, "MaxPoolGrad", in, 3);

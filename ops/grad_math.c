@@ -32,8 +32,8 @@ static void real_div_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx)
 /* x's share goes where x won (Maximum: x >= y; Minimum: x <= y). */
 static void max_min_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx, bool is_max) {
   grt_tref x = grt_gb_input(b, 0), y = grt_gb_input(b, 1);
-  grt_tref xmask = is_max ? grt_gb_compare(b, "GreaterEqual", x, y)
-                          : grt_gb_compare(b, "GreaterEqual", y, x);
+  grt_tref xmask =
+      is_max ? grt_gb_compare(b, "GreaterEqual", x, y) : grt_gb_compare(b, "GreaterEqual", y, x);
   grt_tref zeros = grt_gb_unary(b, "ZerosLike", dy[0]);
   both(b, grt_gb_select(b, xmask, dy[0], zeros), grt_gb_select(b, xmask, zeros, dy[0]), dx);
 }
@@ -52,8 +52,8 @@ static void pow_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
   grt_tref gx = grt_gb_mul(b, grt_gb_mul(b, dy[0], y), grt_gb_binary(b, "Pow", x, y_1));
   grt_tref mask = grt_gb_compare(b, "Greater", x, grt_gb_scalar(b, x.dtype, 0));
   grt_tref safe_x = grt_gb_select(b, mask, x, grt_gb_unary(b, "OnesLike", x));
-  grt_tref log_x = grt_gb_select(b, mask, grt_gb_unary(b, "Log", safe_x),
-                                 grt_gb_unary(b, "ZerosLike", x));
+  grt_tref log_x =
+      grt_gb_select(b, mask, grt_gb_unary(b, "Log", safe_x), grt_gb_unary(b, "ZerosLike", x));
   both(b, gx, grt_gb_mul(b, grt_gb_mul(b, dy[0], z), log_x), dx);
 }
 
@@ -141,10 +141,10 @@ static void select_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
 /* Only between float types; other casts pass no gradient. */
 static void cast_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
   grt_dtype src = grt_gb_attr_type(b, "SrcT"), dst = grt_gb_attr_type(b, "DstT");
-  bool src_float = src == GRT_FLOAT16 || src == GRT_BFLOAT16 || src == GRT_FLOAT32 ||
-                   src == GRT_FLOAT64;
-  bool dst_float = dst == GRT_FLOAT16 || dst == GRT_BFLOAT16 || dst == GRT_FLOAT32 ||
-                   dst == GRT_FLOAT64;
+  bool src_float =
+      src == GRT_FLOAT16 || src == GRT_BFLOAT16 || src == GRT_FLOAT32 || src == GRT_FLOAT64;
+  bool dst_float =
+      dst == GRT_FLOAT16 || dst == GRT_BFLOAT16 || dst == GRT_FLOAT32 || dst == GRT_FLOAT64;
   if (src_float && dst_float) dx[0] = grt_gb_cast(b, dy[0], src);
 }
 
@@ -232,8 +232,8 @@ static void mean_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
   grt_tref x = grt_gb_input(b, 0), y = grt_gb_output(b, 0);
   grt_dtype t = dy[0].dtype;
   grt_tref in_size = grt_gb_cast(b, grt_gb_size(b, x), t);
-  grt_tref out_size = grt_gb_binary(b, "Maximum", grt_gb_cast(b, grt_gb_size(b, y), t),
-                                    grt_gb_scalar(b, t, 1));
+  grt_tref out_size =
+      grt_gb_binary(b, "Maximum", grt_gb_cast(b, grt_gb_size(b, y), t), grt_gb_scalar(b, t, 1));
   dx[0] = grt_gb_div(b, spread(b, dy[0]), grt_gb_div(b, in_size, out_size));
 }
 

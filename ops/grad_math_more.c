@@ -27,7 +27,8 @@ static void tan_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
 
 /* 1 / sqrt(1 - x^2) */
 static grt_tref inv_sqrt_one_minus_sq(grt_grad_builder* b, grt_tref x) {
-  grt_tref den = grt_gb_unary(b, "Sqrt", grt_gb_sub(b, one_like(b, x), grt_gb_unary(b, "Square", x)));
+  grt_tref den =
+      grt_gb_unary(b, "Sqrt", grt_gb_sub(b, one_like(b, x), grt_gb_unary(b, "Square", x)));
   return grt_gb_div(b, one_like(b, x), den);
 }
 
@@ -42,14 +43,16 @@ static void acos_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
 /* g * 1 / (1 + x^2) */
 static void atan_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
   grt_tref x = grt_gb_input(b, 0);
-  grt_tref inv = grt_gb_div(b, one_like(b, x), grt_gb_add2(b, one_like(b, x), grt_gb_unary(b, "Square", x)));
+  grt_tref inv =
+      grt_gb_div(b, one_like(b, x), grt_gb_add2(b, one_like(b, x), grt_gb_unary(b, "Square", x)));
   dx[0] = grt_gb_mul(b, dy[0], inv);
 }
 
 /* g * 1 / (1 - x^2) */
 static void atanh_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
   grt_tref x = grt_gb_input(b, 0);
-  grt_tref inv = grt_gb_div(b, one_like(b, x), grt_gb_sub(b, one_like(b, x), grt_gb_unary(b, "Square", x)));
+  grt_tref inv =
+      grt_gb_div(b, one_like(b, x), grt_gb_sub(b, one_like(b, x), grt_gb_unary(b, "Square", x)));
   dx[0] = grt_gb_mul(b, dy[0], inv);
 }
 

@@ -93,8 +93,7 @@ grt_status* grt_graph_add_node_borrowed(grt_graph* g, const char* name, const ch
   return NULL;
 }
 
-grt_status* grt_graph_add_node(grt_graph* g, const char* name, const char* op,
-                               int32_t* out_index) {
+grt_status* grt_graph_add_node(grt_graph* g, const char* name, const char* op, int32_t* out_index) {
   if (!grt_node_name_valid(name))
     return grt_graph_add_node_borrowed(g, name, op, out_index); /* for its message */
   char* n = grt_arena_strdup(g->arena, name);
@@ -190,8 +189,7 @@ grt_status* grt_graph_add_input(grt_graph* g, int32_t node, const char* input) {
       return OOM();
     n->controls[n->n_controls++] = in;
   } else {
-    if (!grow(g->arena, (void**)&n->inputs, n->n_inputs, &n->cap_inputs, sizeof in))
-      return OOM();
+    if (!grow(g->arena, (void**)&n->inputs, n->n_inputs, &n->cap_inputs, sizeof in)) return OOM();
     n->inputs[n->n_inputs++] = in;
   }
   return NULL;
@@ -216,7 +214,8 @@ grt_status* grt_graph_set_attr_value(grt_graph* g, int32_t node, const char* nam
                                      const grt_attr_value* v) {
   grt_node* n = NULL;
   grt_status* s = node_at(g, node, &n);
-  if (!s && (!name || !*name)) s = GRT_ERROR(INVALID_ARGUMENT, "node '%s': empty attr name", n->name);
+  if (!s && (!name || !*name))
+    s = GRT_ERROR(INVALID_ARGUMENT, "node '%s': empty attr name", n->name);
   if (!s && !grt_attr_type_valid(v->type))
     s = GRT_ERROR(INVALID_ARGUMENT, "node '%s': attr '%s' has an invalid type %d", n->name, name,
                   (int)v->type);
@@ -259,8 +258,7 @@ grt_status* grt_graph_set_attr_bool(grt_graph* g, int32_t node, const char* name
   return grt_graph_set_attr_value(g, node, name, &a);
 }
 
-grt_status* grt_graph_set_attr_string(grt_graph* g, int32_t node, const char* name,
-                                      const char* v) {
+grt_status* grt_graph_set_attr_string(grt_graph* g, int32_t node, const char* name, const char* v) {
   if (!g) return GRT_ERROR(INVALID_ARGUMENT, "NULL graph");
   grt_attr_value a = {.type = GRT_ATTR_STRING, .u.s = grt_arena_strdup(g->arena, v ? v : "")};
   if (!a.u.s) return OOM();
@@ -272,8 +270,8 @@ grt_status* grt_graph_set_attr_type(grt_graph* g, int32_t node, const char* name
   return grt_graph_set_attr_value(g, node, name, &a);
 }
 
-grt_status* grt_graph_set_attr_shape(grt_graph* g, int32_t node, const char* name,
-                                     int32_t rank, const int64_t* dims) {
+grt_status* grt_graph_set_attr_shape(grt_graph* g, int32_t node, const char* name, int32_t rank,
+                                     const int64_t* dims) {
   if (rank > GRT_MAX_RANK)
     return GRT_ERROR(INVALID_ARGUMENT, "attr '%s': rank %d exceeds the maximum of %d", name,
                      (int)rank, GRT_MAX_RANK);
@@ -286,8 +284,7 @@ grt_status* grt_graph_set_attr_shape(grt_graph* g, int32_t node, const char* nam
   return grt_graph_set_attr_value(g, node, name, &a);
 }
 
-grt_status* grt_graph_set_attr_tensor(grt_graph* g, int32_t node, const char* name,
-                                      grt_tensor* t) {
+grt_status* grt_graph_set_attr_tensor(grt_graph* g, int32_t node, const char* name, grt_tensor* t) {
   if (!t) return GRT_ERROR(INVALID_ARGUMENT, "attr '%s': NULL tensor", name ? name : "");
   grt_attr_value a = {.type = GRT_ATTR_TENSOR, .u.tensor = grt_tensor_ref(t)};
   return grt_graph_set_attr_value(g, node, name, &a);
@@ -402,20 +399,17 @@ static grt_status* named(const grt_graph* g, int32_t i, grt_status* s) {
   return s ? grt_status_prefix(s, "node '%s' (%s)", g->nodes[i].name, g->nodes[i].op) : NULL;
 }
 
-grt_status* grt_graph_node_attr_int(const grt_graph* g, int32_t i, const char* name,
-                                    int64_t* out) {
+grt_status* grt_graph_node_attr_int(const grt_graph* g, int32_t i, const char* name, int64_t* out) {
   const grt_attr_value* v;
   GRT_RETURN_IF_ERROR(public_attr(g, i, name, &v));
   return named(g, i, grt_attr_get_int(v, name, out));
 }
-grt_status* grt_graph_node_attr_float(const grt_graph* g, int32_t i, const char* name,
-                                      float* out) {
+grt_status* grt_graph_node_attr_float(const grt_graph* g, int32_t i, const char* name, float* out) {
   const grt_attr_value* v;
   GRT_RETURN_IF_ERROR(public_attr(g, i, name, &v));
   return named(g, i, grt_attr_get_float(v, name, out));
 }
-grt_status* grt_graph_node_attr_bool(const grt_graph* g, int32_t i, const char* name,
-                                     bool* out) {
+grt_status* grt_graph_node_attr_bool(const grt_graph* g, int32_t i, const char* name, bool* out) {
   const grt_attr_value* v;
   GRT_RETURN_IF_ERROR(public_attr(g, i, name, &v));
   return named(g, i, grt_attr_get_bool(v, name, out));
@@ -450,8 +444,8 @@ grt_dtype grt_graph_node_output_type(const grt_graph* g, int32_t i, int32_t k) {
   return n->sig.output_types[k];
 }
 
-grt_status* grt_graph_node_output_shape(const grt_graph* g, int32_t i, int32_t k,
-                                        int32_t* out_rank, int64_t* out_dims) {
+grt_status* grt_graph_node_output_shape(const grt_graph* g, int32_t i, int32_t k, int32_t* out_rank,
+                                        int64_t* out_dims) {
   const grt_node* n = cnode(g, i);
   if (!n) return GRT_ERROR(OUT_OF_RANGE, "node index %d out of range", (int)i);
   if (!g->validated)
@@ -472,7 +466,8 @@ size_t grt_graph_constant_bytes(const grt_graph* g) {
       const grt_attr_value* v = &n->attrs[a].value;
       if (v->type == GRT_ATTR_TENSOR) total += grt_tensor_byte_size(v->u.tensor);
       if (v->type == GRT_ATTR_LIST_TENSOR)
-        for (int32_t k = 0; k < v->u.list.n; k++) total += grt_tensor_byte_size(v->u.list.v.tensor[k]);
+        for (int32_t k = 0; k < v->u.list.n; k++)
+          total += grt_tensor_byte_size(v->u.list.v.tensor[k]);
     }
   }
   return total;

@@ -120,4 +120,4 @@ bool grt_parse_input_spec(const char* spec, const char** out_node, size_t* out_l
 }
 #endif
 
-#endif  /* GRT_OPS_GRAPH_H_ */
+#endif /* GRT_OPS_GRAPH_H_ */

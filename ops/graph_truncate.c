@@ -37,7 +37,8 @@ bool grt_graph_truncate(grt_graph* g, int32_t n) {
   grt_graph_mark m = {n, {0}};
   grt_strmap_init(&m.names);
   bool ok = grt_strmap_reserve(&m.names, (size_t)n);
-  for (int32_t i = 0; ok && i < n; i++) ok = grt_strmap_put(&m.names, g->nodes[i].name, i, NULL) >= 0;
+  for (int32_t i = 0; ok && i < n; i++)
+    ok = grt_strmap_put(&m.names, g->nodes[i].name, i, NULL) >= 0;
   if (!ok) {
     grt_strmap_clear(&m.names);
     return false;

@@ -114,13 +114,15 @@ const grt_attr_def* grt_op_find_attr(const grt_op_def* def, const char* name);
 /* Works out a node's input/output counts, dtypes and ref-ness from its op and
  * attrs into n->sig (arrays from the graph arena). Fails, naming the node and
  * attr, when an attr the signature needs is missing or of the wrong type. */
-GRT_MUST_USE grt_status* grt_node_compute_signature(grt_graph* g, grt_node* n, const grt_op_def* def);
+GRT_MUST_USE grt_status* grt_node_compute_signature(grt_graph* g, grt_node* n,
+                                                    const grt_op_def* def);
 
 /* Parses one spec into a def allocated from `arena` (exposed for tests). */
-GRT_MUST_USE grt_status* grt_op_spec_parse(const grt_op_spec* spec, grt_arena* arena, grt_op_def* out);
+GRT_MUST_USE grt_status* grt_op_spec_parse(const grt_op_spec* spec, grt_arena* arena,
+                                           grt_op_def* out);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  /* GRT_OPS_OP_DEF_H_ */
+#endif /* GRT_OPS_OP_DEF_H_ */

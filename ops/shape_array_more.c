@@ -35,8 +35,7 @@ grt_status* grt_op_reverse_sequence_length(const grt_shape* in, int64_t seq_dim,
 
 grt_status* grt_op_determinant_shape(const grt_shape* in, grt_shape* out) {
   int32_t rank = in->rank;
-  if (rank < 2)
-    return GRT_ERROR(INVALID_ARGUMENT, "Input must have rank >= 2, got %d", (int)rank);
+  if (rank < 2) return GRT_ERROR(INVALID_ARGUMENT, "Input must have rank >= 2, got %d", (int)rank);
   int64_t m = in->dims[rank - 1];
   if (in->dims[rank - 2] != m)
     return GRT_ERROR(INVALID_ARGUMENT, "Input matrices must be square, got %lld != %lld",

@@ -8,4 +8,4 @@ GRT_MUST_USE grt_status* grt_infer_reverse_sequence(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_where(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_matrix_determinant(grt_shape_ctx* c);
 
-#endif  /* GRT_OPS_SHAPE_ARRAY_MORE_H_ */
+#endif /* GRT_OPS_SHAPE_ARRAY_MORE_H_ */

@@ -28,14 +28,17 @@ const grt_attr_value* grt_infer_attr(const grt_shape_ctx* c, const char* name);
 /* Typed attr reads; missing or mistyped attrs are INVALID_ARGUMENT. */
 GRT_MUST_USE grt_status* grt_infer_attr_int(const grt_shape_ctx* c, const char* name, int64_t* out);
 GRT_MUST_USE grt_status* grt_infer_attr_bool(const grt_shape_ctx* c, const char* name, bool* out);
-GRT_MUST_USE grt_status* grt_infer_attr_string(const grt_shape_ctx* c, const char* name, const char** out);
-GRT_MUST_USE grt_status* grt_infer_attr_shape(const grt_shape_ctx* c, const char* name, grt_shape* out);
-GRT_MUST_USE grt_status* grt_infer_attr_int_list(const grt_shape_ctx* c, const char* name, const int64_t** out,
-                                                 int32_t* out_n);
+GRT_MUST_USE grt_status* grt_infer_attr_string(const grt_shape_ctx* c, const char* name,
+                                               const char** out);
+GRT_MUST_USE grt_status* grt_infer_attr_shape(const grt_shape_ctx* c, const char* name,
+                                              grt_shape* out);
+GRT_MUST_USE grt_status* grt_infer_attr_int_list(const grt_shape_ctx* c, const char* name,
+                                                 const int64_t** out, int32_t* out_n);
 
 /* A constant integer input (NULL when not known). Fails when the constant is
  * not integer-typed or has a rank other than 0 or 1. */
-GRT_MUST_USE grt_status* grt_infer_const_ints(const grt_shape_ctx* c, int32_t i, const grt_tensor** out);
+GRT_MUST_USE grt_status* grt_infer_const_ints(const grt_shape_ctx* c, int32_t i,
+                                              const grt_tensor** out);
 int64_t grt_infer_value(const grt_tensor* t, int64_t k);
 /* A constant input holding exactly one integer; *out_known false when the
  * input is not a constant. */
@@ -45,7 +48,8 @@ int64_t grt_infer_value_count(const grt_tensor* t);
 
 /* Input i must have the given rank (when its rank is known). */
 GRT_MUST_USE grt_status* grt_infer_with_rank(const grt_shape_ctx* c, int32_t i, int32_t rank);
-GRT_MUST_USE grt_status* grt_infer_with_rank_at_least(const grt_shape_ctx* c, int32_t i, int32_t rank);
+GRT_MUST_USE grt_status* grt_infer_with_rank_at_least(const grt_shape_ctx* c, int32_t i,
+                                                      int32_t rank);
 
 /* out = rank/dims, failing above GRT_MAX_RANK. */
 GRT_MUST_USE grt_status* grt_infer_make(int32_t rank, const int64_t* dims, grt_shape* out);
@@ -55,8 +59,8 @@ GRT_MUST_USE grt_status* grt_infer_unknown_dims(int32_t rank, grt_shape* out);
 /* NumPy broadcasting of two shapes. Incompatible known dims fail with
  * "Incompatible shapes: [2,3] vs. [4]" unless `error_on_mismatch` is false,
  * in which case *out becomes unknown. */
-GRT_MUST_USE grt_status* grt_infer_broadcast(const grt_shape* a, const grt_shape* b, bool error_on_mismatch,
-                                             grt_shape* out);
+GRT_MUST_USE grt_status* grt_infer_broadcast(const grt_shape* a, const grt_shape* b,
+                                             bool error_on_mismatch, grt_shape* out);
 /* Merges two shapes that must be equal, failing with both shapes named. */
 GRT_MUST_USE grt_status* grt_infer_merge(const grt_shape* a, const grt_shape* b, grt_shape* out);
 /* Merges two dims that must be equal (-1 matches anything). */

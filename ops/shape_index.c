@@ -41,19 +41,21 @@ grt_status* grt_op_gather_geometry(const grt_shape* p, const grt_shape* ind, int
                      -(int)ir, (int)ir, (long long)batch_dims);
   if (batch_dims < 0) batch_dims += ir;
   if (axis < -r || axis >= r)
-    return GRT_ERROR(INVALID_ARGUMENT, "Expected axis in the range [%d, %d), but got %lld",
-                     -(int)r, (int)r, (long long)axis);
+    return GRT_ERROR(INVALID_ARGUMENT, "Expected axis in the range [%d, %d), but got %lld", -(int)r,
+                     (int)r, (long long)axis);
   if (axis < 0) axis += r;
   if (batch_dims != 0) {
     if (batch_dims >= r)
       return GRT_ERROR(INVALID_ARGUMENT, "batch_dims (%lld) must be less than rank(params) (%d)",
                        (long long)batch_dims, (int)r);
     if (axis < batch_dims)
-      return GRT_ERROR(INVALID_ARGUMENT, "batch_dims (%lld) must be less than or equal to axis (%lld)",
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "batch_dims (%lld) must be less than or equal to axis (%lld)",
                        (long long)batch_dims, (long long)axis);
     for (int32_t i = 0; i < batch_dims; i++)
       if (p->dims[i] >= 0 && ind->dims[i] >= 0 && p->dims[i] != ind->dims[i])
-        return GRT_ERROR(INVALID_ARGUMENT, "params.shape[%d]: %lld should be equal to indices.shape[%d]: %lld",
+        return GRT_ERROR(INVALID_ARGUMENT,
+                         "params.shape[%d]: %lld should be equal to indices.shape[%d]: %lld",
                          (int)i, (long long)p->dims[i], (int)i, (long long)ind->dims[i]);
   }
   int32_t out_rank = r - 1 + ir - (int32_t)batch_dims;
@@ -145,7 +147,8 @@ grt_status* grt_infer_top_k(grt_shape_ctx* c) {
   bool known;
   int64_t k;
   GRT_RETURN_IF_ERROR(grt_infer_const_scalar(c, 1, &known, &k));
-  if (known && k < 0) return GRT_ERROR(INVALID_ARGUMENT, "k must be non-negative, got %lld", (long long)k);
+  if (known && k < 0)
+    return GRT_ERROR(INVALID_ARGUMENT, "k must be non-negative, got %lld", (long long)k);
   grt_shape s = c->input_shapes[0];
   if (s.rank > 0) {
     int64_t last = s.dims[s.rank - 1];
@@ -214,4 +217,3 @@ grt_status* grt_infer_einsum(grt_shape_ctx* c) {
   for (int32_t i = 0; i < e.n_out; i++) dims[i] = e.size[e.out[i]];
   return grt_infer_make(e.n_out, dims, &c->output_shapes[0]);
 }
-

@@ -12,8 +12,7 @@ grt_status* grt_data_format_channel(const char* data_format, int32_t rank, int32
   else if (strcmp(data_format, "NCHW") == 0)
     *out = 1;
   else
-    return GRT_ERROR(INVALID_ARGUMENT, "data_format must be NHWC or NCHW, got '%s'",
-                     data_format);
+    return GRT_ERROR(INVALID_ARGUMENT, "data_format must be NHWC or NCHW, got '%s'", data_format);
   return NULL;
 }
 

@@ -10,7 +10,8 @@ grt_status* grt_infer_lrn(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 0, 4));
   int64_t r;
   GRT_RETURN_IF_ERROR(grt_infer_attr_int(c, "depth_radius", &r));
-  if (r < 0) return GRT_ERROR(INVALID_ARGUMENT, "attr 'depth_radius' must be >= 0, got %lld", (long long)r);
+  if (r < 0)
+    return GRT_ERROR(INVALID_ARGUMENT, "attr 'depth_radius' must be >= 0, got %lld", (long long)r);
   c->output_shapes[0] = c->input_shapes[0];
   return c->input_shapes[0].rank < 0 ? grt_infer_unknown_dims(4, &c->output_shapes[0]) : NULL;
 }
@@ -21,7 +22,8 @@ grt_status* grt_infer_lrn_grad(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_unknown_dims(4, &s));
   for (int32_t i = 0; i < 3; i++) {
     GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, i, 4));
-    if (c->input_shapes[i].rank >= 0) GRT_RETURN_IF_ERROR(grt_infer_merge(&s, &c->input_shapes[i], &s));
+    if (c->input_shapes[i].rank >= 0)
+      GRT_RETURN_IF_ERROR(grt_infer_merge(&s, &c->input_shapes[i], &s));
   }
   c->output_shapes[0] = s;
   return NULL;

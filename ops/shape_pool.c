@@ -18,8 +18,10 @@ static grt_status* pooled(const grt_window* w, const grt_shape* in, grt_shape* o
   int32_t h = grt_window_h(w);
   bool known = in->rank == 4;
   int64_t oh, ow, before, after;
-  GRT_RETURN_IF_ERROR(grt_window_dim(w, 0, known ? in->dims[h] : -1, w->ksize[0], &oh, &before, &after));
-  GRT_RETURN_IF_ERROR(grt_window_dim(w, 1, known ? in->dims[h + 1] : -1, w->ksize[1], &ow, &before, &after));
+  GRT_RETURN_IF_ERROR(
+      grt_window_dim(w, 0, known ? in->dims[h] : -1, w->ksize[0], &oh, &before, &after));
+  GRT_RETURN_IF_ERROR(
+      grt_window_dim(w, 1, known ? in->dims[h + 1] : -1, w->ksize[1], &ow, &before, &after));
   int64_t n = known ? in->dims[0] : -1, ch = known ? in->dims[grt_window_c(w)] : -1;
   int64_t nhwc[4] = {n, oh, ow, ch}, nchw[4] = {n, ch, oh, ow};
   return grt_infer_make(4, w->nchw ? nchw : nhwc, out);

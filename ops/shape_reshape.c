@@ -80,8 +80,8 @@ grt_status* grt_reshape_resolve(const grt_shape* in, int32_t rank, int64_t* dims
     for (int32_t i = 0; i < rank; i++) requested[i] = dims[i];
     requested[unknown] = missing;
     int64_t want_n = has_zero ? 0 : product * missing;
-    if (want_n != in_n) return cannot_reshape(in_n, rank, kernel_wording ? requested : dims,
-                                              kernel_wording);
+    if (want_n != in_n)
+      return cannot_reshape(in_n, rank, kernel_wording ? requested : dims, kernel_wording);
     dims[unknown] = missing;
     return NULL;
   }
@@ -130,7 +130,7 @@ grt_status* grt_op_reshape_resolve(const grt_shape* in, const int64_t* requested
 }
 
 grt_status* grt_op_squeeze_shape(const grt_shape* in, const int64_t* axes, int32_t n_axes,
-                              grt_shape* out) {
+                                 grt_shape* out) {
   bool chosen[GRT_MAX_RANK] = {false};
   for (int32_t k = 0; k < n_axes; k++) {
     int32_t a;

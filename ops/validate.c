@@ -25,7 +25,8 @@ static grt_status* check_attrs(const grt_node* n, const grt_op_def* def) {
   for (int32_t i = 0; i < n->n_attrs; i++) {
     const grt_attr* a = &n->attrs[i];
     const grt_attr_def* ad = grt_op_find_attr(def, a->name);
-    if (!ad) return NODE_ERR(INVALID_ARGUMENT, n, "attr '%s' is not an attr of %s", a->name, def->name);
+    if (!ad)
+      return NODE_ERR(INVALID_ARGUMENT, n, "attr '%s' is not an attr of %s", a->name, def->name);
     if (a->value.type != ad->type)
       return NODE_ERR(INVALID_ARGUMENT, n, "attr '%s' must be %s, got %s", a->name,
                       grt_attr_type_name(ad->type), grt_attr_type_name(a->value.type));
@@ -34,7 +35,8 @@ static grt_status* check_attrs(const grt_node* n, const grt_op_def* def) {
       for (int32_t k = 0; k < count; k++) {
         grt_dtype t = ad->type == GRT_ATTR_TYPE ? a->value.u.t : a->value.u.list.v.t[k];
         if (!grt_dtype_valid(t))
-          return NODE_ERR(INVALID_ARGUMENT, n, "attr '%s' holds an invalid dtype %d", a->name, (int)t);
+          return NODE_ERR(INVALID_ARGUMENT, n, "attr '%s' holds an invalid dtype %d", a->name,
+                          (int)t);
         if (ad->allowed_types && !(ad->allowed_types & grt_dtype_bit(t)))
           return NODE_ERR(INVALID_ARGUMENT, n,
                           "attr '%s' is %s, which %s does not allow (dtype constraint violated)",
@@ -42,7 +44,7 @@ static grt_status* check_attrs(const grt_node* n, const grt_op_def* def) {
       }
     }
     if (ad->has_minimum) {
-      int64_t v = ad->type == GRT_ATTR_INT ? a->value.u.i
+      int64_t v = ad->type == GRT_ATTR_INT     ? a->value.u.i
                   : (ad->type & GRT_ATTR_LIST) ? a->value.u.list.n
                                                : ad->minimum;
       if (v < ad->minimum)
@@ -89,13 +91,13 @@ static grt_status* check_inputs(grt_graph* g, grt_node* n) {
     const grt_node* src = &g->nodes[in->src];
     if (in->port >= src->sig.n_outputs)
       return NODE_ERR(OUT_OF_RANGE, n, "input %d '%s:%d': node '%s' (%s) has only %d output%s",
-                      (int)i, in->node, (int)in->port, src->name, src->op,
-                      (int)src->sig.n_outputs, src->sig.n_outputs == 1 ? "" : "s");
+                      (int)i, in->node, (int)in->port, src->name, src->op, (int)src->sig.n_outputs,
+                      src->sig.n_outputs == 1 ? "" : "s");
     grt_dtype have = src->sig.output_types[in->port];
     grt_dtype want = n->sig.input_types[i];
     if (have != want)
-      return NODE_ERR(INVALID_ARGUMENT, n, "input %d '%s:%d' is %s, expected %s", (int)i,
-                      in->node, (int)in->port, grt_dtype_name(have), grt_dtype_name(want));
+      return NODE_ERR(INVALID_ARGUMENT, n, "input %d '%s:%d' is %s, expected %s", (int)i, in->node,
+                      (int)in->port, grt_dtype_name(have), grt_dtype_name(want));
     if (n->sig.input_is_ref[i] && !src->sig.output_is_ref[in->port])
       return NODE_ERR(INVALID_ARGUMENT, n,
                       "input %d '%s:%d' must be a reference (a variable), but %s gives a value",
@@ -129,8 +131,10 @@ static grt_status* infer_attrs(grt_graph* g, int32_t index) {
   const grt_op_def* def = n->def;
   int32_t list_args = 0, fixed = 0;
   for (int32_t a = 0; a < def->n_inputs; a++) {
-    if (def->inputs[a].number_attr) list_args++;
-    else fixed++;
+    if (def->inputs[a].number_attr)
+      list_args++;
+    else
+      fixed++;
   }
   int32_t offset = 0;
   for (int32_t a = 0; a < def->n_inputs; a++) {
@@ -302,8 +306,8 @@ static grt_status* infer_shapes(grt_graph* g, const int32_t* order) {
         if (v && v->type == GRT_ATTR_TENSOR) values[k] = v->u.tensor;
       }
     }
-    grt_shape_ctx ctx = {n, n->def, ni, shapes, types, values, n->sig.n_outputs,
-                         n->sig.output_shapes};
+    grt_shape_ctx ctx = {
+        n, n->def, ni, shapes, types, values, n->sig.n_outputs, n->sig.output_shapes};
     grt_status* s = n->def->shape_fn(&ctx);
     if (s) return grt_status_prefix(s, "node '%s' (%s)", n->name, n->op);
     for (int32_t k = 0; k < n->sig.n_outputs; k++)
@@ -321,9 +325,9 @@ grt_status* grt_graph_validate(grt_graph* g) {
    * of memory, which stays RESOURCE_EXHAUSTED. */
   const grt_status* reg = grt_op_registry_status();
   if (reg)
-    return grt_status_new(grt_status_code(reg) == GRT_RESOURCE_EXHAUSTED ? GRT_RESOURCE_EXHAUSTED
-                                                                         : GRT_INTERNAL,
-                          "op registry failed to build: %s", grt_status_message(reg));
+    return grt_status_new(
+        grt_status_code(reg) == GRT_RESOURCE_EXHAUSTED ? GRT_RESOURCE_EXHAUSTED : GRT_INTERNAL,
+        "op registry failed to build: %s", grt_status_message(reg));
   g->validated = false;
   /* Pass 1, in graph order: ops, device specs, edges. */
   for (int32_t i = 0; i < g->n_nodes; i++) {

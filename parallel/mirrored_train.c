@@ -61,7 +61,8 @@ static grt_status* find_copies(mt* m) {
     memmove(&m->copies[(size_t)k * (size_t)m->n_vars], &m->copies[(size_t)k * (size_t)nn],
             (size_t)m->n_vars * sizeof *m->copies);
   if (m->n_vars == 0)
-    return GRT_ERROR(INVALID_ARGUMENT, "no mirrored variables: replicate the graph with mirrored first");
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "no mirrored variables: replicate the graph with mirrored first");
   return NULL;
 }
 
@@ -101,7 +102,8 @@ static grt_status* tower_gradients(mt* m, int32_t k) {
   int32_t V = m->n_vars;
   grt_output* xs = grt_calloc((size_t)V, sizeof *xs);
   if (!xs) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
-  for (int32_t v = 0; v < V; v++) xs[v] = (grt_output){m->copies[(size_t)k * (size_t)V + (size_t)v], 0};
+  for (int32_t v = 0; v < V; v++)
+    xs[v] = (grt_output){m->copies[(size_t)k * (size_t)V + (size_t)v], 0};
   char prefix[64];
   snprintf(prefix, sizeof prefix, "gradients_tower_%d", (int)k);
   grt_status* st = grt_graph_add_gradients(m->g, prefix, &y, 1, xs, V, NULL, true,
@@ -183,7 +185,8 @@ static grt_status* build(mt* m) {
   m->grads = grt_calloc(NV + 1, sizeof *m->grads);
   grt_output* reduced = grt_calloc(NV + 1, sizeof *reduced);
   int32_t* vars = grt_calloc(NV + 1, sizeof *vars);
-  grt_status* st = m->grads && reduced && vars ? NULL : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  grt_status* st =
+      m->grads && reduced && vars ? NULL : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   for (int32_t k = 0; !st && k < N; k++) st = tower_gradients(m, k);
   int32_t n = 0;
   for (int32_t v = 0; !st && v < V; v++) {
@@ -193,7 +196,8 @@ static grt_status* build(mt* m) {
       vars[n++] = m->copies[(size_t)j * (size_t)V + (size_t)v];
     }
   }
-  if (!st && n == 0) st = GRT_ERROR(INVALID_ARGUMENT, "the loss '%s' depends on no variable", o->loss);
+  if (!st && n == 0)
+    st = GRT_ERROR(INVALID_ARGUMENT, "the loss '%s' depends on no variable", o->loss);
   if (!st)
     st = grt_graph_apply_gradients(m->g, &o->optimizer, vars, reduced, n,
                                    o->train_name ? o->train_name : "train");
@@ -205,9 +209,11 @@ static grt_status* build(mt* m) {
 
 grt_status* grt_graph_add_mirrored_train_step(grt_graph* g, const grt_mirrored_train_options* o) {
   if (!g || !o || !o->loss || o->towers < 1 || !o->tower_devices)
-    return GRT_ERROR(INVALID_ARGUMENT, "mirrored training needs a graph, a loss, towers and their devices");
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "mirrored training needs a graph, a loss, towers and their devices");
   if (o->all_reduce != GRT_ALL_REDUCE_ADD_N && o->all_reduce != GRT_ALL_REDUCE_COLLECTIVE)
-    return GRT_ERROR(INVALID_ARGUMENT, "mirrored training: all_reduce %d is neither ADD_N (0) nor COLLECTIVE (1)",
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "mirrored training: all_reduce %d is neither ADD_N (0) nor COLLECTIVE (1)",
                      (int)o->all_reduce);
   if (!g->validated) GRT_RETURN_IF_ERROR(grt_graph_validate(g));
   grt_graph_mark mark;

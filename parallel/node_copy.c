@@ -33,7 +33,8 @@ static grt_status* copy_value(grt_arena* a, const grt_attr_value* v, grt_attr_va
     out->u.list.v.s[j] = grt_arena_strdup(a, v->u.list.v.s[j] ? v->u.list.v.s[j] : "");
     if (!out->u.list.v.s[j]) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory copying an attr");
   }
-  for (int32_t j = 0; j < n && base == GRT_ATTR_TENSOR; j++) grt_tensor_ref(out->u.list.v.tensor[j]);
+  for (int32_t j = 0; j < n && base == GRT_ATTR_TENSOR; j++)
+    grt_tensor_ref(out->u.list.v.tensor[j]);
   return NULL;
 }
 

@@ -27,10 +27,10 @@ typedef struct {
   const grt_replicate_options* o;
   int32_t* in_node; /* per input: node and port */
   int32_t* in_port;
-  bool* tower;      /* per node: in the tower part */
-  bool* is_output;  /* per node */
-  bool* mirror;     /* per node: a variable the towers use, copied per tower (mirrored) */
-  int32_t k;        /* the tower being copied (rename) */
+  bool* tower;     /* per node: in the tower part */
+  bool* is_output; /* per node */
+  bool* mirror;    /* per node: a variable the towers use, copied per tower (mirrored) */
+  int32_t k;       /* the tower being copied (rename) */
 } rep;
 
 static bool is_variable(const grt_node* n) { return n->def && (n->def->flags & GRT_OP_VARIABLE); }
@@ -41,10 +41,12 @@ static grt_status* resolve(const grt_graph* g, const char* spec, const char* wha
   size_t len;
   bool control;
   if (!spec || !grt_parse_input_spec(spec, &name, &len, port, &control) || control)
-    return GRT_ERROR(INVALID_ARGUMENT, "%s '%s' is not a tensor name", what, spec ? spec : "(null)");
+    return GRT_ERROR(INVALID_ARGUMENT, "%s '%s' is not a tensor name", what,
+                     spec ? spec : "(null)");
   *node = grt_strmap_getn(&g->by_name, name, len);
-  if (*node < 0) return GRT_ERROR(NOT_FOUND, "%s '%s': the graph has no node '%.*s'", what, spec,
-                                  (int)len, name);
+  if (*node < 0)
+    return GRT_ERROR(NOT_FOUND, "%s '%s': the graph has no node '%.*s'", what, spec, (int)len,
+                     name);
   if (*port < 0 || *port >= g->nodes[*node].sig.n_outputs)
     return GRT_ERROR(INVALID_ARGUMENT, "%s '%s': node '%s' has %d outputs", what, spec,
                      g->nodes[*node].name, (int)g->nodes[*node].sig.n_outputs);
@@ -76,8 +78,8 @@ static grt_status* mark_towers(rep* r) {
       st = GRT_ERROR(INVALID_ARGUMENT, "output '%s': towers concatenate whole nodes of one output",
                      r->o->outputs[i]);
     if (!st && (is_input_node(r, node) || is_variable(n)))
-      st = GRT_ERROR(INVALID_ARGUMENT, "output '%s' is an input or a variable, not computed by the towers",
-                     n->name);
+      st = GRT_ERROR(INVALID_ARGUMENT,
+                     "output '%s' is an input or a variable, not computed by the towers", n->name);
     if (!st && n->sig.output_shapes[0].rank == 0)
       st = GRT_ERROR(INVALID_ARGUMENT,
                      "output '%s' is a scalar: towers' outputs are concatenated along the batch "
@@ -230,11 +232,12 @@ static grt_status* add_mirror(rep* r, grt_graph* out, int32_t i, int32_t k) {
   char name[900], init[960], ctl[960];
   snprintf(name, sizeof name, "tower_%d/%s", (int)k, n->name);
   int32_t c, a;
-  GRT_RETURN_IF_ERROR(grt_copy_node(out, r->g, i, name, r->o->tower_devices[k], rename_same, r, &c));
+  GRT_RETURN_IF_ERROR(
+      grt_copy_node(out, r->g, i, name, r->o->tower_devices[k], rename_same, r, &c));
   int32_t first = initialiser_of(r->g, i);
   if (first < 0)
-    return GRT_ERROR(INVALID_ARGUMENT, "mirrored variable '%s' has no initialiser (an Assign to it)",
-                     n->name);
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "mirrored variable '%s' has no initialiser (an Assign to it)", n->name);
   snprintf(init, sizeof init, "%s/mirror_init", name);
   GRT_RETURN_IF_ERROR(grt_graph_add_node(out, init, "Assign", &a));
   GRT_RETURN_IF_ERROR(grt_graph_add_input(out, a, name));

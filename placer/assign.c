@@ -107,8 +107,8 @@ static void explain(grt_place_ctx* c, int32_t v) {
       return;
     }
     /* The request was not met: say what overrode it. */
-    bool compatible = grt_device_name_compatible(&p->reqs.items[own].name,
-                                                 &p->reqs.items[c->greq[r]].name);
+    bool compatible =
+        grt_device_name_compatible(&p->reqs.items[own].name, &p->reqs.items[c->greq[r]].name);
     if (compatible && c->gstage[r]) {
       p->reason[v] = GRT_REASON_SOFT_FALLBACK;
       p->cause[v] = c->gcause[r];
@@ -197,8 +197,10 @@ grt_status* grt_ctx_assign(grt_place_ctx* c) {
     for (int32_t k = 0; k < nv->n_inputs + nv->n_controls; k++) {
       int32_t u = k < nv->n_inputs ? nv->inputs[k].src : nv->controls[k - nv->n_inputs].src;
       if (first[u] < 0) first[u] = v;
-      if (shared[u] == -1) shared[u] = d;
-      else if (shared[u] != d) shared[u] = -2;
+      if (shared[u] == -1)
+        shared[u] = d;
+      else if (shared[u] != d)
+        shared[u] = -2;
     }
   }
   /* Second pass: generators, with their consumers when those agree. */
@@ -210,7 +212,8 @@ grt_status* grt_ctx_assign(grt_place_ctx* c) {
   for (int32_t k = 0; k < n && deferred; k++) {
     int32_t v = order[k];
     const grt_node* nv = &c->nodes[v];
-    if (p->device[v] < 0 && is_metadata(nv)) place(c, v, p->device[nv->inputs[0].src], GRT_REASON_INPUT);
+    if (p->device[v] < 0 && is_metadata(nv))
+      place(c, v, p->device[nv->inputs[0].src], GRT_REASON_INPUT);
   }
   for (int32_t v = 0; v < n; v++) {
     if (p->device[v] < 0) { /* every path above places every node; stay safe */
@@ -222,7 +225,8 @@ grt_status* grt_ctx_assign(grt_place_ctx* c) {
     }
     explain(c, v);
     if (p->reason[v] == GRT_REASON_CONSUMERS) p->detail[v] = first[v];
-    p->kernel[v] = c->kern[(size_t)v * (size_t)c->n_slots + c->slot[p->devices->devs[p->device[v]].type]];
+    p->kernel[v] =
+        c->kern[(size_t)v * (size_t)c->n_slots + c->slot[p->devices->devs[p->device[v]].type]];
   }
   grt_free(order);
   grt_free(shared);

@@ -87,8 +87,7 @@ static grt_status* no_device_error(grt_place_ctx* c, int32_t r, grt_place_cause 
 }
 
 /* Tries the request `name` for group r; true when a device qualifies. */
-static grt_status* try_spec(grt_place_ctx* c, int32_t r, const grt_device_name* name,
-                            bool* found) {
+static grt_status* try_spec(grt_place_ctx* c, int32_t r, const grt_device_name* name, bool* found) {
   int32_t id;
   GRT_RETURN_IF_ERROR(grt_requests_intern(&c->plan->reqs, name, &id));
   int32_t d = grt_requests_best(&c->plan->reqs, id, c->gtypes[r], c->gorder[r]);
@@ -110,7 +109,8 @@ static grt_status* group_candidates(grt_place_ctx* c, int32_t r) {
     c->gspec[r] = q;
     return NULL;
   }
-  grt_place_cause cause = reqs->items[q].n_match > 0 ? GRT_CAUSE_NO_KERNEL : GRT_CAUSE_NO_SUCH_DEVICE;
+  grt_place_cause cause =
+      reqs->items[q].n_match > 0 ? GRT_CAUSE_NO_KERNEL : GRT_CAUSE_NO_SUCH_DEVICE;
   if (!c->soft || q == 0) return no_device_error(c, r, cause);
   c->gcause[r] = (uint8_t)cause;
   grt_device_name name = reqs->items[q].name;

@@ -60,8 +60,7 @@ static grt_status* unite(grt_place_ctx* c, int32_t x, int32_t y, bool ref_edge) 
   const char* xn = c->nodes[x].name;
   const char* yn = c->nodes[y].name;
   if (ref_edge && c->greq[rx] != c->greq[ry] &&
-      !grt_device_name_compatible(&reqs->items[c->greq[rx]].name,
-                                  &reqs->items[c->greq[ry]].name)) {
+      !grt_device_name_compatible(&reqs->items[c->greq[rx]].name, &reqs->items[c->greq[ry]].name)) {
     c->greq[ry] = c->greq[rx];
     if (c->gref[ry] < 0) c->gref[ry] = x;
   }
@@ -73,8 +72,7 @@ static grt_status* unite(grt_place_ctx* c, int32_t x, int32_t y, bool ref_edge) 
     } else if (c->greq[ry] != 0) {
       grt_device_name m = reqs->items[merged].name;
       char why[3 * GRT_DEVICE_NAME_MAX];
-      rc = grt_device_name_merge_soft(&m, &reqs->items[c->greq[ry]].name, c->soft, why,
-                                      sizeof why);
+      rc = grt_device_name_merge_soft(&m, &reqs->items[c->greq[ry]].name, c->soft, why, sizeof why);
       if (rc < 0) {
         if (c->soft && !ref_edge) return remember_ignored(c->plan, x, y);
         return group_error(c, rx, ry, "Cannot colocate nodes %s and %s: %s", xn, yn, why);
@@ -125,8 +123,9 @@ grt_status* grt_ctx_colocate(grt_place_ctx* c) {
     for (int32_t i = 0; i < n->n_colocate; i++) {
       int32_t other = grt_strmap_get(&c->g->by_name, n->colocate_with[i]);
       if (other < 0)
-        return GRT_ERROR(NOT_FOUND, "node '%s' (%s): colocate_with names '%s', which does not exist",
-                         n->name, n->op, n->colocate_with[i]);
+        return GRT_ERROR(NOT_FOUND,
+                         "node '%s' (%s): colocate_with names '%s', which does not exist", n->name,
+                         n->op, n->colocate_with[i]);
       GRT_RETURN_IF_ERROR(unite(c, v, other, false));
     }
   }

@@ -25,20 +25,20 @@ struct grt_place_ctx {
   const grt_node* nodes;
   int32_t n;
   bool soft;
-  uint32_t set_types; /* device types the set has */
-  int32_t n_slots;    /* how many: kern keeps a row per node for each */
+  uint32_t set_types;                /* device types the set has */
+  int32_t n_slots;                   /* how many: kern keeps a row per node for each */
   int8_t slot[GRT_MAX_DEVICE_TYPES]; /* type -> its slot, -1 for types not in the set */
   grt_device_type slot_type[GRT_MAX_DEVICE_TYPES]; /* slot -> type */
   /* per node */
-  uint8_t* types;    /* device types with a kernel (within set_types) */
-  uint8_t* order;    /* GRT_ORDER_* from kernel priorities */
-  int32_t* kern;     /* kernel row per type in the set: kern[v * n_slots + slot[t]] */
-  int32_t* parent;   /* union-find */
+  uint8_t* types;  /* device types with a kernel (within set_types) */
+  uint8_t* order;  /* GRT_ORDER_* from kernel priorities */
+  int32_t* kern;   /* kernel row per type in the set: kern[v * n_slots + slot[t]] */
+  int32_t* parent; /* union-find */
   uint8_t* rank;
   /* per group (valid at roots) */
-  int32_t* greq;     /* merged request id */
-  int32_t* gsrc;     /* first member (graph order) with a request of its own, or -1 */
-  int32_t* gref;     /* source of a reference edge that overrode a request, or -1 */
+  int32_t* greq; /* merged request id */
+  int32_t* gsrc; /* first member (graph order) with a request of its own, or -1 */
+  int32_t* gref; /* source of a reference edge that overrode a request, or -1 */
   uint8_t* gtypes;
   uint8_t* gorder;
   uint8_t* gflags;
@@ -81,4 +81,4 @@ void grt_ctx_describe_types(uint32_t mask, grt_strbuf* b);
 }
 #endif
 
-#endif  /* GRT_PLACER_CONTEXT_H_ */
+#endif /* GRT_PLACER_CONTEXT_H_ */

@@ -69,12 +69,24 @@ void grt_ctx_describe_attrs(const grt_node* n, grt_strbuf* b) {
     grt_strbuf_printf(b, "%s%s=", i ? ", " : "", a->name);
     const grt_attr_value* v = &a->value;
     switch (v->type) {
-      case GRT_ATTR_INT: grt_strbuf_printf(b, "%lld", (long long)v->u.i); break;
-      case GRT_ATTR_FLOAT: grt_strbuf_printf(b, "%g", (double)v->u.f); break;
-      case GRT_ATTR_BOOL: grt_strbuf_printf(b, "%s", v->u.b ? "true" : "false"); break;
-      case GRT_ATTR_STRING: grt_strbuf_printf(b, "\"%s\"", v->u.s); break;
-      case GRT_ATTR_TYPE: grt_strbuf_printf(b, "%s", grt_dtype_name(v->u.t)); break;
-      default: grt_strbuf_printf(b, "<%s>", grt_attr_type_name(v->type)); break;
+      case GRT_ATTR_INT:
+        grt_strbuf_printf(b, "%lld", (long long)v->u.i);
+        break;
+      case GRT_ATTR_FLOAT:
+        grt_strbuf_printf(b, "%g", (double)v->u.f);
+        break;
+      case GRT_ATTR_BOOL:
+        grt_strbuf_printf(b, "%s", v->u.b ? "true" : "false");
+        break;
+      case GRT_ATTR_STRING:
+        grt_strbuf_printf(b, "\"%s\"", v->u.s);
+        break;
+      case GRT_ATTR_TYPE:
+        grt_strbuf_printf(b, "%s", grt_dtype_name(v->u.t));
+        break;
+      default:
+        grt_strbuf_printf(b, "<%s>", grt_attr_type_name(v->type));
+        break;
     }
   }
 }

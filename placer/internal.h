@@ -34,7 +34,7 @@ struct grt_place_options {
   bool soft;
   grt_ps_strategy strategy;
   int32_t n_ps;
-  char** ps;                /* as given */
+  char** ps; /* as given */
   grt_device_name* ps_parsed;
 };
 
@@ -51,8 +51,8 @@ enum { GRT_ORDER_DEFAULT = 0 };
 
 typedef struct grt_request {
   grt_device_name name;
-  const char* text;  /* canonical partial spec ("" for none), arena */
-  uint8_t* match;    /* per device: 1 when the device satisfies the spec */
+  const char* text; /* canonical partial spec ("" for none), arena */
+  uint8_t* match;   /* per device: 1 when the device satisfies the spec */
   int32_t n_match;
   /* The first matching device of an allowed type in preference order (-1
    * none) for the last (mask, order) keys asked: key = mask | order << 8. */
@@ -73,12 +73,14 @@ typedef struct grt_requests {
   grt_strmap by_raw;  /* spelling as written -> id */
 } grt_requests;
 
-GRT_MUST_USE grt_status* grt_requests_init(grt_requests* r, const grt_device_set* ds, grt_arena* arena);
+GRT_MUST_USE grt_status* grt_requests_init(grt_requests* r, const grt_device_set* ds,
+                                           grt_arena* arena);
 void grt_requests_clear(grt_requests* r);
 /* Id of the request `spec` parses to (0 for ""); `raw` strings must outlive
  * the table. Fails on a malformed spec. */
 GRT_MUST_USE grt_status* grt_requests_intern_raw(grt_requests* r, const char* raw, int32_t* out);
-GRT_MUST_USE grt_status* grt_requests_intern(grt_requests* r, const grt_device_name* name, int32_t* out);
+GRT_MUST_USE grt_status* grt_requests_intern(grt_requests* r, const grt_device_name* name,
+                                             int32_t* out);
 /* First device of an allowed type (mask of 1 << type) in preference order
  * (GRT_ORDER_DEFAULT or GRT_ORDER_FIRST(t)), -1 when none. */
 int32_t grt_requests_best(grt_requests* r, int32_t id, uint32_t mask, int order);
@@ -87,15 +89,15 @@ int32_t grt_requests_best(grt_requests* r, int32_t id, uint32_t mask, int order)
  * fail; type and id conflicts fail, or with `soft` drop the type and id (or
  * just the id). Returns 0 merged, 1 merged by dropping fields (soft), -1 on
  * a conflict; then `why` holds TensorFlow's message. */
-int grt_device_name_merge_soft(grt_device_name* a, const grt_device_name* b, bool soft,
-                               char* why, size_t why_size);
+int grt_device_name_merge_soft(grt_device_name* a, const grt_device_name* b, bool soft, char* why,
+                               size_t why_size);
 
 /* ---- the plan (plan.c) ---- */
 
 typedef struct grt_ps_record {
   int32_t node;
-  int32_t ps;     /* index into the ps list */
-  int64_t bytes;  /* the variable's size; -1 when its shape is not fully known */
+  int32_t ps;    /* index into the ps list */
+  int64_t bytes; /* the variable's size; -1 when its shape is not fully known */
 } grt_ps_record;
 
 struct grt_plan {
@@ -120,7 +122,7 @@ struct grt_plan {
   int32_t* ps_request; /* request id per ps device */
   int32_t n_ps_records;
   grt_ps_record* ps_records;
-  int64_t* ps_loads; /* n_ps_records x n_ps: loads before each placement */
+  int64_t* ps_loads;     /* n_ps_records x n_ps: loads before each placement */
   int32_t* ps_record_of; /* per node, -1 unless placed by the setter */
   /* colocate_with requests ignored under soft placement (node, other) */
   int32_t n_ignored;
@@ -132,7 +134,8 @@ struct grt_plan {
 };
 
 /* Allocates the per-node arrays. */
-GRT_MUST_USE grt_status* grt_plan_alloc(const grt_graph* g, const grt_device_set* ds, grt_plan** out);
+GRT_MUST_USE grt_status* grt_plan_alloc(const grt_graph* g, const grt_device_set* ds,
+                                        grt_plan** out);
 
 /* ---- steps (one file each) ---- */
 
@@ -145,9 +148,8 @@ GRT_MUST_USE grt_status* grt_place_copies(grt_plan* p);
 /* reason.c: one-line text for a node's placement. */
 size_t grt_place_reason_text(const grt_plan* p, int32_t node, char* buf, size_t size);
 
-
 #ifdef __cplusplus
 }
 #endif
 
-#endif  /* GRT_PLACER_INTERNAL_H_ */
+#endif /* GRT_PLACER_INTERNAL_H_ */

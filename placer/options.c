@@ -55,7 +55,8 @@ grt_status* grt_place_options_set_ps_devices(grt_place_options* o, const char* l
       s = GRT_ERROR(INVALID_ARGUMENT, "ps device list '%s' has an empty entry", list);
     } else {
       s = grt_device_name_parse(ps[k], &parsed[k]);
-      if (s) s = grt_status_prefix(s, "ps device %d", (int)k);
+      if (s)
+        s = grt_status_prefix(s, "ps device %d", (int)k);
       else if (!parsed[k].has_type && !parsed[k].has_id && !parsed[k].has_job &&
                !parsed[k].has_replica && !parsed[k].has_task)
         s = GRT_ERROR(INVALID_ARGUMENT, "ps device %d '%s' names no device", (int)k, ps[k]);

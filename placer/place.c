@@ -49,8 +49,8 @@ static grt_status* ctx_alloc(grt_place_ctx* c) {
   c->gdecider = grt_malloc(n * sizeof *c->gdecider);
   c->gheur = grt_calloc(n, 1);
   if (!c->types || !c->order || !c->kern || !c->parent || !c->rank || !c->greq || !c->gsrc ||
-      !c->gref || !c->gtypes || !c->gorder || !c->gflags || !c->gcand || !c->gspec ||
-      !c->gcause || !c->gstage || !c->gdev || !c->gdecider || !c->gheur)
+      !c->gref || !c->gtypes || !c->gorder || !c->gflags || !c->gcand || !c->gspec || !c->gcause ||
+      !c->gstage || !c->gdev || !c->gdecider || !c->gheur)
     return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory placing %d nodes", (int)c->n);
   return NULL;
 }
@@ -59,8 +59,9 @@ static grt_status* ctx_alloc(grt_place_ctx* c) {
  * device type in the set cannot be placed, soft placement or not. */
 static grt_status* no_kernel_error(const grt_place_ctx* c, const grt_node* n) {
   grt_strbuf b = {0};
-  grt_strbuf_printf(&b, "No OpKernel was registered to support Op '%s' used by node %s with these attrs: [",
-                    n->op, n->name);
+  grt_strbuf_printf(
+      &b, "No OpKernel was registered to support Op '%s' used by node %s with these attrs: [",
+      n->op, n->name);
   grt_ctx_describe_attrs(n, &b);
   grt_strbuf_printf(&b, "]\nRegistered devices: [");
   bool any = false;
@@ -134,16 +135,17 @@ static grt_status* init_nodes(grt_place_ctx* c) {
   return NULL;
 }
 
-grt_status* grt_place(grt_graph* g, const grt_device_set* devices,
-                      const grt_place_options* opts, grt_plan** out) {
+grt_status* grt_place(grt_graph* g, const grt_device_set* devices, const grt_place_options* opts,
+                      grt_plan** out) {
   *out = NULL;
-  if (!g || !devices) return GRT_ERROR(INVALID_ARGUMENT, "grt_place needs a graph and a device set");
+  if (!g || !devices)
+    return GRT_ERROR(INVALID_ARGUMENT, "grt_place needs a graph and a device set");
   if (devices->n == 0) return GRT_ERROR(FAILED_PRECONDITION, "No devices are registered");
   const grt_status* reg = grt_kernel_registry_status();
   if (reg) /* out of memory stays RESOURCE_EXHAUSTED; anything else is a bug */
-    return grt_status_new(grt_status_code(reg) == GRT_RESOURCE_EXHAUSTED ? GRT_RESOURCE_EXHAUSTED
-                                                                         : GRT_INTERNAL,
-                          "the kernel registry failed to build: %s", grt_status_message(reg));
+    return grt_status_new(
+        grt_status_code(reg) == GRT_RESOURCE_EXHAUSTED ? GRT_RESOURCE_EXHAUSTED : GRT_INTERNAL,
+        "the kernel registry failed to build: %s", grt_status_message(reg));
   if (!g->validated) GRT_RETURN_IF_ERROR(grt_graph_validate(g));
   grt_plan* p;
   GRT_RETURN_IF_ERROR(grt_plan_alloc(g, devices, &p));

@@ -7,17 +7,15 @@
 #include "placer/internal.h"
 
 static const char* const kReasonNames[] = {
-    [GRT_REASON_EXPLICIT] = "explicit",   [GRT_REASON_COLOCATION] = "colocation",
+    [GRT_REASON_EXPLICIT] = "explicit",           [GRT_REASON_COLOCATION] = "colocation",
     [GRT_REASON_SOFT_FALLBACK] = "soft_fallback", [GRT_REASON_DEFAULT] = "default",
-    [GRT_REASON_CONSUMERS] = "consumers", [GRT_REASON_INPUT] = "input",
+    [GRT_REASON_CONSUMERS] = "consumers",         [GRT_REASON_INPUT] = "input",
     [GRT_REASON_PS_SETTER] = "ps_setter",
 };
 
 static const char* const kCauseNames[] = {
-    [GRT_CAUSE_NONE] = "none",
-    [GRT_CAUSE_NO_SUCH_DEVICE] = "no_such_device",
-    [GRT_CAUSE_NO_KERNEL] = "no_kernel",
-    [GRT_CAUSE_COLOCATION_CONFLICT] = "colocation_conflict",
+    [GRT_CAUSE_NONE] = "none",           [GRT_CAUSE_NO_SUCH_DEVICE] = "no_such_device",
+    [GRT_CAUSE_NO_KERNEL] = "no_kernel", [GRT_CAUSE_COLOCATION_CONFLICT] = "colocation_conflict",
     [GRT_CAUSE_REF_EDGE] = "ref_edge",
 };
 

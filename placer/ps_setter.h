@@ -23,4 +23,4 @@ int64_t grt_ps_variable_bytes(const grt_node* n);
 }
 #endif
 
-#endif  /* GRT_PLACER_PS_SETTER_H_ */
+#endif /* GRT_PLACER_PS_SETTER_H_ */

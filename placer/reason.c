@@ -5,10 +5,14 @@
 
 static const char* stage_text(uint8_t stage) {
   switch (stage) {
-    case 1: return "dropping the device id";
-    case 2: return "keeping only the device type";
-    case 3: return "dropping the device type";
-    default: return "merging the group's requests";
+    case 1:
+      return "dropping the device id";
+    case 2:
+      return "keeping only the device type";
+    case 3:
+      return "dropping the device type";
+    default:
+      return "merging the group's requests";
   }
 }
 
@@ -55,8 +59,10 @@ size_t grt_place_reason_text(const grt_plan* p, int32_t v, char* buf, size_t siz
       const grt_ps_record* rec = &p->ps_records[p->ps_record_of[v]];
       const int64_t* before = &p->ps_loads[(size_t)p->ps_record_of[v] * (size_t)p->n_ps];
       APPEND("ps setter (%s): variable ", p->strategy == GRT_PS_GREEDY ? "greedy" : "round_robin");
-      if (rec->bytes >= 0) APPEND("of %lld bytes", (long long)rec->bytes);
-      else APPEND("of unknown size (counted as 0 bytes)");
+      if (rec->bytes >= 0)
+        APPEND("of %lld bytes", (long long)rec->bytes);
+      else
+        APPEND("of unknown size (counted as 0 bytes)");
       APPEND(" to ps device %d '%s'; loads before [", (int)rec->ps, p->ps_names[rec->ps]);
       for (int32_t k = 0; k < p->n_ps; k++) APPEND("%s%lld", k ? ", " : "", (long long)before[k]);
       APPEND("]");
@@ -64,9 +70,10 @@ size_t grt_place_reason_text(const grt_plan* p, int32_t v, char* buf, size_t siz
     }
     case GRT_REASON_COLOCATION:
       if (p->cause[v] == GRT_CAUSE_REF_EDGE) {
-        APPEND("request '%s' ignored: '%s' reaches it through a reference edge and its group's "
-               "device decides",
-               own_text(p, v), other_name);
+        APPEND(
+            "request '%s' ignored: '%s' reaches it through a reference edge and its group's "
+            "device decides",
+            own_text(p, v), other_name);
         break;
       }
       APPEND("colocated with '%s'", other_name);
@@ -92,12 +99,11 @@ size_t grt_place_reason_text(const grt_plan* p, int32_t v, char* buf, size_t siz
       }
       APPEND("); fell back to %s by %s", dev, stage_text(p->stage[v]));
       break;
-    case GRT_REASON_DEFAULT:
-    {
+    case GRT_REASON_DEFAULT: {
       char types[GRT_MAX_DEVICE_TYPES * (GRT_DEVICE_TYPE_NAME_MAX + 8)];
       type_order_text(p, types, sizeof types);
-      APPEND("no request: the first device with a kernel for %s, %s, lowest id first",
-             nodes[v].op, types);
+      APPEND("no request: the first device with a kernel for %s, %s, lowest id first", nodes[v].op,
+             types);
       break;
     }
     case GRT_REASON_CONSUMERS:

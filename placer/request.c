@@ -115,31 +115,44 @@ int32_t grt_requests_best(grt_requests* r, int32_t id, uint32_t mask, int order)
     grt_device_type t = r->by_priority[k];
     if (t != first && (mask & (1u << t))) best = first_match(r, q, t);
   }
-  int slot = q->n_best < GRT_REQUEST_BEST_CACHE ? q->n_best++ : q->next_best++ % GRT_REQUEST_BEST_CACHE;
+  int slot =
+      q->n_best < GRT_REQUEST_BEST_CACHE ? q->n_best++ : q->next_best++ % GRT_REQUEST_BEST_CACHE;
   q->best_key[slot] = key;
   q->best[slot] = best;
   return best;
 }
 
-int grt_device_name_merge_soft(grt_device_name* a, const grt_device_name* b, bool soft,
-                               char* why, size_t why_size) {
+int grt_device_name_merge_soft(grt_device_name* a, const grt_device_name* b, bool soft, char* why,
+                               size_t why_size) {
   char sa[GRT_DEVICE_NAME_MAX], sb[GRT_DEVICE_NAME_MAX];
   grt_device_name_str(a, sa, sizeof sa);
   grt_device_name_str(b, sb, sizeof sb);
   if (why_size) why[0] = '\0';
   const char* what = NULL;
-  if (b->has_job && a->has_job && strcmp(a->job, b->job) != 0) what = "jobs";
-  else if (b->has_replica && a->has_replica && a->replica != b->replica) what = "replicas";
-  else if (b->has_task && a->has_task && a->task != b->task) what = "tasks";
+  if (b->has_job && a->has_job && strcmp(a->job, b->job) != 0)
+    what = "jobs";
+  else if (b->has_replica && a->has_replica && a->replica != b->replica)
+    what = "replicas";
+  else if (b->has_task && a->has_task && a->task != b->task)
+    what = "tasks";
   if (what) {
     snprintf(why, why_size, "Cannot merge devices with incompatible %s: '%s' and '%s'", what, sa,
              sb);
     return -1;
   }
   grt_device_name m = *a;
-  if (b->has_job) { m.has_job = true; memcpy(m.job, b->job, sizeof m.job); }
-  if (b->has_replica) { m.has_replica = true; m.replica = b->replica; }
-  if (b->has_task) { m.has_task = true; m.task = b->task; }
+  if (b->has_job) {
+    m.has_job = true;
+    memcpy(m.job, b->job, sizeof m.job);
+  }
+  if (b->has_replica) {
+    m.has_replica = true;
+    m.replica = b->replica;
+  }
+  if (b->has_task) {
+    m.has_task = true;
+    m.task = b->task;
+  }
   if (b->has_type) {
     if (m.has_type && strcmp(m.type, b->type) != 0) {
       snprintf(why, why_size, "Cannot merge devices with incompatible types: '%s' and '%s'", sa,

@@ -25,7 +25,8 @@ grt_status* grt_plan_write_dot(const grt_plan* p, FILE* f) {
   const grt_device_set* ds = p->devices;
   const grt_node* nodes = p->g->nodes;
   fprintf(f, "digraph plan {\n  rankdir=TB;\n");
-  fprintf(f, "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n");
+  fprintf(f,
+          "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n");
   fprintf(f, "  edge [fontname=\"Helvetica\", fontsize=9];\n");
   fprintf(f, "  subgraph cluster_devices {\n    label=\"devices\";\n");
   for (int32_t i = 0; i < ds->n; i++)
@@ -51,9 +52,11 @@ grt_status* grt_plan_write_dot(const grt_plan* p, FILE* f) {
       fprintf(f, "  n%d -> n%d", (int)in->src, (int)v);
       if (cross || control) {
         fprintf(f, " [");
-        if (cross) fprintf(f, "color=\"red\", penwidth=2, xlabel=\"copy\", style=\"%s\"",
-                           control ? "dotted" : "dashed");
-        else fprintf(f, "style=\"dotted\"");
+        if (cross)
+          fprintf(f, "color=\"red\", penwidth=2, xlabel=\"copy\", style=\"%s\"",
+                  control ? "dotted" : "dashed");
+        else
+          fprintf(f, "style=\"dotted\"");
         fprintf(f, "]");
       }
       fprintf(f, ";\n");

@@ -10,20 +10,28 @@
 static void put_string(FILE* f, const char* s) {
   fputc('"', f);
   for (const unsigned char* c = (const unsigned char*)s; *c; c++) {
-    if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
-    else if (*c == '\n') fputs("\\n", f);
-    else if (*c < 0x20) fprintf(f, "\\u%04x", *c);
-    else fputc(*c, f);
+    if (*c == '"' || *c == '\\')
+      fprintf(f, "\\%c", *c);
+    else if (*c == '\n')
+      fputs("\\n", f);
+    else if (*c < 0x20)
+      fprintf(f, "\\u%04x", *c);
+    else
+      fputc(*c, f);
   }
   fputc('"', f);
 }
 
 static const char* stage_name(uint8_t stage) {
   switch (stage) {
-    case 1: return "id";
-    case 2: return "address";
-    case 3: return "type";
-    default: return "none";
+    case 1:
+      return "id";
+    case 2:
+      return "address";
+    case 3:
+      return "type";
+    default:
+      return "none";
   }
 }
 
@@ -93,9 +101,11 @@ grt_status* grt_plan_write_json(const grt_plan* p, FILE* f) {
   fprintf(f, "  \"devices\": [");
   for (int32_t i = 0; i < ds->n; i++) {
     const grt_device_entry* d = &ds->devs[i];
-    fprintf(f, "%s\n    {\"index\": %d, \"name\": \"%s\", \"type\": \"%s\", \"id\": %d, \"present\": %s}",
-            i ? "," : "", (int)i, d->name, grt_device_type_name(d->type), (int)d->id,
-            d->present ? "true" : "false");
+    fprintf(
+        f,
+        "%s\n    {\"index\": %d, \"name\": \"%s\", \"type\": \"%s\", \"id\": %d, \"present\": %s}",
+        i ? "," : "", (int)i, d->name, grt_device_type_name(d->type), (int)d->id,
+        d->present ? "true" : "false");
   }
   fprintf(f, "\n  ],\n");
   if (p->n_ps) {

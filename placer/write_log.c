@@ -11,7 +11,6 @@ grt_status* grt_plan_write_log(const grt_plan* p, FILE* f) {
   const grt_node* nodes = p->g->nodes;
   for (int32_t v = 0; v < p->n; v++)
     fprintf(f, "%s: (%s): %s\n", nodes[v].name, nodes[v].op, ds->devs[p->device[v]].name);
-  if (fflush(f) != 0 || ferror(f))
-    return GRT_ERROR(UNAVAILABLE, "cannot write the placement log");
+  if (fflush(f) != 0 || ferror(f)) return GRT_ERROR(UNAVAILABLE, "cannot write the placement log");
   return NULL;
 }

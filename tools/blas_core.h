@@ -16,4 +16,4 @@
  * (doing nothing) everywhere else, or if the re-exec fails. */
 void grt_select_blas_core(char** argv);
 
-#endif  /* GRT_TOOLS_BLAS_CORE_H_ */
+#endif /* GRT_TOOLS_BLAS_CORE_H_ */

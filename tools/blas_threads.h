@@ -26,4 +26,4 @@ bool grt_blas_threads_set(void);
  * fails (then carrying on with OpenBLAS's threads as they are). */
 void grt_blas_threads_reexec(char** argv);
 
-#endif  /* GRT_TOOLS_BLAS_THREADS_H_ */
+#endif /* GRT_TOOLS_BLAS_THREADS_H_ */

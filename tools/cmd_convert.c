@@ -9,7 +9,8 @@
 
 int grt_cmd_convert(int argc, char** argv) {
   if (argc != 3 || argv[1][0] == '-' || argv[2][0] == '-') {
-    fprintf(stderr, "usage: grt convert IN OUT   (IN: *.json *.grt *.pb *.onnx; OUT: *.json *.grt *.pb)\n");
+    fprintf(stderr,
+            "usage: grt convert IN OUT   (IN: *.json *.grt *.pb *.onnx; OUT: *.json *.grt *.pb)\n");
     return 2;
   }
   grt_graph* g = NULL;

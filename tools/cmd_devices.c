@@ -35,7 +35,8 @@ static grt_status* set_option(grt_session_options* o, const char* kv) {
 
 static int run(const char* spec, grt_session_options* o, bool backends) {
   grt_device_set* ds = NULL;
-  grt_status* s = spec ? grt_device_set_from_spec(spec, &ds) : grt_session_options_device_set(o, &ds);
+  grt_status* s =
+      spec ? grt_device_set_from_spec(spec, &ds) : grt_session_options_device_set(o, &ds);
   if (s) {
     grt_cli_report("devices", s);
     grt_status_free(s);
@@ -76,10 +77,14 @@ int grt_cmd_devices(int argc, char** argv) {
       st = set_option(o, kv);
       options = true;
     } else if (strncmp(a, "--devices=", 10) == 0 || strcmp(a, "--devices") == 0) {
-      if (spec) st = grt_status_new(GRT_INVALID_ARGUMENT, "--devices given twice");
-      else if (a[9] == '=') spec = a + 10;
-      else if (i + 1 < argc) spec = argv[++i];
-      else st = grt_status_new(GRT_INVALID_ARGUMENT, "--devices needs a value");
+      if (spec)
+        st = grt_status_new(GRT_INVALID_ARGUMENT, "--devices given twice");
+      else if (a[9] == '=')
+        spec = a + 10;
+      else if (i + 1 < argc)
+        spec = argv[++i];
+      else
+        st = grt_status_new(GRT_INVALID_ARGUMENT, "--devices needs a value");
     } else {
       st = grt_status_new(GRT_INVALID_ARGUMENT, "unexpected argument '%s'", a);
     }

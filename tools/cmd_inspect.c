@@ -29,8 +29,10 @@ static const char* shape_str(const grt_graph* g, int32_t i, char* buf, size_t si
   if (rank < 0) return "?";
   size_t len = (size_t)snprintf(buf, size, "[");
   for (int32_t d = 0; d < rank && len < size; d++) {
-    if (dims[d] < 0) len += (size_t)snprintf(buf + len, size - len, "%s?", d ? "," : "");
-    else len += (size_t)snprintf(buf + len, size - len, "%s%lld", d ? "," : "", (long long)dims[d]);
+    if (dims[d] < 0)
+      len += (size_t)snprintf(buf + len, size - len, "%s?", d ? "," : "");
+    else
+      len += (size_t)snprintf(buf + len, size - len, "%s%lld", d ? "," : "", (long long)dims[d]);
   }
   if (len < size) snprintf(buf + len, size - len, "]");
   return buf;
@@ -41,10 +43,14 @@ int grt_cmd_inspect(int argc, char** argv) {
   unsigned flags = 0;
   bool verify = false;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--no-mmap")) flags |= GRT_LOAD_NO_MMAP;
-    else if (!strcmp(argv[i], "--verify")) verify = true;
-    else if (argv[i][0] != '-' && !file) file = argv[i];
-    else file = NULL, argc = 0; /* usage */
+    if (!strcmp(argv[i], "--no-mmap"))
+      flags |= GRT_LOAD_NO_MMAP;
+    else if (!strcmp(argv[i], "--verify"))
+      verify = true;
+    else if (argv[i][0] != '-' && !file)
+      file = argv[i];
+    else
+      file = NULL, argc = 0; /* usage */
   }
   if (!file) {
     fprintf(stderr, "usage: grt inspect FILE [--no-mmap] [--verify]\n");
@@ -66,8 +72,9 @@ int grt_cmd_inspect(int argc, char** argv) {
   int32_t n = grt_graph_num_nodes(g);
   printf("graph: %s\nnodes: %d\nconstant bytes: %zu\nconstants: %s\n\n", file, (int)n,
          grt_graph_constant_bytes(g), grt_graph_storage(g));
-  if (verify) printf("verified: %lld constants match their CRC-32C%s\n\n", (long long)verified,
-                     verified ? "" : " (this file has no checksums: JSON, or .grt before 1.1)");
+  if (verify)
+    printf("verified: %lld constants match their CRC-32C%s\n\n", (long long)verified,
+           verified ? "" : " (this file has no checksums: JSON, or .grt before 1.1)");
   printf("%-32s %-24s %-28s %-14s %-12s %s\n", "NAME", "OP", "DEVICE", "OUTPUT 0", "CONST BYTES",
          "INPUTS");
   for (int32_t i = 0; i < n; i++) {
@@ -77,8 +84,10 @@ int grt_cmd_inspect(int argc, char** argv) {
     char shape[GRT_MAX_RANK * 21 + 4];
     printf("%-14s ", shape_str(g, i, shape, sizeof shape));
     size_t cb = node_constant_bytes(g, i);
-    if (cb) printf("%-12zu ", cb);
-    else printf("%-12s ", "-");
+    if (cb)
+      printf("%-12zu ", cb);
+    else
+      printf("%-12s ", "-");
     int32_t ni = grt_graph_node_num_inputs(g, i);
     for (int32_t k = 0; k < ni; k++) {
       int32_t port;

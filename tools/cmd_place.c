@@ -16,9 +16,9 @@
 #include "tools/picture.h"
 #include "tools/report.h"
 
-#define USAGE                                                                   \
-  "usage: grt place FILE --devices SPEC [--soft-placement] [--log]\n"           \
-  "              [--plan-json OUT.json] [--dot OUT.dot|OUT.svg]\n"              \
+#define USAGE                                                         \
+  "usage: grt place FILE --devices SPEC [--soft-placement] [--log]\n" \
+  "              [--plan-json OUT.json] [--dot OUT.dot|OUT.svg]\n"    \
   "              [--ps-devices DEV,DEV,...] [--ps-strategy greedy|round_robin]\n"
 
 typedef struct args {
@@ -42,8 +42,13 @@ static const grt_cli_option kOptions[] = {
 };
 
 static const grt_cli_syntax kSyntax = {
-    "place", USAGE, kOptions, sizeof kOptions / sizeof kOptions[0],
-    {offsetof(args, file)}, 1, "more than one input file ('%s')",
+    "place",
+    USAGE,
+    kOptions,
+    sizeof kOptions / sizeof kOptions[0],
+    {offsetof(args, file)},
+    1,
+    "more than one input file ('%s')",
 };
 
 static int usage(const char* why, const char* what) {
@@ -71,7 +76,8 @@ static void summary(const grt_plan* p) {
   for (int32_t v = 0; v < grt_plan_num_nodes(p); v++) per[grt_plan_node_device(p, v)]++;
   printf("placed %d nodes:", (int)grt_plan_num_nodes(p));
   for (int32_t d = 0; d < nd; d++)
-    if (per[d]) printf(" %s:%d %d;", grt_device_set_type(ds, d), (int)grt_device_set_id(ds, d), (int)per[d]);
+    if (per[d])
+      printf(" %s:%d %d;", grt_device_set_type(ds, d), (int)grt_device_set_id(ds, d), (int)per[d]);
   printf(" %d cross-device copies\n", (int)grt_plan_num_copies(p));
   free(per);
 }
@@ -106,8 +112,10 @@ int grt_cmd_place(int argc, char** argv) {
   if (!s) s = grt_place(g, ds, opts, &plan);
   if (!s && a.log) s = grt_plan_write_log(plan, stdout);
   if (!s && a.plan_json) {
-    if (strcmp(a.plan_json, "-") == 0) s = grt_plan_write_json(plan, stdout);
-    else s = grt_write_file_atomic(a.plan_json, write_json, plan);
+    if (strcmp(a.plan_json, "-") == 0)
+      s = grt_plan_write_json(plan, stdout);
+    else
+      s = grt_write_file_atomic(a.plan_json, write_json, plan);
   }
   if (!s && a.dot) s = grt_tool_save_picture(plan, a.dot);
   /* The summary line only when stdout holds nothing else (no log, no plan). */

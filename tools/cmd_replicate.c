@@ -28,7 +28,8 @@
 static const char kUsage[] =
     "usage: grt replicate IN OUT --towers N [--tower-devices D0,D1,...]\n"
     "              --inputs X,Y,... --outputs A,B,...\n"
-    "              [--variables-on DEVICE | --ps-devices D,D,... [--ps-strategy greedy|round_robin]]\n"
+    "              [--variables-on DEVICE | --ps-devices D,D,... [--ps-strategy "
+    "greedy|round_robin]]\n"
     "              [--mirrored --loss NAME --optimizer sgd|momentum|adam --learning-rate R\n"
     "               [--all-reduce add_n|collective]]\n";
 
@@ -54,8 +55,13 @@ static const grt_cli_option kOptions[] = {
 };
 
 static const grt_cli_syntax kSyntax = {
-    "replicate", kUsage, kOptions, sizeof kOptions / sizeof kOptions[0],
-    {offsetof(args, in), offsetof(args, out)}, 2, NULL,
+    "replicate",
+    kUsage,
+    kOptions,
+    sizeof kOptions / sizeof kOptions[0],
+    {offsetof(args, in), offsetof(args, out)},
+    2,
+    NULL,
 };
 
 static int usage(const char* why, const char* what) {
@@ -75,7 +81,10 @@ static int parse(int argc, char** argv, args* a) {
   if (a->mirrored && (!a->loss || !a->optimizer || !a->learning_rate || !a->tower_devices))
     return usage("--mirrored needs --tower-devices, --loss, --optimizer and --learning-rate%s", "");
   if (!a->mirrored && (a->loss || a->optimizer || a->learning_rate || a->all_reduce))
-    return usage("--loss, --optimizer, --learning-rate and --all-reduce go with --mirrored (else use grt train-graph)%s", "");
+    return usage(
+        "--loss, --optimizer, --learning-rate and --all-reduce go with --mirrored (else use grt "
+        "train-graph)%s",
+        "");
   if (a->all_reduce && strcmp(a->all_reduce, "add_n") && strcmp(a->all_reduce, "collective"))
     return usage("--all-reduce is add_n or collective, not '%s'", a->all_reduce);
   return 0;
@@ -121,15 +130,18 @@ int grt_cmd_replicate(int argc, char** argv) {
   if (*end || errno || towers < 1 || towers > 4096)
     return usage("--towers needs a positive integer, not '%s'", a.towers);
   grt_ps_strategy strategy = GRT_PS_GREEDY;
-  if (a.ps_strategy && strcmp(a.ps_strategy, "round_robin") == 0) strategy = GRT_PS_ROUND_ROBIN;
+  if (a.ps_strategy && strcmp(a.ps_strategy, "round_robin") == 0)
+    strategy = GRT_PS_ROUND_ROBIN;
   else if (a.ps_strategy && strcmp(a.ps_strategy, "greedy") != 0)
     return usage("--ps-strategy is greedy or round_robin, not '%s'", a.ps_strategy);
   double lr = 0;
   if (a.mirrored) {
     errno = 0;
     lr = strtod(a.learning_rate, &end);
-    if (*end || errno || !(lr > 0)) return usage("--learning-rate needs a positive number, not '%s'", a.learning_rate);
-    if (strcmp(a.optimizer, "sgd") && strcmp(a.optimizer, "momentum") && strcmp(a.optimizer, "adam"))
+    if (*end || errno || !(lr > 0))
+      return usage("--learning-rate needs a positive number, not '%s'", a.learning_rate);
+    if (strcmp(a.optimizer, "sgd") && strcmp(a.optimizer, "momentum") &&
+        strcmp(a.optimizer, "adam"))
       return usage("--optimizer is sgd, momentum or adam, not '%s'", a.optimizer);
   }
   list devs, ins, outs, ps;
@@ -161,8 +173,9 @@ int grt_cmd_replicate(int argc, char** argv) {
         .loss = a.loss,
         .towers = (int32_t)towers,
         .tower_devices = devs.items,
-        .all_reduce = a.all_reduce && !strcmp(a.all_reduce, "collective") ? GRT_ALL_REDUCE_COLLECTIVE
-                                                                          : GRT_ALL_REDUCE_ADD_N,
+        .all_reduce = a.all_reduce && !strcmp(a.all_reduce, "collective")
+                          ? GRT_ALL_REDUCE_COLLECTIVE
+                          : GRT_ALL_REDUCE_ADD_N,
     };
     grt_optimizer_defaults(&t.optimizer, a.optimizer, lr);
     st = grt_graph_add_mirrored_train_step(r, &t);

@@ -23,7 +23,8 @@
 #include "tools/report.h"
 
 static const char kUsage[] =
-    "usage: grt run FILE [--devices SPEC] [--soft-placement] [--log-device-placement] [--no-rewrite]\n"
+    "usage: grt run FILE [--devices SPEC] [--soft-placement] [--log-device-placement] "
+    "[--no-rewrite]\n"
     "               [--feed NAME=VALUE]... [--fetch NAME[:K]]... [--target NAME]...\n"
     "               [--init TARGET] [--restore CKPT] [--steps N] [--quiet]\n"
     "               [--save CKPT] [--trace OUT.json]\n"
@@ -293,7 +294,8 @@ static grt_status* run(run_args* a) {
   grt_callable_free(c);
   free(fed);
   if (!st && a->save) st = grt_session_save_variables(s, a->save);
-  for (int i = 0; !st && i < a->n_fetches; i++) st = print_tensor(a->fetches[i], out[i], a->compact);
+  for (int i = 0; !st && i < a->n_fetches; i++)
+    st = print_tensor(a->fetches[i], out[i], a->compact);
   if (!st && trace) st = grt_write_file_atomic(a->trace, write_trace, trace);
   for (int i = 0; out && i < a->n_fetches; i++) grt_tensor_free(out[i]);
   free(out);

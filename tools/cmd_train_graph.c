@@ -16,9 +16,9 @@
 #include "tools/report.h"
 #include "tools/options.h"
 
-#define USAGE                                                                              \
-  "usage: grt train-graph IN OUT --loss NAME [--vars A,B,...]\n"                           \
-  "              --optimizer sgd|momentum|adam --learning-rate R [--momentum M]\n"         \
+#define USAGE                                                                      \
+  "usage: grt train-graph IN OUT --loss NAME [--vars A,B,...]\n"                   \
+  "              --optimizer sgd|momentum|adam --learning-rate R [--momentum M]\n" \
   "              [--colocate-gradients-with-ops]\n"
 
 typedef struct args {
@@ -42,8 +42,13 @@ static const grt_cli_option kOptions[] = {
 };
 
 static const grt_cli_syntax kSyntax = {
-    "train-graph", USAGE, kOptions, sizeof kOptions / sizeof kOptions[0],
-    {offsetof(args, in), offsetof(args, out)}, 2, NULL,
+    "train-graph",
+    USAGE,
+    kOptions,
+    sizeof kOptions / sizeof kOptions[0],
+    {offsetof(args, in), offsetof(args, out)},
+    2,
+    NULL,
 };
 
 static int usage(const char* why, const char* what) {

@@ -12,4 +12,4 @@ int grt_cmd_run(int argc, char** argv);
 int grt_cmd_train_graph(int argc, char** argv);
 int grt_cmd_replicate(int argc, char** argv);
 
-#endif  /* GRT_TOOLS_COMMANDS_H_ */
+#endif /* GRT_TOOLS_COMMANDS_H_ */

@@ -16,9 +16,11 @@ typedef struct {
 
 static const command kCommands[] = {
     {"convert", grt_cmd_convert, "convert IN OUT            # format chosen by extension"},
-    {"inspect", grt_cmd_inspect, "inspect FILE [--no-mmap] [--verify]  # nodes, ops, requested devices, constant bytes"},
+    {"inspect", grt_cmd_inspect,
+     "inspect FILE [--no-mmap] [--verify]  # nodes, ops, requested devices, constant bytes"},
     {"devices", grt_cmd_devices,
-     "devices [--devices SPEC | --option KEY=VALUE...] [--backends]  # the device mapping the runtime sees"},
+     "devices [--devices SPEC | --option KEY=VALUE...] [--backends]  # the device mapping the "
+     "runtime sees"},
     {"place", grt_cmd_place,
      "place FILE --devices SPEC [--soft-placement] [--log]\n"
      "              [--plan-json OUT.json] [--dot OUT.dot|OUT.svg]\n"
@@ -28,7 +30,9 @@ static const command kCommands[] = {
      "             [--feed NAME=VALUE]... [--fetch NAME[:K]]... [--target NAME]...\n"
      "             [--init TARGET] [--restore CKPT] [--steps N] [--quiet] [--save CKPT]\n"
      "             [--trace OUT.json]"},
-    {"train-graph", grt_cmd_train_graph, "train-graph IN OUT --loss NAME [--vars A,B,...] --optimizer sgd|momentum|adam --learning-rate R [--colocate-gradients-with-ops]"},
+    {"train-graph", grt_cmd_train_graph,
+     "train-graph IN OUT --loss NAME [--vars A,B,...] --optimizer sgd|momentum|adam "
+     "--learning-rate R [--colocate-gradients-with-ops]"},
     {"replicate", grt_cmd_replicate,
      "replicate IN OUT --towers N [--tower-devices D0,D1,...] --inputs X,... --outputs A,...\n"
      "             [--variables-on DEV | --ps-devices DEV,... [--ps-strategy greedy|round_robin]]\n"
@@ -55,7 +59,8 @@ static int dispatch(int argc, char** argv) {
     usage(stderr);
     return 2;
   }
-  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+      strcmp(argv[1], "help") == 0) {
     usage(stdout);
     return 0;
   }

@@ -36,10 +36,9 @@ int grt_cli_parse(const grt_cli_syntax* syntax, int argc, char** argv, void* arg
     }
     if (arg[0] != '-' || arg[1] == '\0') { /* "-" alone names stdin */
       if (positional == syntax->n_positional)
-        return grt_cli_usage_error(syntax,
-                                   syntax->extra_positional ? syntax->extra_positional
-                                                            : "unexpected argument '%s'",
-                                   arg);
+        return grt_cli_usage_error(
+            syntax,
+            syntax->extra_positional ? syntax->extra_positional : "unexpected argument '%s'", arg);
       *(const char**)(base + syntax->positional[positional++]) = arg;
       continue;
     }

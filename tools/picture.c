@@ -91,8 +91,8 @@ static grt_status* write_svg(void* ctx, FILE* f) {
                           strerror(errno));
   FILE* dot = fdopen(fd, "w+");
   if (!dot) {
-    grt_status* s = grt_status_new(GRT_UNAVAILABLE, "cannot write the DOT text: %s",
-                                   strerror(errno));
+    grt_status* s =
+        grt_status_new(GRT_UNAVAILABLE, "cannot write the DOT text: %s", strerror(errno));
     close(fd);
     return s;
   }

@@ -9,4 +9,4 @@
  * whole or not at all. */
 grt_status* grt_tool_save_picture(const grt_plan* p, const char* path);
 
-#endif  /* GRT_TOOLS_PICTURE_H_ */
+#endif /* GRT_TOOLS_PICTURE_H_ */

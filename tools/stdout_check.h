@@ -14,4 +14,4 @@ void grt_stdout_check_begin(void);
  * is already a failure); otherwise returns rc. */
 int grt_stdout_check_end(int rc);
 
-#endif  /* GRT_TOOLS_STDOUT_CHECK_H_ */
+#endif /* GRT_TOOLS_STDOUT_CHECK_H_ */

@@ -10,7 +10,9 @@
 #include "base/strbuf.h"
 #include "training/build.h"
 
-static grt_status* oom(void) { return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory building the graph"); }
+static grt_status* oom(void) {
+  return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory building the graph");
+}
 
 bool grt_tb_keep(grt_tb* b, grt_status* s) {
   if (!s) return true;

@@ -27,12 +27,12 @@ typedef struct grad_list {
 
 typedef struct engine {
   grt_graph* g;
-  int32_t n_fwd;      /* the nodes before the transformation */
-  int32_t* out_base;  /* node -> index of its output 0 in lists/agg */
-  grad_list* lists;   /* per forward output: the gradients that reached it */
-  grt_tref* agg;      /* per forward output: their sum, or NONE */
-  bool* between;      /* reached from an x and reaching a y */
-  int32_t* order;     /* the between nodes, inputs before consumers */
+  int32_t n_fwd;     /* the nodes before the transformation */
+  int32_t* out_base; /* node -> index of its output 0 in lists/agg */
+  grad_list* lists;  /* per forward output: the gradients that reached it */
+  grt_tref* agg;     /* per forward output: their sum, or NONE */
+  bool* between;     /* reached from an x and reaching a y */
+  int32_t* order;    /* the between nodes, inputs before consumers */
   int32_t n_order;
   char* prefix;
   bool colocate;
@@ -94,8 +94,8 @@ static grt_status* choose_prefix(engine* e, const char* want) {
 
 /* between[] and the topological order over it (Kahn's algorithm on data
  * edges). */
-static grt_status* mark_between(engine* e, const grt_output* ys, int32_t n_ys,
-                                const grt_output* xs, int32_t n_xs) {
+static grt_status* mark_between(engine* e, const grt_output* ys, int32_t n_ys, const grt_output* xs,
+                                int32_t n_xs) {
   int32_t n = e->n_fwd;
   grt_status* s = NULL;
   int32_t *n_cons = grt_calloc((size_t)n + 1, sizeof *n_cons), *cons = NULL;
@@ -117,7 +117,8 @@ static grt_status* mark_between(engine* e, const grt_output* ys, int32_t n_ys,
     goto done;
   }
   for (int32_t i = 0; i < n; i++)
-    for (int32_t k = 0; k < e->g->nodes[i].n_inputs; k++) n_cons[e->g->nodes[i].inputs[k].src + 1]++;
+    for (int32_t k = 0; k < e->g->nodes[i].n_inputs; k++)
+      n_cons[e->g->nodes[i].inputs[k].src + 1]++;
   for (int32_t i = 0; i < n; i++) n_cons[i + 1] += n_cons[i];
   for (int32_t i = 0; i < n; i++)
     for (int32_t k = 0; k < e->g->nodes[i].n_inputs; k++)
@@ -319,8 +320,7 @@ static grt_status* run(engine* e, const char* prefix, const grt_output* ys, int3
   for (size_t i = 0; i < n_out; i++) e->agg[i] = GRT_TREF_NONE;
   GRT_RETURN_IF_ERROR(mark_between(e, ys, n_ys, xs, n_xs));
   GRT_RETURN_IF_ERROR(seed(e, ys, n_ys, dys));
-  for (int32_t k = e->n_order - 1; k >= 0; k--)
-    GRT_RETURN_IF_ERROR(backprop_node(e, e->order[k]));
+  for (int32_t k = e->n_order - 1; k >= 0; k--) GRT_RETURN_IF_ERROR(backprop_node(e, e->order[k]));
   for (int32_t j = 0; j < n_xs; j++) {
     grt_tref t = e->agg[e->out_base[xs[j].node] + xs[j].port];
     dx[j] = grt_tref_ok(t) ? (grt_output){t.node, t.port} : (grt_output){-1, -1};

@@ -74,7 +74,8 @@ static const hyper* hyper_for(grt_tb* b, hyper* cache, int32_t* n_cache, const g
 
 /* A variable like `var` named "<var>/<slot>", colocated with it, with an
  * Assign of zeros as its initialiser. */
-static int32_t add_slot(grt_tb* b, int32_t var, const char* slot, grt_dtype t, const grt_shape* shape) {
+static int32_t add_slot(grt_tb* b, int32_t var, const char* slot, grt_dtype t,
+                        const grt_shape* shape) {
   const char* vname = b->g->nodes[var].name;
   int32_t s = grt_tb_node(b, "VariableV2", "%s/%s", vname, slot);
   grt_tb_shape(b, s, "shape", shape);
@@ -188,8 +189,8 @@ static grt_status* apply(grt_tb* b, const optimizer_kind* kind, const grt_optimi
     int32_t slots[2] = {-1, -1};
     for (int k = 0; k < 2; k++)
       if (kind->slots[k]) slots[k] = add_slot(b, vars[i], kind->slots[k], t, &shape);
-    int32_t u = grt_tb_node(b, kind->apply, "%s/update_%s/%s", scope, g->nodes[vars[i]].name,
-                            kind->apply);
+    int32_t u =
+        grt_tb_node(b, kind->apply, "%s/update_%s/%s", scope, g->nodes[vars[i]].name, kind->apply);
     grt_tb_type(b, u, "T", t);
     grt_tb_input(b, u, vars[i], 0);
     if (adam) {

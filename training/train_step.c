@@ -94,7 +94,8 @@ static grt_status* named_variables(grt_graph* g, const grt_train_options* o, int
     const grt_node* v = vars[i] >= 0 ? &g->nodes[vars[i]] : NULL;
     if (!v || !v->def || !(v->def->flags & GRT_OP_VARIABLE)) {
       grt_free(vars);
-      return v ? GRT_ERROR(INVALID_ARGUMENT, "--vars: node '%s' (%s) is not a variable", v->name, v->op)
+      return v ? GRT_ERROR(INVALID_ARGUMENT, "--vars: node '%s' (%s) is not a variable", v->name,
+                           v->op)
                : GRT_ERROR(NOT_FOUND, "--vars: the graph has no node named '%s'", o->vars[i]);
     }
   }
@@ -141,7 +142,8 @@ static grt_status* build(grt_graph* g, const grt_train_options* o, int32_t** var
     dx[kept++] = dx[i];
   }
   if (kept == 0)
-    return GRT_ERROR(INVALID_ARGUMENT, "no gradient reaches any variable from the loss '%s'", o->loss);
+    return GRT_ERROR(INVALID_ARGUMENT, "no gradient reaches any variable from the loss '%s'",
+                     o->loss);
   GRT_RETURN_IF_ERROR(grt_graph_apply_gradients(g, &o->optimizer, vars, dx, kept, o->train_name));
   return grt_graph_add_init(g, o->init_name ? o->init_name : "init");
 }

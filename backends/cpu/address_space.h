@@ -43,4 +43,4 @@ void grt_address_space_release(void);
 }
 #endif
 
-#endif  /* GRT_BACKENDS_CPU_ADDRESS_SPACE_H_ */
+#endif /* GRT_BACKENDS_CPU_ADDRESS_SPACE_H_ */

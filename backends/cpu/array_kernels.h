@@ -51,8 +51,8 @@ GRT_MUST_USE grt_status* grt_array_one_hot(grt_kernel_ctx* ctx);
 /* ---- helpers (array_util.c) ------------------------------------------- */
 
 /* Input i, failing (INTERNAL) when the executor passed none. */
-GRT_MUST_USE grt_status* grt_array_input(const grt_kernel_ctx* ctx, int32_t i, const grt_tensor** out);
-
+GRT_MUST_USE grt_status* grt_array_input(const grt_kernel_ctx* ctx, int32_t i,
+                                         const grt_tensor** out);
 
 /* Reads a tensor holding exactly one integer (a scalar or a 1-element vector). */
 GRT_MUST_USE grt_status* grt_array_read_scalar(const grt_tensor* t, const char* what, int64_t* out);

@@ -9,4 +9,4 @@ GRT_MUST_USE grt_status* grt_cpu_reverse_sequence(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_where(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_matrix_determinant(grt_kernel_ctx* ctx);
 
-#endif  /* GRT_BACKENDS_CPU_ARRAY_MORE_H_ */
+#endif /* GRT_BACKENDS_CPU_ARRAY_MORE_H_ */

@@ -22,8 +22,8 @@ grt_status* grt_cpu_reverse_sequence(grt_kernel_ctx* ctx) {
   int64_t batch = x->shape.dims[batch_dim], seq = x->shape.dims[seq_dim];
   const void* lv = grt_tensor_data(lens);
   for (int64_t b = 0; b < batch; b++)
-    GRT_RETURN_IF_ERROR(
-        grt_op_reverse_sequence_length(&x->shape, seq_dim, b, grt_dtype_load_int(lens->dtype, lv, b)));
+    GRT_RETURN_IF_ERROR(grt_op_reverse_sequence_length(&x->shape, seq_dim, b,
+                                                       grt_dtype_load_int(lens->dtype, lv, b)));
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, x->dtype, &x->shape, &out));
   int64_t stride[GRT_MAX_RANK];

@@ -41,8 +41,8 @@ static grt_status* geometry(const grt_kernel_ctx* ctx, const grt_tensor* x, bn_g
   GRT_RETURN_IF_ERROR(grt_batch_norm_format(fmt, &rank, &ch));
   char a[GRT_SHAPE_STR_MAX];
   if (x->shape.rank != rank)
-    return GRT_ERROR(INVALID_ARGUMENT, "x must be %d-dimensional for data_format %s: %s", (int)rank, fmt,
-                     grt_cpu_shape_str(&x->shape, a));
+    return GRT_ERROR(INVALID_ARGUMENT, "x must be %d-dimensional for data_format %s: %s", (int)rank,
+                     fmt, grt_cpu_shape_str(&x->shape, a));
   GRT_RETURN_IF_ERROR(grt_kernel_attr_float(ctx, "epsilon", &g->epsilon));
   GRT_RETURN_IF_ERROR(grt_kernel_attr_bool(ctx, "is_training", &g->training));
   g->channel_last = ch == rank - 1;
@@ -58,37 +58,41 @@ static grt_status* geometry(const grt_kernel_ctx* ctx, const grt_tensor* x, bn_g
 static grt_status* check_vector(const grt_tensor* t, const bn_geom* g, const char* what) {
   if (t->shape.rank == 1 && t->shape.dims[0] == g->c) return NULL;
   char a[GRT_SHAPE_STR_MAX];
-  return GRT_ERROR(INVALID_ARGUMENT, "%s must be a vector of %lld channels, got %s", what, (long long)g->c,
-                   grt_cpu_shape_str(&t->shape, a));
+  return GRT_ERROR(INVALID_ARGUMENT, "%s must be a vector of %lld channels, got %s", what,
+                   (long long)g->c, grt_cpu_shape_str(&t->shape, a));
 }
 
 static grt_status* build(const bn_geom* g, bool backward, grt_dnnl_plan* p) {
   dnnl_dims_t d = {g->n, g->c, g->s}, cd = {g->c};
-  GRT_RETURN_IF_ERROR(grt_dnnl_check(
-      dnnl_memory_desc_init_by_tag(&p->md[0], 3, d, dnnl_f32, g->channel_last ? dnnl_nwc : dnnl_ncw),
-      "oneDNN batch norm descriptor"));
-  GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_memory_desc_init_by_tag(&p->md[1], 1, cd, dnnl_f32, dnnl_a),
-                                     "oneDNN batch norm descriptor"));
+  GRT_RETURN_IF_ERROR(
+      grt_dnnl_check(dnnl_memory_desc_init_by_tag(&p->md[0], 3, d, dnnl_f32,
+                                                  g->channel_last ? dnnl_nwc : dnnl_ncw),
+                     "oneDNN batch norm descriptor"));
+  GRT_RETURN_IF_ERROR(
+      grt_dnnl_check(dnnl_memory_desc_init_by_tag(&p->md[1], 1, cd, dnnl_f32, dnnl_a),
+                     "oneDNN batch norm descriptor"));
   unsigned flags = dnnl_use_scale | dnnl_use_shift;
   if (!g->training) flags |= dnnl_use_global_stats;
   dnnl_batch_normalization_desc_t fwd, bwd;
   dnnl_prop_kind_t prop = g->training || backward ? dnnl_forward_training : dnnl_forward_inference;
-  GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_batch_normalization_forward_desc_init(&fwd, prop, &p->md[0], g->epsilon, flags),
-                                     "oneDNN batch norm forward"));
+  GRT_RETURN_IF_ERROR(grt_dnnl_check(
+      dnnl_batch_normalization_forward_desc_init(&fwd, prop, &p->md[0], g->epsilon, flags),
+      "oneDNN batch norm forward"));
   if (!backward) return grt_dnnl_plan_make(p, 0, &fwd, NULL, "oneDNN batch norm forward", NULL);
   dnnl_primitive_desc_t hint = NULL;
-  GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_primitive_desc_create(&hint, &fwd, NULL, grt_dnnl_engine(), NULL),
-                                     "oneDNN batch norm forward"));
-  grt_status* s = grt_dnnl_check(
-      dnnl_batch_normalization_backward_desc_init(&bwd, dnnl_backward, &p->md[0], &p->md[0], g->epsilon, flags),
-      "oneDNN batch norm backward");
+  GRT_RETURN_IF_ERROR(
+      grt_dnnl_check(dnnl_primitive_desc_create(&hint, &fwd, NULL, grt_dnnl_engine(), NULL),
+                     "oneDNN batch norm forward"));
+  grt_status* s = grt_dnnl_check(dnnl_batch_normalization_backward_desc_init(
+                                     &bwd, dnnl_backward, &p->md[0], &p->md[0], g->epsilon, flags),
+                                 "oneDNN batch norm backward");
   if (!s) s = grt_dnnl_plan_make(p, 0, &bwd, hint, "oneDNN batch norm backward", NULL);
   dnnl_primitive_desc_destroy(hint);
   return s;
 }
 
-static grt_status* plan_for(grt_kernel_ctx* ctx, const bn_geom* g, bool backward, grt_dnnl_plan** out,
-                            bool* out_owned) {
+static grt_status* plan_for(grt_kernel_ctx* ctx, const bn_geom* g, bool backward,
+                            grt_dnnl_plan** out, bool* out_owned) {
   int64_t key[] = {g->n, g->c, g->s, g->training, backward};
   int32_t n = (int32_t)(sizeof key / sizeof key[0]);
   *out_owned = false;
@@ -117,8 +121,8 @@ static grt_status* alloc_vectors(grt_kernel_ctx* ctx, int32_t first, int32_t cou
 
 /* Training statistics: rs1/rs2 hold the batch mean and biased variance
  * oneDNN computed; batch_mean/batch_variance get the running values. */
-static void running_stats(const bn_geom* g, float factor, const grt_tensor* mean_in, const grt_tensor* var_in,
-                          grt_tensor* const* v) {
+static void running_stats(const bn_geom* g, float factor, const grt_tensor* mean_in,
+                          const grt_tensor* var_in, grt_tensor* const* v) {
   float *bm = f32(v[0]), *bv = f32(v[1]), *m = f32(v[2]), *var = f32(v[3]);
   int64_t count = g->n * g->s;
   double adjust = count > 1 ? (double)count / (double)(count - 1) : 1.0;

@@ -72,9 +72,12 @@ static grt_status* grow(void) {
       held[n] = blas_memory_alloc(0);
     }
     grt_address_space_release();
-    if (!room) s = exhausted();
-    else if (!held[n]) s = GRT_ERROR(RESOURCE_EXHAUSTED, "OpenBLAS's buffer table is full (%d buffers)", n);
-    else g_buffers = ++n;
+    if (!room)
+      s = exhausted();
+    else if (!held[n])
+      s = GRT_ERROR(RESOURCE_EXHAUSTED, "OpenBLAS's buffer table is full (%d buffers)", n);
+    else
+      g_buffers = ++n;
   }
   while (n > 0) blas_memory_free(held[--n]);
   grt_free(held);

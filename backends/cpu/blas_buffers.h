@@ -37,4 +37,4 @@ void grt_blas_buffers_leave(void);
 }
 #endif
 
-#endif  /* GRT_BACKENDS_CPU_BLAS_BUFFERS_H_ */
+#endif /* GRT_BACKENDS_CPU_BLAS_BUFFERS_H_ */

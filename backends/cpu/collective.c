@@ -35,21 +35,29 @@ typedef struct {
 } job;
 
 /* out[i] = in_0[i] op in_1[i] op ... for one element range, member order. */
-#define REDUCE_RANGE(sfx, T)                                                          \
-  static void reduce_##sfx(const job* j, int64_t b, int64_t e) {                      \
-    const grt_all_reduce_args* a = j->a;                                              \
-    T* restrict out = j->out;                                                         \
-    const T* first = grt_tensor_data(a->inputs[0]);                                   \
-    for (int64_t i = b; i < e; i++) out[i] = first[i];                                \
-    for (int32_t k = 1; k < a->n; k++) {                                              \
-      const T* restrict x = grt_tensor_data(a->inputs[k]);                            \
-      switch (a->reduction) {                                                         \
-        case GRT_REDUCE_SUM: for (int64_t i = b; i < e; i++) out[i] = (T)(out[i] + x[i]); break; \
-        case GRT_REDUCE_PROD: for (int64_t i = b; i < e; i++) out[i] = (T)(out[i] * x[i]); break; \
-        case GRT_REDUCE_MIN: for (int64_t i = b; i < e; i++) out[i] = x[i] < out[i] ? x[i] : out[i]; break; \
-        case GRT_REDUCE_MAX: for (int64_t i = b; i < e; i++) out[i] = x[i] > out[i] ? x[i] : out[i]; break; \
-      }                                                                               \
-    }                                                                                 \
+#define REDUCE_RANGE(sfx, T)                                                      \
+  static void reduce_##sfx(const job* j, int64_t b, int64_t e) {                  \
+    const grt_all_reduce_args* a = j->a;                                          \
+    T* restrict out = j->out;                                                     \
+    const T* first = grt_tensor_data(a->inputs[0]);                               \
+    for (int64_t i = b; i < e; i++) out[i] = first[i];                            \
+    for (int32_t k = 1; k < a->n; k++) {                                          \
+      const T* restrict x = grt_tensor_data(a->inputs[k]);                        \
+      switch (a->reduction) {                                                     \
+        case GRT_REDUCE_SUM:                                                      \
+          for (int64_t i = b; i < e; i++) out[i] = (T)(out[i] + x[i]);            \
+          break;                                                                  \
+        case GRT_REDUCE_PROD:                                                     \
+          for (int64_t i = b; i < e; i++) out[i] = (T)(out[i] * x[i]);            \
+          break;                                                                  \
+        case GRT_REDUCE_MIN:                                                      \
+          for (int64_t i = b; i < e; i++) out[i] = x[i] < out[i] ? x[i] : out[i]; \
+          break;                                                                  \
+        case GRT_REDUCE_MAX:                                                      \
+          for (int64_t i = b; i < e; i++) out[i] = x[i] > out[i] ? x[i] : out[i]; \
+          break;                                                                  \
+      }                                                                           \
+    }                                                                             \
   }
 REDUCE_RANGE(f32, float)
 REDUCE_RANGE(f64, double)
@@ -67,10 +75,18 @@ static void reduce_f16(const job* j, int64_t b, int64_t e) {
     for (int32_t k = 1; k < a->n; k++) {
       float x = grt_half_to_float(((const uint16_t*)grt_tensor_data(a->inputs[k]))[i]);
       switch (a->reduction) {
-        case GRT_REDUCE_SUM: acc += x; break;
-        case GRT_REDUCE_PROD: acc *= x; break;
-        case GRT_REDUCE_MIN: acc = x < acc ? x : acc; break;
-        case GRT_REDUCE_MAX: acc = x > acc ? x : acc; break;
+        case GRT_REDUCE_SUM:
+          acc += x;
+          break;
+        case GRT_REDUCE_PROD:
+          acc *= x;
+          break;
+        case GRT_REDUCE_MIN:
+          acc = x < acc ? x : acc;
+          break;
+        case GRT_REDUCE_MAX:
+          acc = x > acc ? x : acc;
+          break;
       }
       /* Round after each step, as k-1 half additions would. */
       acc = grt_half_to_float(grt_float_to_half(acc));
@@ -84,12 +100,18 @@ typedef void (*reduce_fn)(const job* j, int64_t b, int64_t e);
 static reduce_fn pick(grt_dtype t, grt_reduction r) {
   bool wraps = r == GRT_REDUCE_SUM || r == GRT_REDUCE_PROD;
   switch (t) {
-    case GRT_FLOAT32: return reduce_f32;
-    case GRT_FLOAT64: return reduce_f64;
-    case GRT_FLOAT16: return reduce_f16;
-    case GRT_INT32: return wraps ? reduce_u32 : reduce_i32;
-    case GRT_INT64: return wraps ? reduce_u64 : reduce_i64;
-    default: return NULL;
+    case GRT_FLOAT32:
+      return reduce_f32;
+    case GRT_FLOAT64:
+      return reduce_f64;
+    case GRT_FLOAT16:
+      return reduce_f16;
+    case GRT_INT32:
+      return wraps ? reduce_u32 : reduce_i32;
+    case GRT_INT64:
+      return wraps ? reduce_u64 : reduce_i64;
+    default:
+      return NULL;
   }
 }
 

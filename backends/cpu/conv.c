@@ -25,7 +25,8 @@
 
 typedef enum { CONV_FORWARD, CONV_BACKWARD_DATA, CONV_BACKWARD_WEIGHTS } conv_kind;
 
-static const char* const kWhat[] = {"oneDNN convolution forward", "oneDNN convolution backward data",
+static const char* const kWhat[] = {"oneDNN convolution forward",
+                                    "oneDNN convolution backward data",
                                     "oneDNN convolution backward weights"};
 
 typedef struct {
@@ -43,15 +44,15 @@ static void conv_dims_of(const grt_cpu_conv* g, conv_dims* d) {
 
 /* The forward descriptor; backward primitives need its primitive
  * descriptor as a hint. */
-static grt_status* forward_desc(const grt_cpu_conv* g, dnnl_prop_kind_t prop, const dnnl_memory_desc_t* src,
-                                const dnnl_memory_desc_t* wany, const dnnl_memory_desc_t* dst,
-                                dnnl_convolution_desc_t* out) {
+static grt_status* forward_desc(const grt_cpu_conv* g, dnnl_prop_kind_t prop,
+                                const dnnl_memory_desc_t* src, const dnnl_memory_desc_t* wany,
+                                const dnnl_memory_desc_t* dst, dnnl_convolution_desc_t* out) {
   conv_dims d;
   conv_dims_of(g, &d);
-  return grt_dnnl_check(dnnl_dilated_convolution_forward_desc_init(out, prop, dnnl_convolution_direct, src, wany,
-                                                                   NULL, dst, d.strides, d.dilates, d.pad_l,
-                                                                   d.pad_r),
-                        kWhat[CONV_FORWARD]);
+  return grt_dnnl_check(
+      dnnl_dilated_convolution_forward_desc_init(out, prop, dnnl_convolution_direct, src, wany,
+                                                 NULL, dst, d.strides, d.dilates, d.pad_l, d.pad_r),
+      kWhat[CONV_FORWARD]);
 }
 
 static grt_status* build(const grt_cpu_conv* g, conv_kind kind, grt_dnnl_plan* p) {
@@ -71,15 +72,15 @@ static grt_status* build(const grt_cpu_conv* g, conv_kind kind, grt_dnnl_plan* p
     GRT_RETURN_IF_ERROR(forward_desc(g, dnnl_forward_inference, &src, &wany, &dst, &desc));
   } else {
     GRT_RETURN_IF_ERROR(forward_desc(g, dnnl_forward_training, &src, &wany, &dst, &fwd));
-    GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_primitive_desc_create(&hint, &fwd, NULL, grt_dnnl_engine(), NULL),
-                                       kWhat[kind]));
-    dnnl_status_t st =
-        kind == CONV_BACKWARD_DATA
-            ? dnnl_dilated_convolution_backward_data_desc_init(&desc, dnnl_convolution_direct, &src, &wany, &dst,
-                                                               d.strides, d.dilates, d.pad_l, d.pad_r)
-            : dnnl_dilated_convolution_backward_weights_desc_init(&desc, dnnl_convolution_direct, &src, &wany,
-                                                                  NULL, &dst, d.strides, d.dilates, d.pad_l,
-                                                                  d.pad_r);
+    GRT_RETURN_IF_ERROR(grt_dnnl_check(
+        dnnl_primitive_desc_create(&hint, &fwd, NULL, grt_dnnl_engine(), NULL), kWhat[kind]));
+    dnnl_status_t st = kind == CONV_BACKWARD_DATA
+                           ? dnnl_dilated_convolution_backward_data_desc_init(
+                                 &desc, dnnl_convolution_direct, &src, &wany, &dst, d.strides,
+                                 d.dilates, d.pad_l, d.pad_r)
+                           : dnnl_dilated_convolution_backward_weights_desc_init(
+                                 &desc, dnnl_convolution_direct, &src, &wany, NULL, &dst, d.strides,
+                                 d.dilates, d.pad_l, d.pad_r);
     grt_status* s = grt_dnnl_check(st, kWhat[kind]);
     if (s) {
       dnnl_primitive_desc_destroy(hint);
@@ -89,7 +90,8 @@ static grt_status* build(const grt_cpu_conv* g, conv_kind kind, grt_dnnl_plan* p
   grt_status* s = grt_dnnl_plan_make(p, 0, &desc, hint, kWhat[kind], &pd);
   if (hint) dnnl_primitive_desc_destroy(hint);
   if (s) return s;
-  dnnl_query_t q = kind == CONV_BACKWARD_WEIGHTS ? dnnl_query_diff_weights_md : dnnl_query_weights_md;
+  dnnl_query_t q =
+      kind == CONV_BACKWARD_WEIGHTS ? dnnl_query_diff_weights_md : dnnl_query_weights_md;
   p->md[1] = *dnnl_primitive_desc_query_md(pd, q, 0);
   dnnl_primitive_desc_destroy(pd);
   if (dnnl_memory_desc_equal(&p->md[0], &p->md[1])) return NULL;
@@ -97,9 +99,10 @@ static grt_status* build(const grt_cpu_conv* g, conv_kind kind, grt_dnnl_plan* p
   const dnnl_memory_desc_t* from = kind == CONV_BACKWARD_WEIGHTS ? &p->md[1] : &p->md[0];
   const dnnl_memory_desc_t* to = kind == CONV_BACKWARD_WEIGHTS ? &p->md[0] : &p->md[1];
   dnnl_primitive_desc_t rpd = NULL;
-  GRT_RETURN_IF_ERROR(grt_dnnl_check(
-      dnnl_reorder_primitive_desc_create(&rpd, from, grt_dnnl_engine(), to, grt_dnnl_engine(), NULL),
-      "oneDNN filter reorder"));
+  GRT_RETURN_IF_ERROR(
+      grt_dnnl_check(dnnl_reorder_primitive_desc_create(&rpd, from, grt_dnnl_engine(), to,
+                                                        grt_dnnl_engine(), NULL),
+                     "oneDNN filter reorder"));
   s = grt_dnnl_check(dnnl_primitive_create(&p->prim[1], rpd), "oneDNN filter reorder");
   dnnl_primitive_desc_destroy(rpd);
   return s;
@@ -107,8 +110,8 @@ static grt_status* build(const grt_cpu_conv* g, conv_kind kind, grt_dnnl_plan* p
 
 /* The node's plan for g (built and cached on first use). *out_owned: the
  * caller frees the plan after the call (the cache was full). */
-static grt_status* plan_for(grt_kernel_ctx* ctx, const grt_cpu_conv* g, conv_kind kind, int64_t* key,
-                            int32_t* key_n, grt_dnnl_plan** out, bool* out_owned) {
+static grt_status* plan_for(grt_kernel_ctx* ctx, const grt_cpu_conv* g, conv_kind kind,
+                            int64_t* key, int32_t* key_n, grt_dnnl_plan** out, bool* out_owned) {
   int32_t n = grt_cpu_conv_key(g, key);
   key[n++] = kind;
   *key_n = n;
@@ -128,8 +131,8 @@ static grt_status* plan_for(grt_kernel_ctx* ctx, const grt_cpu_conv* g, conv_kin
 
 /* Runs the plan: `act_in`/`act_out` are the src and dst sides' data,
  * `filter` grt's HWIO filter (read, or written for backward weights). */
-static grt_status* run(grt_kernel_ctx* ctx, const grt_dnnl_plan* p, conv_kind kind, const int64_t* key,
-                       int32_t key_n, void* src, void* filter, void* dst) {
+static grt_status* run(grt_kernel_ctx* ctx, const grt_dnnl_plan* p, conv_kind kind,
+                       const int64_t* key, int32_t key_n, void* src, void* filter, void* dst) {
   grt_dnnl_call call;
   grt_dnnl_call_init(&call, ctx);
   void* w = filter; /* the primitive's weights */
@@ -140,11 +143,12 @@ static grt_status* run(grt_kernel_ctx* ctx, const grt_dnnl_plan* p, conv_kind ki
   grt_dnnl_weights wt = {false, 0};
   /* Forward and backward data read the filter: kept packed when it is a
    * Const or an unchanging variable (dnnl_pack.h). */
-  if (reorder && kind != CONV_BACKWARD_WEIGHTS && state) wt = grt_dnnl_weights_of(ctx, &state->packs, filter);
+  if (reorder && kind != CONV_BACKWARD_WEIGHTS && state)
+    wt = grt_dnnl_weights_of(ctx, &state->packs, filter);
   if (wt.keep) {
     const void* packed = NULL;
-    s = grt_dnnl_packed_weights(&state->packs, wt, &call, key, key_n, &p->md[0], filter, &p->md[1], &packed,
-                                &held);
+    s = grt_dnnl_packed_weights(&state->packs, wt, &call, key, key_n, &p->md[0], filter, &p->md[1],
+                                &packed, &held);
     w = (void*)packed;
     reorder = false;
   }
@@ -172,17 +176,18 @@ static grt_status* run(grt_kernel_ctx* ctx, const grt_dnnl_plan* p, conv_kind ki
 }
 
 static bool empty(const grt_cpu_conv* g) {
-  return g->n == 0 || g->ic == 0 || g->oc == 0 || g->oh == 0 || g->ow == 0 || g->ih == 0 || g->iw == 0 ||
-         g->kh == 0 || g->kw == 0;
+  return g->n == 0 || g->ic == 0 || g->oc == 0 || g->oh == 0 || g->ow == 0 || g->ih == 0 ||
+         g->iw == 0 || g->kh == 0 || g->kw == 0;
 }
 
 /* Runs `kind` for g with the three data pointers, or zero-fills `out`
  * when the convolution has no work (a zero-sized dimension). */
-static grt_status* convolve(grt_kernel_ctx* ctx, const grt_cpu_conv* g, conv_kind kind, void* src, void* filter,
-                            void* dst, grt_tensor* out) {
+static grt_status* convolve(grt_kernel_ctx* ctx, const grt_cpu_conv* g, conv_kind kind, void* src,
+                            void* filter, void* dst, grt_tensor* out) {
   if (empty(g)) {
     size_t bytes = 0;
-    if (grt_tensor_bytes_for(out->dtype, &out->shape, &bytes) && bytes) memset(grt_cpu_data(out), 0, bytes);
+    if (grt_tensor_bytes_for(out->dtype, &out->shape, &bytes) && bytes)
+      memset(grt_cpu_data(out), 0, bytes);
     return NULL;
   }
   grt_dnnl_plan* p;
@@ -205,7 +210,8 @@ static grt_status* forward(grt_kernel_ctx* ctx, bool depthwise) {
   grt_cpu_conv_output_shape(&g, &os);
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, in->dtype, &os, &out));
-  return convolve(ctx, &g, CONV_FORWARD, grt_cpu_data(in), grt_cpu_data(filter), grt_cpu_data(out), out);
+  return convolve(ctx, &g, CONV_FORWARD, grt_cpu_data(in), grt_cpu_data(filter), grt_cpu_data(out),
+                  out);
 }
 
 grt_status* grt_cpu_conv2d(grt_kernel_ctx* ctx) { return forward(ctx, false); }
@@ -217,7 +223,8 @@ static grt_status* check_out_backprop(const grt_cpu_conv* g, const grt_tensor* d
   grt_cpu_conv_output_shape(g, &want);
   if (grt_shape_equal(&want, &dy->shape)) return NULL;
   char a[GRT_SHAPE_STR_MAX], b[GRT_SHAPE_STR_MAX];
-  return GRT_ERROR(INVALID_ARGUMENT, "out_backprop has shape %s, but the convolution's output is %s",
+  return GRT_ERROR(INVALID_ARGUMENT,
+                   "out_backprop has shape %s, but the convolution's output is %s",
                    grt_cpu_shape_str(&dy->shape, a), grt_cpu_shape_str(&want, b));
 }
 
@@ -232,7 +239,8 @@ grt_status* grt_cpu_conv2d_backprop_input(grt_kernel_ctx* ctx) {
   GRT_RETURN_IF_ERROR(check_out_backprop(&g, dy));
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, dy->dtype, &in_shape, &out));
-  return convolve(ctx, &g, CONV_BACKWARD_DATA, grt_cpu_data(out), grt_cpu_data(filter), grt_cpu_data(dy), out);
+  return convolve(ctx, &g, CONV_BACKWARD_DATA, grt_cpu_data(out), grt_cpu_data(filter),
+                  grt_cpu_data(dy), out);
 }
 
 grt_status* grt_cpu_conv2d_backprop_filter(grt_kernel_ctx* ctx) {
@@ -246,21 +254,17 @@ grt_status* grt_cpu_conv2d_backprop_filter(grt_kernel_ctx* ctx) {
   GRT_RETURN_IF_ERROR(check_out_backprop(&g, dy));
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, in->dtype, &f_shape, &out));
-  return convolve(ctx, &g, CONV_BACKWARD_WEIGHTS, grt_cpu_data(in), grt_cpu_data(out), grt_cpu_data(dy), out);
+  return convolve(ctx, &g, CONV_BACKWARD_WEIGHTS, grt_cpu_data(in), grt_cpu_data(out),
+                  grt_cpu_data(dy), out);
 }
 
-#define K(op, fn) {op, grt_cpu_##fn, grt_dnnl_state_new, grt_dnnl_state_free, 0}
+#define K(op, fn) \
+  { op, grt_cpu_##fn, grt_dnnl_state_new, grt_dnnl_state_free, 0 }
 
-GRT_CPU_KERNEL_TABLE(conv,
-                     K("Conv2D", conv2d),
-                     K("DepthwiseConv2dNative", depthwise_conv2d),
+GRT_CPU_KERNEL_TABLE(conv, K("Conv2D", conv2d), K("DepthwiseConv2dNative", depthwise_conv2d),
                      K("Conv2DBackpropInput", conv2d_backprop_input),
-                     K("Conv2DBackpropFilter", conv2d_backprop_filter),
-                     K("MaxPool", max_pool),
-                     K("AvgPool", avg_pool),
-                     K("MaxPoolGrad", max_pool_grad),
-                     K("AvgPoolGrad", avg_pool_grad),
-                     K("LRN", lrn),
-                     K("LRNGrad", lrn_grad),
+                     K("Conv2DBackpropFilter", conv2d_backprop_filter), K("MaxPool", max_pool),
+                     K("AvgPool", avg_pool), K("MaxPoolGrad", max_pool_grad),
+                     K("AvgPoolGrad", avg_pool_grad), K("LRN", lrn), K("LRNGrad", lrn_grad),
                      K("FusedBatchNormV3", fused_batch_norm),
                      K("FusedBatchNormGradV3", fused_batch_norm_grad));

@@ -26,7 +26,8 @@ typedef struct grt_cpu_conv {
  * messages) and fills *out. `in` is the input (NHWC or NCHW), `filter` the
  * filter shape. */
 GRT_MUST_USE grt_status* grt_cpu_conv_make(const grt_kernel_ctx* ctx, const grt_shape* in,
-                                           const grt_shape* filter, bool depthwise, grt_cpu_conv* out);
+                                           const grt_shape* filter, bool depthwise,
+                                           grt_cpu_conv* out);
 
 /* The shape of the convolution's input, output and filter as grt lays
  * them out. */

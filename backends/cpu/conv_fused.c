@@ -21,14 +21,17 @@ static const char kWhat[] = "oneDNN fused convolution";
 
 static grt_status* make_attr(grt_mm_activation act, dnnl_primitive_attr_t* out) {
   GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_primitive_attr_create(out), kWhat));
-  grt_status* st = grt_dnnl_check(dnnl_primitive_attr_set_scratchpad_mode(*out, dnnl_scratchpad_mode_user), kWhat);
+  grt_status* st = grt_dnnl_check(
+      dnnl_primitive_attr_set_scratchpad_mode(*out, dnnl_scratchpad_mode_user), kWhat);
   if (!st && act != GRT_MM_NONE) {
     int alg;
     float alpha, beta;
     grt_mm_activation_eltwise(act, &alg, &alpha, &beta);
     dnnl_post_ops_t po = NULL;
     st = grt_dnnl_check(dnnl_post_ops_create(&po), kWhat);
-    if (!st) st = grt_dnnl_check(dnnl_post_ops_append_eltwise(po, 1.0f, (dnnl_alg_kind_t)alg, alpha, beta), kWhat);
+    if (!st)
+      st = grt_dnnl_check(dnnl_post_ops_append_eltwise(po, 1.0f, (dnnl_alg_kind_t)alg, alpha, beta),
+                          kWhat);
     if (!st) st = grt_dnnl_check(dnnl_primitive_attr_set_post_ops(*out, po), kWhat);
     if (po) dnnl_post_ops_destroy(po);
   }
@@ -40,9 +43,11 @@ static grt_status* build(const grt_cpu_conv* g, grt_mm_activation act, grt_dnnl_
   dnnl_memory_desc_t src, dst, filter, wany;
   GRT_RETURN_IF_ERROR(grt_cpu_conv_mds(g, &src, &dst, &filter));
   GRT_RETURN_IF_ERROR(grt_dnnl_check(
-      dnnl_memory_desc_init_by_tag(&wany, filter.ndims, filter.dims, dnnl_f32, dnnl_format_tag_any), kWhat));
+      dnnl_memory_desc_init_by_tag(&wany, filter.ndims, filter.dims, dnnl_f32, dnnl_format_tag_any),
+      kWhat));
   dnnl_dims_t bd = {g->oc};
-  GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_memory_desc_init_by_tag(&p->md[4], 1, bd, dnnl_f32, dnnl_a), kWhat));
+  GRT_RETURN_IF_ERROR(
+      grt_dnnl_check(dnnl_memory_desc_init_by_tag(&p->md[4], 1, bd, dnnl_f32, dnnl_a), kWhat));
   p->md[0] = filter;
   p->md[2] = src;
   p->md[3] = dst;
@@ -55,24 +60,28 @@ static grt_status* build(const grt_cpu_conv* g, grt_mm_activation act, grt_dnnl_
   }
   dnnl_convolution_desc_t desc;
   GRT_RETURN_IF_ERROR(grt_dnnl_check(
-      dnnl_dilated_convolution_forward_desc_init(&desc, dnnl_forward_inference, dnnl_convolution_direct, &src,
-                                                 &wany, &p->md[4], &dst, strides, dilates, pad_l, pad_r),
+      dnnl_dilated_convolution_forward_desc_init(&desc, dnnl_forward_inference,
+                                                 dnnl_convolution_direct, &src, &wany, &p->md[4],
+                                                 &dst, strides, dilates, pad_l, pad_r),
       kWhat));
   dnnl_primitive_attr_t attr;
   GRT_RETURN_IF_ERROR(make_attr(act, &attr));
   dnnl_primitive_desc_t pd = NULL;
-  grt_status* s = grt_dnnl_check(dnnl_primitive_desc_create(&pd, &desc, attr, grt_dnnl_engine(), NULL), kWhat);
+  grt_status* s =
+      grt_dnnl_check(dnnl_primitive_desc_create(&pd, &desc, attr, grt_dnnl_engine(), NULL), kWhat);
   dnnl_primitive_attr_destroy(attr);
   if (s) return s;
   p->md[1] = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-  p->scratch[0] = dnnl_memory_desc_get_size(dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
+  p->scratch[0] =
+      dnnl_memory_desc_get_size(dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
   s = grt_dnnl_check(dnnl_primitive_create(&p->prim[0], pd), kWhat);
   dnnl_primitive_desc_destroy(pd);
   if (s || dnnl_memory_desc_equal(&p->md[0], &p->md[1])) return s;
   dnnl_primitive_desc_t rpd = NULL;
-  GRT_RETURN_IF_ERROR(grt_dnnl_check(
-      dnnl_reorder_primitive_desc_create(&rpd, &p->md[0], grt_dnnl_engine(), &p->md[1], grt_dnnl_engine(), NULL),
-      "oneDNN filter reorder"));
+  GRT_RETURN_IF_ERROR(
+      grt_dnnl_check(dnnl_reorder_primitive_desc_create(&rpd, &p->md[0], grt_dnnl_engine(),
+                                                        &p->md[1], grt_dnnl_engine(), NULL),
+                     "oneDNN filter reorder"));
   s = grt_dnnl_check(dnnl_primitive_create(&p->prim[1], rpd), "oneDNN filter reorder");
   dnnl_primitive_desc_destroy(rpd);
   return s;
@@ -95,7 +104,8 @@ static void bias_only(const grt_cpu_conv* g, grt_mm_activation act, const float*
 
 grt_status* grt_cpu_fused_conv2d(grt_kernel_ctx* ctx) {
   if (ctx->n_inputs != 3 || !ctx->inputs[0] || !ctx->inputs[1] || !ctx->inputs[2])
-    return GRT_ERROR(INVALID_ARGUMENT, "_FusedConv2D takes input, filter and one bias (num_args 1), got %d inputs",
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "_FusedConv2D takes input, filter and one bias (num_args 1), got %d inputs",
                      (int)ctx->n_inputs);
   const grt_tensor *in = ctx->inputs[0], *filter = ctx->inputs[1], *bias = ctx->inputs[2];
   GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, in->dtype));
@@ -106,8 +116,8 @@ grt_status* grt_cpu_fused_conv2d(grt_kernel_ctx* ctx) {
   GRT_RETURN_IF_ERROR(grt_cpu_conv_make(ctx, &in->shape, &filter->shape, false, &g));
   char buf[GRT_SHAPE_STR_MAX];
   if (bias->shape.rank != 1 || bias->shape.dims[0] != g.oc)
-    return GRT_ERROR(INVALID_ARGUMENT, "bias must be a vector of %lld elements, got %s", (long long)g.oc,
-                     grt_cpu_shape_str(&bias->shape, buf));
+    return GRT_ERROR(INVALID_ARGUMENT, "bias must be a vector of %lld elements, got %s",
+                     (long long)g.oc, grt_cpu_shape_str(&bias->shape, buf));
   grt_shape os;
   grt_cpu_conv_output_shape(&g, &os);
   grt_tensor* out;
@@ -142,7 +152,8 @@ grt_status* grt_cpu_fused_conv2d(grt_kernel_ctx* ctx) {
   if (p->prim[1] && state) wt = grt_dnnl_weights_of(ctx, &state->packs, w);
   if (wt.keep) {
     const void* packed = NULL;
-    s = grt_dnnl_packed_weights(&state->packs, wt, &call, key, n, &p->md[0], w, &p->md[1], &packed, &held);
+    s = grt_dnnl_packed_weights(&state->packs, wt, &call, key, n, &p->md[0], w, &p->md[1], &packed,
+                                &held);
     w = (void*)packed;
   } else if (p->prim[1]) {
     s = grt_dnnl_call_temp(&call, dnnl_memory_desc_get_size(&p->md[1]), &w);

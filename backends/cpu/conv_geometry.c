@@ -9,8 +9,8 @@ grt_status* grt_cpu_conv_need_f32(const grt_kernel_ctx* ctx, grt_dtype t) {
   return t == GRT_FLOAT32 ? NULL : grt_cpu_no_kernel(ctx, t);
 }
 
-grt_status* grt_cpu_conv_make(const grt_kernel_ctx* ctx, const grt_shape* in, const grt_shape* filter,
-                              bool depthwise, grt_cpu_conv* out) {
+grt_status* grt_cpu_conv_make(const grt_kernel_ctx* ctx, const grt_shape* in,
+                              const grt_shape* filter, bool depthwise, grt_cpu_conv* out) {
   grt_cpu_conv* g = out;
   GRT_RETURN_IF_ERROR(grt_op_window(ctx, GRT_WINDOW_DILATIONS, &g->w));
   /* Ranks and depths: the checks every backend shares. */
@@ -26,7 +26,8 @@ grt_status* grt_cpu_conv_make(const grt_kernel_ctx* ctx, const grt_shape* in, co
   return grt_window_dim(&g->w, 1, g->iw, g->kw, &g->ow, &g->pad_l[1], &g->pad_r[1]);
 }
 
-static void activation_shape(const grt_cpu_conv* g, int64_t h, int64_t w, int64_t c, grt_shape* out) {
+static void activation_shape(const grt_cpu_conv* g, int64_t h, int64_t w, int64_t c,
+                             grt_shape* out) {
   out->rank = 4;
   out->dims[0] = g->n;
   if (g->w.nchw) {
@@ -48,8 +49,8 @@ void grt_cpu_conv_output_shape(const grt_cpu_conv* g, grt_shape* out) {
   activation_shape(g, g->oh, g->ow, g->oc, out);
 }
 
-grt_status* grt_cpu_conv_mds(const grt_cpu_conv* g, dnnl_memory_desc_t* src, dnnl_memory_desc_t* dst,
-                             dnnl_memory_desc_t* filter) {
+grt_status* grt_cpu_conv_mds(const grt_cpu_conv* g, dnnl_memory_desc_t* src,
+                             dnnl_memory_desc_t* dst, dnnl_memory_desc_t* filter) {
   GRT_RETURN_IF_ERROR(grt_dnnl_md_activation(g->w.nchw, g->n, g->ic, g->ih, g->iw, src));
   GRT_RETURN_IF_ERROR(grt_dnnl_md_activation(g->w.nchw, g->n, g->oc, g->oh, g->ow, dst));
   int64_t icg = g->ic / g->groups, ocg = g->oc / g->groups;
@@ -81,7 +82,8 @@ grt_status* grt_cpu_sizes_input(const grt_tensor* t, const char* what, grt_shape
   out->rank = 4;
   for (int32_t i = 0; i < 4; i++) {
     if (d[i] < 0)
-      return GRT_ERROR(INVALID_ARGUMENT, "%s must be non-negative, got %lld", what, (long long)d[i]);
+      return GRT_ERROR(INVALID_ARGUMENT, "%s must be non-negative, got %lld", what,
+                       (long long)d[i]);
     out->dims[i] = d[i];
   }
   return NULL;

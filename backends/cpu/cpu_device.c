@@ -41,7 +41,7 @@ enum {
   kSmallStep = 64,
   kSmallMax = 4096,
   kSmallClasses = kSmallMax / kSmallStep,
-  kSmallKeep = 1024, /* blocks kept per small class */
+  kSmallKeep = 1024,      /* blocks kept per small class */
   kDecayCheckEvery = 256, /* frees between looks at the clock */
 };
 static const size_t kMaxCachedBytes = (size_t)256 << 20;
@@ -56,8 +56,8 @@ typedef struct {
   grt_allocator base;
   size_t in_use; /* written under the lock; read atomically by memory_stats */
   size_t peak;
-  size_t limit;  /* memory_limit: in_use never passes it; 0: none */
-  int lock;      /* a spin lock: held for a few instructions, cheaper than a mutex */
+  size_t limit; /* memory_limit: in_use never passes it; 0: none */
+  int lock;     /* a spin lock: held for a few instructions, cheaper than a mutex */
   free_block* free_lists[kClasses];
   size_t cached; /* bytes on the free lists, under the lock */
   free_block* small_lists[kSmallClasses];
@@ -208,8 +208,10 @@ static void* counting_alloc(grt_allocator* self, size_t size, size_t alignment) 
 static void release_block(void* p) {
   size_t size = *(size_t*)p;
   grt_mem_unreserve(size + kHeader);
-  if (size >= kMinCached) grt_unmap_pages(p, size + kHeader);
-  else grt_posix_memalign_free(p);
+  if (size >= kMinCached)
+    grt_unmap_pages(p, size + kHeader);
+  else
+    grt_posix_memalign_free(p);
 }
 
 /* Under the lock: moves the blocks that went unused for a whole period off
@@ -329,9 +331,7 @@ typedef struct {
   grt_stream streams[GRT_NUM_STREAM_KINDS];
 } cpu_device;
 
-static void free_orphan(counting_allocator* a) {
-  grt_free((char*)a - offsetof(cpu_device, alloc));
-}
+static void free_orphan(counting_allocator* a) { grt_free((char*)a - offsetof(cpu_device, alloc)); }
 
 /* Frees the device now, or, while tensors from its allocator are alive,
  * when the last of them is freed (counting_free). */

@@ -40,8 +40,7 @@ static bool build(void) {
       {grt_cpu_kernels_collective, &grt_cpu_kernels_collective_count},
   };
   int32_t total = 0;
-  for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
-    total += *families[f].count;
+  for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) total += *families[f].count;
   const grt_op_kernel** all = grt_calloc((size_t)total + 1, sizeof *all);
   grt_strmap by_op;
   grt_strmap_init(&by_op);

@@ -28,7 +28,7 @@ const grt_op_kernel* grt_cpu_kernel_lookup(const char* op);
 int32_t grt_cpu_kernel_count(void);
 const grt_op_kernel* grt_cpu_kernel_at(int32_t i);
 
-#define GRT_CPU_KERNEL_FAMILY(family)                 \
+#define GRT_CPU_KERNEL_FAMILY(family)                    \
   extern const grt_op_kernel grt_cpu_kernels_##family[]; \
   extern const int32_t grt_cpu_kernels_##family##_count
 
@@ -47,13 +47,13 @@ GRT_CPU_KERNEL_FAMILY(array_more);
 GRT_CPU_KERNEL_FAMILY(index);
 GRT_CPU_KERNEL_FAMILY(collective);
 
-#define GRT_CPU_KERNEL_TABLE(family, ...)                                     \
-  const grt_op_kernel grt_cpu_kernels_##family[] = {__VA_ARGS__};              \
-  const int32_t grt_cpu_kernels_##family##_count =                            \
+#define GRT_CPU_KERNEL_TABLE(family, ...)                         \
+  const grt_op_kernel grt_cpu_kernels_##family[] = {__VA_ARGS__}; \
+  const int32_t grt_cpu_kernels_##family##_count =                \
       (int32_t)(sizeof(grt_cpu_kernels_##family) / sizeof(grt_op_kernel))
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  /* GRT_BACKENDS_CPU_CPU_KERNELS_H_ */
+#endif /* GRT_BACKENDS_CPU_CPU_KERNELS_H_ */

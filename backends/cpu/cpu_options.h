@@ -21,4 +21,4 @@ extern const grt_backend_options grt_options_cpu;
 }
 #endif
 
-#endif  /* GRT_BACKENDS_CPU_CPU_OPTIONS_H_ */
+#endif /* GRT_BACKENDS_CPU_CPU_OPTIONS_H_ */

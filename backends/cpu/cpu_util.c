@@ -51,8 +51,8 @@ grt_status* grt_cpu_bcast_make(const grt_shape* x, const grt_shape* y, grt_cpu_b
       d = dy[i];
     else {
       char a[GRT_SHAPE_STR_MAX], b[GRT_SHAPE_STR_MAX];
-      return GRT_ERROR(INVALID_ARGUMENT, "Incompatible shapes: %s vs. %s",
-                       grt_cpu_shape_str(x, a), grt_cpu_shape_str(y, b));
+      return GRT_ERROR(INVALID_ARGUMENT, "Incompatible shapes: %s vs. %s", grt_cpu_shape_str(x, a),
+                       grt_cpu_shape_str(y, b));
     }
     out->out.dims[i] = d;
     out->n *= d;
@@ -133,8 +133,8 @@ static void bcast_rows(void* arg, int64_t r0, int64_t r1) {
   }
 }
 
-void grt_cpu_bcast_run(const grt_cpu_bcast* b, grt_cpu_binary_row row, const void* x,
-                       const void* y, size_t in_size, void* z, size_t out_size, int64_t cost_ns,
+void grt_cpu_bcast_run(const grt_cpu_bcast* b, grt_cpu_binary_row row, const void* x, const void* y,
+                       size_t in_size, void* z, size_t out_size, int64_t cost_ns,
                        grt_threadpool* pool) {
   if (b->n == 0) return;
   if (b->rank == 1) {

@@ -40,16 +40,14 @@ extern "C" {
 /* z[i] = f(x[i * sx], y[i * sy]) for i in [0, n); sx and sy are 0 (the
  * operand is one repeated element) or 1 (contiguous). z is contiguous and
  * never overlaps x or y. */
-typedef void (*grt_cpu_binary_row)(int64_t n, const void* x, int64_t sx, const void* y,
-                                   int64_t sy, void* z);
+typedef void (*grt_cpu_binary_row)(int64_t n, const void* x, int64_t sx, const void* y, int64_t sy,
+                                   void* z);
 
 /* y[i] = f(x[i]) for i in [0, n); y never overlaps x. */
 typedef void (*grt_cpu_unary_row)(int64_t n, const void* x, void* y);
 
 /* grt_tensor_data(t), inlined for the per-call fast paths. */
-static inline void* grt_cpu_data(const grt_tensor* t) {
-  return (char*)t->buffer->data + t->offset;
-}
+static inline void* grt_cpu_data(const grt_tensor* t) { return (char*)t->buffer->data + t->offset; }
 
 /* ---- broadcasting ------------------------------------------------------- */
 
@@ -58,22 +56,23 @@ static inline void* grt_cpu_data(const grt_tensor* t) {
  * neighbouring dimensions that broadcast the same way merged, so the
  * innermost loop is as long as possible. */
 typedef struct grt_cpu_bcast {
-  grt_shape out;                   /* the broadcast shape */
-  int64_t n;                       /* elements of out */
-  int32_t rank;                    /* loop dimensions, >= 1 */
-  int64_t dims[GRT_MAX_RANK];      /* outermost first */
-  int64_t sx[GRT_MAX_RANK];        /* element strides of x; 0 where broadcast */
-  int64_t sy[GRT_MAX_RANK];        /* of y */
+  grt_shape out;              /* the broadcast shape */
+  int64_t n;                  /* elements of out */
+  int32_t rank;               /* loop dimensions, >= 1 */
+  int64_t dims[GRT_MAX_RANK]; /* outermost first */
+  int64_t sx[GRT_MAX_RANK];   /* element strides of x; 0 where broadcast */
+  int64_t sy[GRT_MAX_RANK];   /* of y */
 } grt_cpu_bcast;
 
 /* Plans x op y. Fails with TensorFlow's "Incompatible shapes: [2,3] vs. [4]". */
-GRT_MUST_USE grt_status* grt_cpu_bcast_make(const grt_shape* x, const grt_shape* y, grt_cpu_bcast* out);
+GRT_MUST_USE grt_status* grt_cpu_bcast_make(const grt_shape* x, const grt_shape* y,
+                                            grt_cpu_bcast* out);
 
 /* Runs `row` over a plan: x and y have elements of `in_size` bytes, z of
  * `out_size`. Work is split over `pool` (may be NULL) when n * cost_ns is
  * large (cost_ns: rough nanoseconds per element). */
-void grt_cpu_bcast_run(const grt_cpu_bcast* b, grt_cpu_binary_row row, const void* x,
-                       const void* y, size_t in_size, void* z, size_t out_size, int64_t cost_ns,
+void grt_cpu_bcast_run(const grt_cpu_bcast* b, grt_cpu_binary_row row, const void* x, const void* y,
+                       size_t in_size, void* z, size_t out_size, int64_t cost_ns,
                        grt_threadpool* pool);
 
 /* The flat case: z[i] = f(x[i * sx], y[i * sy]) for n elements, split over
@@ -97,7 +96,8 @@ void grt_cpu_narrow(grt_dtype t, const float* in, void* out, int64_t n);
 
 /* A new float32 tensor of t's shape from ctx's allocator holding t widened
  * (t must be float16 or bfloat16). Caller frees *out. */
-GRT_MUST_USE grt_status* grt_cpu_widen_tensor(grt_kernel_ctx* ctx, const grt_tensor* t, grt_tensor** out);
+GRT_MUST_USE grt_status* grt_cpu_widen_tensor(grt_kernel_ctx* ctx, const grt_tensor* t,
+                                              grt_tensor** out);
 
 /* ---- math ---------------------------------------------------------------- */
 
@@ -182,4 +182,4 @@ grt_status* grt_cpu_read_dims(const grt_tensor* t, const char* what, grt_shape* 
 }
 #endif
 
-#endif  /* GRT_BACKENDS_CPU_CPU_UTIL_H_ */
+#endif /* GRT_BACKENDS_CPU_CPU_UTIL_H_ */

@@ -29,7 +29,8 @@ static bool attr_true(const grt_kernel_ctx* ctx, const char* name) {
   return v && v->type == GRT_ATTR_BOOL && v->u.b;
 }
 
-grt_dnnl_weights grt_dnnl_weights_of(const grt_kernel_ctx* ctx, grt_dnnl_packs* p, const void* src) {
+grt_dnnl_weights grt_dnnl_weights_of(const grt_kernel_ctx* ctx, grt_dnnl_packs* p,
+                                     const void* src) {
   grt_dnnl_weights w = {false, 0};
   if (!p) return w;
   if (attr_true(ctx, "_grt_const_b")) {
@@ -79,8 +80,8 @@ static grt_dnnl_packed* slot_for(grt_dnnl_packs* p, grt_dnnl_packed* old) {
 
 grt_status* grt_dnnl_packed_weights(grt_dnnl_packs* p, grt_dnnl_weights wt, grt_dnnl_call* call,
                                     const int64_t* key, int32_t n, const dnnl_memory_desc_t* plain,
-                                    const void* src, const dnnl_memory_desc_t* packed, const void** out,
-                                    grt_dnnl_packed** held) {
+                                    const void* src, const dnnl_memory_desc_t* packed,
+                                    const void** out, grt_dnnl_packed** held) {
   *out = src;
   *held = NULL;
   if (dnnl_memory_desc_equal(plain, packed)) return NULL;
@@ -101,7 +102,8 @@ grt_status* grt_dnnl_packed_weights(grt_dnnl_packs* p, grt_dnnl_weights wt, grt_
   }
   size_t bytes = dnnl_memory_desc_get_size(packed);
   grt_status* st = NULL;
-  if (!w->raw) w->raw = grt_malloc(bytes + 63); /* a slot reused keeps its buffer: same key, same size */
+  if (!w->raw)
+    w->raw = grt_malloc(bytes + 63); /* a slot reused keeps its buffer: same key, same size */
   if (!w->raw) {
     st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory packing %zu bytes of weights", bytes);
   } else {
@@ -113,7 +115,8 @@ grt_status* grt_dnnl_packed_weights(grt_dnnl_packs* p, grt_dnnl_weights wt, grt_
   if (st) {
     /* A reused slot no longer holds a valid copy: no source matches it
      * (its buffer goes with the state). */
-    if (w == have) w->src = NULL;
+    if (w == have)
+      w->src = NULL;
     else {
       grt_free(w->raw);
       w->raw = NULL;

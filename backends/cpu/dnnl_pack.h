@@ -39,7 +39,7 @@ typedef struct grt_dnnl_packed {
   int32_t key_n;
   uint64_t version; /* the variable's version packed (0 for a Const) */
   int32_t users;    /* calls reading data now, under the mutex */
-  void* raw; /* what grt_malloc returned; data is raw aligned to 64 */
+  void* raw;        /* what grt_malloc returned; data is raw aligned to 64 */
   void* data;
 } grt_dnnl_packed;
 
@@ -72,7 +72,8 @@ typedef struct grt_dnnl_weights {
   bool keep;
   uint64_t version;
 } grt_dnnl_weights;
-grt_dnnl_weights grt_dnnl_weights_of(const grt_kernel_ctx* ctx, grt_dnnl_packs* packs, const void* src);
+grt_dnnl_weights grt_dnnl_weights_of(const grt_kernel_ctx* ctx, grt_dnnl_packs* packs,
+                                     const void* src);
 
 struct grt_dnnl_call;
 
@@ -84,10 +85,10 @@ struct grt_dnnl_call;
  * it back with grt_dnnl_packed_release once the primitive has run.
  * Thread-safe. */
 GRT_MUST_USE grt_status* grt_dnnl_packed_weights(grt_dnnl_packs* packs, grt_dnnl_weights w,
-                                                 struct grt_dnnl_call* call, const int64_t* key, int32_t n,
-                                                 const dnnl_memory_desc_t* plain, const void* src,
-                                                 const dnnl_memory_desc_t* packed, const void** out,
-                                                 grt_dnnl_packed** held);
+                                                 struct grt_dnnl_call* call, const int64_t* key,
+                                                 int32_t n, const dnnl_memory_desc_t* plain,
+                                                 const void* src, const dnnl_memory_desc_t* packed,
+                                                 const void** out, grt_dnnl_packed** held);
 void grt_dnnl_packed_release(grt_dnnl_packs* packs, grt_dnnl_packed* held);
 
 /* Test hook: packed copies made by this process so far. */

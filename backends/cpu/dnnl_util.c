@@ -32,8 +32,8 @@ grt_status* grt_dnnl_stream(dnnl_stream_t* out) {
   if (!e) return GRT_ERROR(INTERNAL, "oneDNN has no CPU engine");
   dnnl_stream_t s = pthread_getspecific(g_stream_key);
   if (!s) {
-    GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_stream_create(&s, e, dnnl_stream_default_flags),
-                                       "oneDNN stream"));
+    GRT_RETURN_IF_ERROR(
+        grt_dnnl_check(dnnl_stream_create(&s, e, dnnl_stream_default_flags), "oneDNN stream"));
     if (pthread_setspecific(g_stream_key, s) != 0) {
       dnnl_stream_destroy(s);
       return GRT_ERROR(RESOURCE_EXHAUSTED, "oneDNN stream: no thread-specific slot");
@@ -71,7 +71,8 @@ grt_status* grt_dnnl_check(dnnl_status_t st, const char* what) {
 /* ---- descriptors -------------------------------------------------------------- */
 
 grt_status* grt_dnnl_md_plain(int32_t rank, const int64_t* dims, dnnl_memory_desc_t* out) {
-  static const dnnl_format_tag_t kTags[] = {dnnl_a, dnnl_a, dnnl_ab, dnnl_abc, dnnl_abcd, dnnl_abcde};
+  static const dnnl_format_tag_t kTags[] = {dnnl_a,   dnnl_a,    dnnl_ab,
+                                            dnnl_abc, dnnl_abcd, dnnl_abcde};
   if (rank < 1 || rank > 5) return GRT_ERROR(INTERNAL, "oneDNN descriptor of rank %d", (int)rank);
   dnnl_dims_t d;
   for (int32_t i = 0; i < rank; i++) d[i] = dims[i];
@@ -82,8 +83,9 @@ grt_status* grt_dnnl_md_plain(int32_t rank, const int64_t* dims, dnnl_memory_des
 grt_status* grt_dnnl_md_activation(bool nchw, int64_t n, int64_t c, int64_t h, int64_t w,
                                    dnnl_memory_desc_t* out) {
   dnnl_dims_t d = {n, c, h, w};
-  return grt_dnnl_check(dnnl_memory_desc_init_by_tag(out, 4, d, dnnl_f32, nchw ? dnnl_nchw : dnnl_nhwc),
-                        "oneDNN memory descriptor");
+  return grt_dnnl_check(
+      dnnl_memory_desc_init_by_tag(out, 4, d, dnnl_f32, nchw ? dnnl_nchw : dnnl_nhwc),
+      "oneDNN memory descriptor");
 }
 
 /* ---- calls -------------------------------------------------------------------- */
@@ -109,11 +111,13 @@ static void enter(const grt_dnnl_call* c) {
 grt_status* grt_dnnl_call_temp(grt_dnnl_call* c, size_t bytes, void** out) {
   *out = NULL;
   if (bytes == 0) return NULL;
-  if (c->n_blocks == GRT_DNNL_CALL_BLOCKS) return GRT_ERROR(INTERNAL, "too many oneDNN temporaries");
+  if (c->n_blocks == GRT_DNNL_CALL_BLOCKS)
+    return GRT_ERROR(INTERNAL, "too many oneDNN temporaries");
   void* p = c->allocator->alloc(c->allocator, bytes, 64);
   if (!p)
-    return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory allocating %zu bytes of oneDNN scratch on %s",
-                     bytes, c->allocator->name);
+    return GRT_ERROR(RESOURCE_EXHAUSTED,
+                     "out of memory allocating %zu bytes of oneDNN scratch on %s", bytes,
+                     c->allocator->name);
   c->blocks[c->n_blocks++] = p;
   *out = p;
   return NULL;
@@ -169,8 +173,8 @@ grt_status* grt_dnnl_call_reorder(grt_dnnl_call* c, const dnnl_memory_desc_t* sr
   dnnl_primitive_t prim = NULL;
   dnnl_stream_t stream;
   GRT_RETURN_IF_ERROR(grt_dnnl_stream(&stream));
-  GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_reorder_primitive_desc_create(&pd, src_md, e, dst_md, e, NULL),
-                                     "oneDNN reorder"));
+  GRT_RETURN_IF_ERROR(grt_dnnl_check(
+      dnnl_reorder_primitive_desc_create(&pd, src_md, e, dst_md, e, NULL), "oneDNN reorder"));
   grt_status* s = grt_dnnl_check(dnnl_primitive_create(&prim, pd), "oneDNN reorder");
   dnnl_primitive_desc_destroy(pd);
   /* Its own arguments: the call's pending ones belong to the next run. */
@@ -212,13 +216,15 @@ grt_status* grt_dnnl_plan_make(grt_dnnl_plan* p, int32_t i, const void* desc,
 
 /* The first implementation oneDNN offers whose name does not start with
  * `avoid` (NULL: the first). */
-static grt_status* pick(const void* desc, const_dnnl_primitive_attr_t attr, const_dnnl_primitive_desc_t hint,
-                        const char* avoid, const char* what, dnnl_primitive_desc_t* out) {
+static grt_status* pick(const void* desc, const_dnnl_primitive_attr_t attr,
+                        const_dnnl_primitive_desc_t hint, const char* avoid, const char* what,
+                        dnnl_primitive_desc_t* out) {
   dnnl_engine_t e = grt_dnnl_engine();
   if (!e) return GRT_ERROR(INTERNAL, "oneDNN has no CPU engine");
   if (!avoid) return grt_dnnl_check(dnnl_primitive_desc_create(out, desc, attr, e, hint), what);
   dnnl_primitive_desc_iterator_t it = NULL;
-  GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_primitive_desc_iterator_create(&it, desc, attr, e, hint), what));
+  GRT_RETURN_IF_ERROR(
+      grt_dnnl_check(dnnl_primitive_desc_iterator_create(&it, desc, attr, e, hint), what));
   grt_status* s = NULL;
   *out = NULL;
   for (;;) {
@@ -236,8 +242,9 @@ static grt_status* pick(const void* desc, const_dnnl_primitive_attr_t attr, cons
     dnnl_primitive_desc_destroy(pd);
     dnnl_status_t st = dnnl_primitive_desc_iterator_next(it);
     if (st != dnnl_success) {
-      s = st == dnnl_iterator_ends ? GRT_ERROR(UNIMPLEMENTED, "%s: no implementation but %s*", what, avoid)
-                                   : grt_dnnl_check(st, what);
+      s = st == dnnl_iterator_ends
+              ? GRT_ERROR(UNIMPLEMENTED, "%s: no implementation but %s*", what, avoid)
+              : grt_dnnl_check(st, what);
       break;
     }
   }
@@ -246,12 +253,14 @@ static grt_status* pick(const void* desc, const_dnnl_primitive_attr_t attr, cons
 }
 
 grt_status* grt_dnnl_plan_make_avoiding(grt_dnnl_plan* p, int32_t i, const void* desc,
-                                        const_dnnl_primitive_desc_t hint, const char* avoid, const char* what,
-                                        dnnl_primitive_desc_t* out_pd) {
+                                        const_dnnl_primitive_desc_t hint, const char* avoid,
+                                        const char* what, dnnl_primitive_desc_t* out_pd) {
   dnnl_primitive_attr_t attr = NULL;
   dnnl_primitive_desc_t pd = NULL;
   grt_status* s = grt_dnnl_check(dnnl_primitive_attr_create(&attr), what);
-  if (!s) s = grt_dnnl_check(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user), what);
+  if (!s)
+    s = grt_dnnl_check(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user),
+                       what);
   if (!s) s = pick(desc, attr, hint, avoid, what, &pd);
   if (!s) {
     const dnnl_memory_desc_t* smd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);

@@ -44,12 +44,13 @@ GRT_MUST_USE grt_status* grt_dnnl_check(dnnl_status_t st, const char* what);
 
 /* An f32 descriptor of `rank` dims with the dims in row-major order (tag
  * a, ab, abc, abcd). */
-GRT_MUST_USE grt_status* grt_dnnl_md_plain(int32_t rank, const int64_t* dims, dnnl_memory_desc_t* out);
+GRT_MUST_USE grt_status* grt_dnnl_md_plain(int32_t rank, const int64_t* dims,
+                                           dnnl_memory_desc_t* out);
 
 /* A 4-D f32 activation described to oneDNN in its logical order {n, c, h,
  * w} whatever grt's layout (nchw false: NHWC in memory). */
-GRT_MUST_USE grt_status* grt_dnnl_md_activation(bool nchw, int64_t n, int64_t c, int64_t h, int64_t w,
-                                                dnnl_memory_desc_t* out);
+GRT_MUST_USE grt_status* grt_dnnl_md_activation(bool nchw, int64_t n, int64_t c, int64_t h,
+                                                int64_t w, dnnl_memory_desc_t* out);
 
 /* ---- one primitive call ------------------------------------------------ */
 
@@ -100,7 +101,8 @@ GRT_MUST_USE grt_status* grt_dnnl_call_run(grt_dnnl_call* c, dnnl_primitive_t pr
 /* Copies `src` (descriptor src_md) into `dst` (dst_md), converting the
  * layout, as part of the call. */
 GRT_MUST_USE grt_status* grt_dnnl_call_reorder(grt_dnnl_call* c, const dnnl_memory_desc_t* src_md,
-                                               void* src, const dnnl_memory_desc_t* dst_md, void* dst);
+                                               void* src, const dnnl_memory_desc_t* dst_md,
+                                               void* dst);
 
 /* Releases the call's memory objects and temporaries. */
 void grt_dnnl_call_end(grt_dnnl_call* c);
@@ -133,8 +135,9 @@ GRT_MUST_USE grt_status* grt_dnnl_plan_make(grt_dnnl_plan* p, int32_t i, const v
 /* The same, skipping implementations whose name starts with `avoid` (a
  * oneDNN bug's workaround). */
 GRT_MUST_USE grt_status* grt_dnnl_plan_make_avoiding(grt_dnnl_plan* p, int32_t i, const void* desc,
-                                                     const_dnnl_primitive_desc_t hint, const char* avoid,
-                                                     const char* what, dnnl_primitive_desc_t* out_pd);
+                                                     const_dnnl_primitive_desc_t hint,
+                                                     const char* avoid, const char* what,
+                                                     dnnl_primitive_desc_t* out_pd);
 
 #define GRT_DNNL_KEY_MAX 40
 #define GRT_DNNL_CACHE_SIZE 4

@@ -53,64 +53,70 @@ extern const grt_cpu_binary_op grt_cpu_op_add;
  * the unsigned type integer arithmetic wraps in (the float type itself for
  * floats). Four loops cover the stride cases so each is a plain
  * vectorisable loop. */
-#define GRT_CPU_BINARY_ROW(fname, T, W, TZ, EXPR)                                          \
-  static void fname(int64_t n, const void* xv, int64_t sx, const void* yv, int64_t sy,     \
-                    void* zv) {                                                            \
-    typedef T elem_t;                                                                      \
-    typedef W wide_t;                                                                      \
-    (void)sizeof(wide_t);                                                                  \
-    const elem_t* restrict x = (const elem_t*)xv;                                          \
-    const elem_t* restrict y = (const elem_t*)yv;                                          \
-    TZ* restrict z = (TZ*)zv;                                                              \
-    if (sx && sy) {                                                                        \
-      for (int64_t i = 0; i < n; i++) {                                                    \
-        const elem_t a = x[i], b = y[i];                                                   \
-        z[i] = (TZ)(EXPR);                                                                 \
-      }                                                                                    \
-    } else if (sx) {                                                                       \
-      const elem_t b = y[0];                                                               \
-      for (int64_t i = 0; i < n; i++) {                                                    \
-        const elem_t a = x[i];                                                             \
-        z[i] = (TZ)(EXPR);                                                                 \
-      }                                                                                    \
-    } else if (sy) {                                                                       \
-      const elem_t a = x[0];                                                               \
-      for (int64_t i = 0; i < n; i++) {                                                    \
-        const elem_t b = y[i];                                                             \
-        z[i] = (TZ)(EXPR);                                                                 \
-      }                                                                                    \
-    } else {                                                                               \
-      const elem_t a = x[0], b = y[0];                                                     \
-      const TZ v = (TZ)(EXPR);                                                             \
-      for (int64_t i = 0; i < n; i++) z[i] = v;                                            \
-    }                                                                                      \
+#define GRT_CPU_BINARY_ROW(fname, T, W, TZ, EXPR)                                                  \
+  static void fname(int64_t n, const void* xv, int64_t sx, const void* yv, int64_t sy, void* zv) { \
+    typedef T elem_t;                                                                              \
+    typedef W wide_t;                                                                              \
+    (void)sizeof(wide_t);                                                                          \
+    const elem_t* restrict x = (const elem_t*)xv;                                                  \
+    const elem_t* restrict y = (const elem_t*)yv;                                                  \
+    TZ* restrict z = (TZ*)zv;                                                                      \
+    if (sx && sy) {                                                                                \
+      for (int64_t i = 0; i < n; i++) {                                                            \
+        const elem_t a = x[i], b = y[i];                                                           \
+        z[i] = (TZ)(EXPR);                                                                         \
+      }                                                                                            \
+    } else if (sx) {                                                                               \
+      const elem_t b = y[0];                                                                       \
+      for (int64_t i = 0; i < n; i++) {                                                            \
+        const elem_t a = x[i];                                                                     \
+        z[i] = (TZ)(EXPR);                                                                         \
+      }                                                                                            \
+    } else if (sy) {                                                                               \
+      const elem_t a = x[0];                                                                       \
+      for (int64_t i = 0; i < n; i++) {                                                            \
+        const elem_t b = y[i];                                                                     \
+        z[i] = (TZ)(EXPR);                                                                         \
+      }                                                                                            \
+    } else {                                                                                       \
+      const elem_t a = x[0], b = y[0];                                                             \
+      const TZ v = (TZ)(EXPR);                                                                     \
+      for (int64_t i = 0; i < n; i++) z[i] = v;                                                    \
+    }                                                                                              \
   }
 
-#define GRT_CPU_UNARY_ROW(fname, T, W, EXPR)                     \
-  static void fname(int64_t n, const void* xv, void* yv) {      \
-    typedef T elem_t;                                            \
-    typedef W wide_t;                                            \
-    (void)sizeof(wide_t);                                        \
-    const elem_t* restrict x = (const elem_t*)xv;                \
-    elem_t* restrict y = (elem_t*)yv;                            \
-    for (int64_t i = 0; i < n; i++) {                            \
-      const elem_t a = x[i];                                     \
-      y[i] = (elem_t)(EXPR);                                     \
-    }                                                            \
+#define GRT_CPU_UNARY_ROW(fname, T, W, EXPR)               \
+  static void fname(int64_t n, const void* xv, void* yv) { \
+    typedef T elem_t;                                      \
+    typedef W wide_t;                                      \
+    (void)sizeof(wide_t);                                  \
+    const elem_t* restrict x = (const elem_t*)xv;          \
+    elem_t* restrict y = (elem_t*)yv;                      \
+    for (int64_t i = 0; i < n; i++) {                      \
+      const elem_t a = x[i];                               \
+      y[i] = (elem_t)(EXPR);                               \
+    }                                                      \
   }
 
 /* One row per real dtype: M(suffix, C type, wide type). */
 #define GRT_CPU_FLOAT_TYPES(M) M(f32, float, float) M(f64, double, double)
-#define GRT_CPU_INT_TYPES(M)                                                              \
-  M(i8, int8_t, uint32_t) M(i16, int16_t, uint32_t) M(i32, int32_t, uint32_t)             \
-  M(i64, int64_t, uint64_t) M(u8, uint8_t, uint32_t)
+/* An X-macro list, one row a dtype (clang-format 14 does not settle on
+ * one layout for it). */
+/* clang-format off */
+#define GRT_CPU_INT_TYPES(M) \
+  M(i8, int8_t, uint32_t)    \
+  M(i16, int16_t, uint32_t)  \
+  M(i32, int32_t, uint32_t)  \
+  M(i64, int64_t, uint64_t)  \
+  M(u8, uint8_t, uint32_t)
+/* clang-format on */
 
 /* Table entries for rows named prefix_<suffix>. */
-#define GRT_CPU_ROWS_FLOAT(prefix) \
+#define GRT_CPU_ROWS_FLOAT(prefix)                                                           \
   [GRT_FLOAT16] = prefix##_f32, [GRT_BFLOAT16] = prefix##_f32, [GRT_FLOAT32] = prefix##_f32, \
   [GRT_FLOAT64] = prefix##_f64
-#define GRT_CPU_ROWS_INT(prefix)                                                          \
-  [GRT_INT8] = prefix##_i8, [GRT_INT16] = prefix##_i16, [GRT_INT32] = prefix##_i32,       \
+#define GRT_CPU_ROWS_INT(prefix)                                                    \
+  [GRT_INT8] = prefix##_i8, [GRT_INT16] = prefix##_i16, [GRT_INT32] = prefix##_i32, \
   [GRT_INT64] = prefix##_i64, [GRT_UINT8] = prefix##_u8
 
 /* ---- kernels (compute functions) ---------------------------------------- */
@@ -145,4 +151,4 @@ GRT_CPU_DECLARE(select);
 GRT_CPU_DECLARE(cast);
 GRT_CPU_DECLARE(add_n);
 
-#endif  /* GRT_BACKENDS_CPU_ELEMENTWISE_H_ */
+#endif /* GRT_BACKENDS_CPU_ELEMENTWISE_H_ */

@@ -13,10 +13,10 @@ GRT_CPU_VECTORIZE
 
 /* z[i] += x[i], wrapping for integers. */
 typedef void (*accum_row)(int64_t n, const void* x, void* z);
-#define ACCUM_ROW(sfx, T, W)                                    \
-  static void accum_##sfx(int64_t n, const void* xv, void* zv) { \
-    const T* restrict x = xv;                                   \
-    T* restrict z = zv;                                         \
+#define ACCUM_ROW(sfx, T, W)                                       \
+  static void accum_##sfx(int64_t n, const void* xv, void* zv) {   \
+    const T* restrict x = xv;                                      \
+    T* restrict z = zv;                                            \
     for (int64_t i = 0; i < n; i++) z[i] = (T)((W)z[i] + (W)x[i]); \
   }
 GRT_CPU_FLOAT_TYPES(ACCUM_ROW)
@@ -63,8 +63,7 @@ static void addn_range(void* arg, int64_t b, int64_t e) {
 grt_status* grt_cpu_add_n(grt_kernel_ctx* ctx) {
   grt_tensor* first = ctx->inputs[0];
   grt_dtype t = first->dtype;
-  if (!grt_dtype_valid(t) || (!kAccum[t] && !grt_cpu_is_half(t)))
-    return grt_cpu_no_kernel(ctx, t);
+  if (!grt_dtype_valid(t) || (!kAccum[t] && !grt_cpu_is_half(t))) return grt_cpu_no_kernel(ctx, t);
   for (int32_t k = 1; k < ctx->n_inputs; k++) {
     const grt_tensor* in = ctx->inputs[k];
     if (in->dtype != t || !grt_shape_equal(&in->shape, &first->shape)) {

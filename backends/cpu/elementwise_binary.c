@@ -8,15 +8,15 @@
 GRT_CPU_VECTORIZE
 
 /* Rows named name_<suffix> for floats (expression F) and integers (I). */
-#define FLOAT_ROW(name, F) \
+#define FLOAT_ROW(name, F)                                \
   GRT_CPU_BINARY_ROW(name##_f32, float, float, elem_t, F) \
   GRT_CPU_BINARY_ROW(name##_f64, double, double, elem_t, F)
 #define INT_ROW_ONE(sfx, T, W, name, I) GRT_CPU_BINARY_ROW(name##_##sfx, T, W, elem_t, I)
-#define INT_ROWS(name, I)                                                    \
-  INT_ROW_ONE(i8, int8_t, uint32_t, name, I)                                 \
-  INT_ROW_ONE(i16, int16_t, uint32_t, name, I)                               \
-  INT_ROW_ONE(i32, int32_t, uint32_t, name, I)                               \
-  INT_ROW_ONE(i64, int64_t, uint64_t, name, I)                               \
+#define INT_ROWS(name, I)                      \
+  INT_ROW_ONE(i8, int8_t, uint32_t, name, I)   \
+  INT_ROW_ONE(i16, int16_t, uint32_t, name, I) \
+  INT_ROW_ONE(i32, int32_t, uint32_t, name, I) \
+  INT_ROW_ONE(i64, int64_t, uint64_t, name, I) \
   INT_ROW_ONE(u8, uint8_t, uint32_t, name, I)
 
 /* Integer results wrap: computed in wide_t, truncated to elem_t. */
@@ -26,8 +26,8 @@ FLOAT_ROW(add, a + b)
 INT_ROWS(add, WRAP((wide_t)a + (wide_t)b))
 FLOAT_ROW(sub, a - b)
 INT_ROWS(sub, WRAP((wide_t)a - (wide_t)b))
-FLOAT_ROW(mul, a * b)
-INT_ROWS(mul, WRAP((wide_t)a * (wide_t)b))
+FLOAT_ROW(mul, a* b)
+INT_ROWS(mul, WRAP((wide_t)a*(wide_t)b))
 FLOAT_ROW(div, a / b)
 /* Maximum and Minimum propagate NaN (TensorFlow's PropagateNaN functors). */
 FLOAT_ROW(max, (a > b || a != a) ? a : b)
@@ -69,7 +69,9 @@ static const grt_cpu_binary_op kSqDiff = {
 static const grt_cpu_binary_op kPow = {
     {GRT_CPU_ROWS_FLOAT(pow), [GRT_INT32] = pow_i32, [GRT_INT64] = pow_i64}, false, 40};
 
-grt_status* grt_cpu_add(grt_kernel_ctx* ctx) { return grt_cpu_binary_compute(ctx, &grt_cpu_op_add); }
+grt_status* grt_cpu_add(grt_kernel_ctx* ctx) {
+  return grt_cpu_binary_compute(ctx, &grt_cpu_op_add);
+}
 grt_status* grt_cpu_sub(grt_kernel_ctx* ctx) { return grt_cpu_binary_compute(ctx, &kSub); }
 grt_status* grt_cpu_mul(grt_kernel_ctx* ctx) { return grt_cpu_binary_compute(ctx, &kMul); }
 grt_status* grt_cpu_real_div(grt_kernel_ctx* ctx) { return grt_cpu_binary_compute(ctx, &kDiv); }

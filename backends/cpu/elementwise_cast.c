@@ -55,9 +55,8 @@ typedef uint8_t st_b, ct_b;
 
 /* x86 cvttss2si: in range truncates, else the "integer indefinite" value. */
 #define F_TO_I32(v) (((v) >= -2147483648.0 && (v) < 2147483648.0) ? (int32_t)(v) : INT32_MIN)
-#define F_TO_I64(v)                                                                        \
-  (((v) >= -9223372036854775808.0 && (v) < 9223372036854775808.0) ? (int64_t)(v)          \
-                                                                   : INT64_MIN)
+#define F_TO_I64(v) \
+  (((v) >= -9223372036854775808.0 && (v) < 9223372036854775808.0) ? (int64_t)(v) : INT64_MIN)
 
 #define STORE_f16_F(v) grt_float_to_half((float)(v))
 #define STORE_f16_I(v) grt_float_to_half((float)(v))
@@ -85,14 +84,14 @@ typedef uint8_t st_b, ct_b;
 
 typedef void (*cast_fn)(const void* in, void* out, int64_t b, int64_t e);
 
-#define CAST_FN(S, D)                                                         \
+#define CAST_FN(S, D)                                                           \
   static void cast_##S##_##D(const void* in, void* out, int64_t b, int64_t e) { \
-    const st_##S* restrict x = in;                                            \
-    st_##D* restrict y = out;                                                 \
-    for (int64_t i = b; i < e; i++) {                                         \
-      const ct_##S v = LOAD_##S(x[i]);                                        \
-      y[i] = STORE(D, CLASS_##S, v);                                          \
-    }                                                                         \
+    const st_##S* restrict x = in;                                              \
+    st_##D* restrict y = out;                                                   \
+    for (int64_t i = b; i < e; i++) {                                           \
+      const ct_##S v = LOAD_##S(x[i]);                                          \
+      y[i] = STORE(D, CLASS_##S, v);                                            \
+    }                                                                           \
   }
 
 #define EACH_DST(M, S) \
@@ -108,12 +107,12 @@ EACH_DST(CAST_FN, i64)
 EACH_DST(CAST_FN, u8)
 EACH_DST(CAST_FN, b)
 
-#define ROW(S)                                                                           \
-  {                                                                                      \
-    [GRT_FLOAT16] = cast_##S##_f16, [GRT_BFLOAT16] = cast_##S##_bf16,                    \
-    [GRT_FLOAT32] = cast_##S##_f32, [GRT_FLOAT64] = cast_##S##_f64,                      \
-    [GRT_INT8] = cast_##S##_i8, [GRT_INT16] = cast_##S##_i16, [GRT_INT32] = cast_##S##_i32, \
-    [GRT_INT64] = cast_##S##_i64, [GRT_UINT8] = cast_##S##_u8, [GRT_BOOL] = cast_##S##_b   \
+#define ROW(S)                                                                                  \
+  {                                                                                             \
+    [GRT_FLOAT16] = cast_##S##_f16, [GRT_BFLOAT16] = cast_##S##_bf16,                           \
+    [GRT_FLOAT32] = cast_##S##_f32, [GRT_FLOAT64] = cast_##S##_f64, [GRT_INT8] = cast_##S##_i8, \
+    [GRT_INT16] = cast_##S##_i16, [GRT_INT32] = cast_##S##_i32, [GRT_INT64] = cast_##S##_i64,   \
+    [GRT_UINT8] = cast_##S##_u8, [GRT_BOOL] = cast_##S##_b                                      \
   }
 
 static const cast_fn kCast[GRT_NUM_DTYPES][GRT_NUM_DTYPES] = {

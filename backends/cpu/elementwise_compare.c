@@ -8,13 +8,13 @@ GRT_CPU_VECTORIZE
 
 /* Rows name_<suffix> with a bool result; no arithmetic, so no wide type. */
 #define CMP_ROW(sfx, T, name, E) GRT_CPU_BINARY_ROW(name##_##sfx, T, T, bool, E)
-#define CMP_ROWS(name, E)             \
-  CMP_ROW(f32, float, name, E)        \
-  CMP_ROW(f64, double, name, E)       \
-  CMP_ROW(i8, int8_t, name, E)        \
-  CMP_ROW(i16, int16_t, name, E)      \
-  CMP_ROW(i32, int32_t, name, E)      \
-  CMP_ROW(i64, int64_t, name, E)      \
+#define CMP_ROWS(name, E)        \
+  CMP_ROW(f32, float, name, E)   \
+  CMP_ROW(f64, double, name, E)  \
+  CMP_ROW(i8, int8_t, name, E)   \
+  CMP_ROW(i16, int16_t, name, E) \
+  CMP_ROW(i32, int32_t, name, E) \
+  CMP_ROW(i64, int64_t, name, E) \
   CMP_ROW(u8, uint8_t, name, E)
 
 CMP_ROWS(less, a < b)
@@ -32,9 +32,7 @@ static const grt_cpu_binary_op kGreaterEqual = {{TABLE(greater_equal)}, true, 1}
 static const grt_cpu_binary_op kEqual = {{TABLE(equal), [GRT_BOOL] = equal_b}, true, 1};
 
 grt_status* grt_cpu_less(grt_kernel_ctx* ctx) { return grt_cpu_binary_compute(ctx, &kLess); }
-grt_status* grt_cpu_greater(grt_kernel_ctx* ctx) {
-  return grt_cpu_binary_compute(ctx, &kGreater);
-}
+grt_status* grt_cpu_greater(grt_kernel_ctx* ctx) { return grt_cpu_binary_compute(ctx, &kGreater); }
 grt_status* grt_cpu_greater_equal(grt_kernel_ctx* ctx) {
   return grt_cpu_binary_compute(ctx, &kGreaterEqual);
 }

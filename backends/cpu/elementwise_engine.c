@@ -16,8 +16,8 @@ static grt_status* check_pair(const grt_kernel_ctx* ctx, const grt_cpu_binary_op
                               grt_cpu_binary_row* out_row) {
   grt_dtype t = ctx->inputs[0]->dtype;
   if (ctx->inputs[1]->dtype != t)
-    return GRT_ERROR(INVALID_ARGUMENT, "inputs have different dtypes: %s vs. %s",
-                     grt_dtype_name(t), grt_dtype_name(ctx->inputs[1]->dtype));
+    return GRT_ERROR(INVALID_ARGUMENT, "inputs have different dtypes: %s vs. %s", grt_dtype_name(t),
+                     grt_dtype_name(ctx->inputs[1]->dtype));
   *out_row = grt_dtype_valid(t) ? op->rows[t] : NULL;
   if (!*out_row) return grt_cpu_no_kernel(ctx, t);
   return NULL;

@@ -8,10 +8,10 @@
 GRT_CPU_VECTORIZE
 
 /* a = y (the forward output), b = dy, in TensorFlow's order of operations. */
-GRT_CPU_BINARY_ROW(tanh_grad_f32, float, float, elem_t, b * (1.0f - a * a))
-GRT_CPU_BINARY_ROW(tanh_grad_f64, double, double, elem_t, b * (1.0 - a * a))
-GRT_CPU_BINARY_ROW(sigmoid_grad_f32, float, float, elem_t, b * a * (1.0f - a))
-GRT_CPU_BINARY_ROW(sigmoid_grad_f64, double, double, elem_t, b * a * (1.0 - a))
+GRT_CPU_BINARY_ROW(tanh_grad_f32, float, float, elem_t, b*(1.0f - a * a))
+GRT_CPU_BINARY_ROW(tanh_grad_f64, double, double, elem_t, b*(1.0 - a * a))
+GRT_CPU_BINARY_ROW(sigmoid_grad_f32, float, float, elem_t, b* a*(1.0f - a))
+GRT_CPU_BINARY_ROW(sigmoid_grad_f64, double, double, elem_t, b* a*(1.0 - a))
 
 /* a = gradients, b = features: the gradient passes where the feature was
  * positive. */

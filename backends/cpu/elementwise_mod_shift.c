@@ -37,10 +37,10 @@ ROW(trunc_mod, f64, double, double, fmod(a, b))
 /* Signed integers: b == -1 gives 0 directly (INT_MIN % -1 overflows in C). */
 #define TRUNC_I (b == -1 ? 0 : a % b)
 #define FLOOR_I (b == -1 ? 0 : ((a % b != 0) && ((a < 0) != (b < 0)) ? a % b + b : a % b))
-#define SIGNED_ROWS(name, E)                  \
-  ROW(name, i8, int8_t, uint32_t, E)          \
-  ROW(name, i16, int16_t, uint32_t, E)        \
-  ROW(name, i32, int32_t, uint32_t, E)        \
+#define SIGNED_ROWS(name, E)           \
+  ROW(name, i8, int8_t, uint32_t, E)   \
+  ROW(name, i16, int16_t, uint32_t, E) \
+  ROW(name, i32, int32_t, uint32_t, E) \
   ROW(name, i64, int64_t, uint64_t, E)
 SIGNED_ROWS(floor_mod, FLOOR_I)
 ROW(floor_mod, u8, uint8_t, uint32_t, a % b)
@@ -63,7 +63,8 @@ static const grt_cpu_binary_op kFloorMod = {
     {GRT_CPU_ROWS_FLOAT(floor_mod), GRT_CPU_ROWS_INT(floor_mod)}, false, 3};
 static const grt_cpu_binary_op kTruncateMod = {
     {GRT_CPU_ROWS_FLOAT(trunc_mod), [GRT_INT32] = trunc_mod_i32, [GRT_INT64] = trunc_mod_i64},
-    false, 3};
+    false,
+    3};
 static const grt_cpu_binary_op kLeftShift = {{GRT_CPU_ROWS_INT(lshift)}, false, 1};
 static const grt_cpu_binary_op kRightShift = {{GRT_CPU_ROWS_INT(rshift)}, false, 1};
 
@@ -87,7 +88,9 @@ static grt_status* checked_remainder(grt_kernel_ctx* ctx, const grt_cpu_binary_o
 }
 
 static grt_status* floor_mod_op(grt_kernel_ctx* ctx) { return checked_remainder(ctx, &kFloorMod); }
-static grt_status* truncate_mod_op(grt_kernel_ctx* ctx) { return checked_remainder(ctx, &kTruncateMod); }
+static grt_status* truncate_mod_op(grt_kernel_ctx* ctx) {
+  return checked_remainder(ctx, &kTruncateMod);
+}
 static grt_status* left_shift_op(grt_kernel_ctx* ctx) {
   return grt_cpu_binary_compute(ctx, &kLeftShift);
 }
@@ -95,9 +98,7 @@ static grt_status* right_shift_op(grt_kernel_ctx* ctx) {
   return grt_cpu_binary_compute(ctx, &kRightShift);
 }
 
-#define K(op, fn) {op, fn, NULL, NULL, 0}
-GRT_CPU_KERNEL_TABLE(mod_shift,
-                     K("FloorMod", floor_mod_op),
-                     K("TruncateMod", truncate_mod_op),
-                     K("LeftShift", left_shift_op),
-                     K("RightShift", right_shift_op));
+#define K(op, fn) \
+  { op, fn, NULL, NULL, 0 }
+GRT_CPU_KERNEL_TABLE(mod_shift, K("FloorMod", floor_mod_op), K("TruncateMod", truncate_mod_op),
+                     K("LeftShift", left_shift_op), K("RightShift", right_shift_op));

@@ -15,15 +15,15 @@ GRT_CPU_VECTORIZE
 
 /* A mask rather than ?: so both loads are unconditional and the loop
  * vectorises. */
-#define SELECT_LOOP(U)                                                          \
-  do {                                                                          \
-    const U* restrict tv = (const U*)j->t;                                      \
-    const U* restrict ev = (const U*)j->e;                                      \
-    U* restrict ov = (U*)j->out;                                                \
-    for (int64_t i = b; i < end; i++) {                                         \
-      const U m = (U)((U)0 - (U)(c[i] != 0));                                   \
-      ov[i] = (U)((tv[i] & m) | (ev[i] & (U)~m));                               \
-    }                                                                           \
+#define SELECT_LOOP(U)                            \
+  do {                                            \
+    const U* restrict tv = (const U*)j->t;        \
+    const U* restrict ev = (const U*)j->e;        \
+    U* restrict ov = (U*)j->out;                  \
+    for (int64_t i = b; i < end; i++) {           \
+      const U m = (U)((U)0 - (U)(c[i] != 0));     \
+      ov[i] = (U)((tv[i] & m) | (ev[i] & (U)~m)); \
+    }                                             \
   } while (0)
 
 typedef struct {
@@ -38,10 +38,18 @@ static void select_elements(void* arg, int64_t b, int64_t end) {
   const select_job* j = arg;
   const uint8_t* restrict c = j->cond;
   switch (j->size) {
-    case 1: SELECT_LOOP(uint8_t); break;
-    case 2: SELECT_LOOP(uint16_t); break;
-    case 4: SELECT_LOOP(uint32_t); break;
-    default: SELECT_LOOP(uint64_t); break;
+    case 1:
+      SELECT_LOOP(uint8_t);
+      break;
+    case 2:
+      SELECT_LOOP(uint16_t);
+      break;
+    case 4:
+      SELECT_LOOP(uint32_t);
+      break;
+    default:
+      SELECT_LOOP(uint64_t);
+      break;
   }
 }
 

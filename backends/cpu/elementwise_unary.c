@@ -9,13 +9,13 @@
 
 GRT_CPU_VECTORIZE
 
-#define FLOAT_ROWS(name, F32, F64)               \
+#define FLOAT_ROWS(name, F32, F64)                 \
   GRT_CPU_UNARY_ROW(name##_f32, float, float, F32) \
   GRT_CPU_UNARY_ROW(name##_f64, double, double, F64)
-#define INT_ROWS(name, I)                                   \
-  GRT_CPU_UNARY_ROW(name##_i8, int8_t, uint32_t, I)        \
-  GRT_CPU_UNARY_ROW(name##_i16, int16_t, uint32_t, I)      \
-  GRT_CPU_UNARY_ROW(name##_i32, int32_t, uint32_t, I)      \
+#define INT_ROWS(name, I)                             \
+  GRT_CPU_UNARY_ROW(name##_i8, int8_t, uint32_t, I)   \
+  GRT_CPU_UNARY_ROW(name##_i16, int16_t, uint32_t, I) \
+  GRT_CPU_UNARY_ROW(name##_i32, int32_t, uint32_t, I) \
   GRT_CPU_UNARY_ROW(name##_i64, int64_t, uint64_t, I)
 #define WRAP(e) ((elem_t)(e))
 
@@ -23,9 +23,9 @@ FLOAT_ROWS(neg, -a, -a)
 INT_ROWS(neg, WRAP((wide_t)0 - (wide_t)a))
 FLOAT_ROWS(abs, fabsf(a), fabs(a))
 INT_ROWS(abs, a < 0 ? WRAP((wide_t)0 - (wide_t)a) : a)
-FLOAT_ROWS(square, a * a, a * a)
-INT_ROWS(square, WRAP((wide_t)a * (wide_t)a))
-GRT_CPU_UNARY_ROW(square_u8, uint8_t, uint32_t, WRAP((wide_t)a * (wide_t)a))
+FLOAT_ROWS(square, a* a, a* a)
+INT_ROWS(square, WRAP((wide_t)a*(wide_t)a))
+GRT_CPU_UNARY_ROW(square_u8, uint8_t, uint32_t, WRAP((wide_t)a*(wide_t)a))
 FLOAT_ROWS(sqrt, sqrtf(a), sqrt(a))
 FLOAT_ROWS(rsqrt, 1.0f / sqrtf(a), 1.0 / sqrt(a))
 /* float32 exp and tanh use the vectorisable versions in cpu_util.h. */
@@ -41,7 +41,7 @@ INT_ROWS(relu, a < 0 ? 0 : a)
 GRT_CPU_UNARY_ROW(relu_u8, uint8_t, uint32_t, a)
 GRT_CPU_UNARY_ROW(logical_not_b, uint8_t, uint8_t, a == 0)
 
-#define SIGNED_TABLE(prefix)                                                         \
+#define SIGNED_TABLE(prefix)                                                        \
   GRT_CPU_ROWS_FLOAT(prefix), [GRT_INT8] = prefix##_i8, [GRT_INT16] = prefix##_i16, \
                               [GRT_INT32] = prefix##_i32, [GRT_INT64] = prefix##_i64
 

@@ -48,7 +48,7 @@ FLOAT_ROWS(sign, a != a ? a : (float)((a > 0) - (a < 0)), a != a ? a : (double)(
 INT_ROWS(round, a)
 INT_ROWS(sign, (a > 0) - (a < 0))
 
-#define SIGNED_TABLE(prefix)                                                         \
+#define SIGNED_TABLE(prefix)                                                        \
   GRT_CPU_ROWS_FLOAT(prefix), [GRT_INT8] = prefix##_i8, [GRT_INT16] = prefix##_i16, \
                               [GRT_INT32] = prefix##_i32, [GRT_INT64] = prefix##_i64
 
@@ -94,14 +94,14 @@ COMPUTE(erf_op, kErf)
 /* ---- IsNan, IsInf: a float in, a bool out ------------------------------
  * Half types are classified by their bits (exponent all ones; a non-zero
  * fraction is NaN), so nothing is widened. */
-#define CLASSIFY_ROW(fname, T, EXPR)                             \
-  static void fname(int64_t n, const void* xv, void* yv) {       \
-    const T* restrict x = (const T*)xv;                          \
-    uint8_t* restrict y = (uint8_t*)yv;                          \
-    for (int64_t i = 0; i < n; i++) {                            \
-      const T a = x[i];                                          \
-      y[i] = (uint8_t)(EXPR);                                    \
-    }                                                            \
+#define CLASSIFY_ROW(fname, T, EXPR)                       \
+  static void fname(int64_t n, const void* xv, void* yv) { \
+    const T* restrict x = (const T*)xv;                    \
+    uint8_t* restrict y = (uint8_t*)yv;                    \
+    for (int64_t i = 0; i < n; i++) {                      \
+      const T a = x[i];                                    \
+      y[i] = (uint8_t)(EXPR);                              \
+    }                                                      \
   }
 CLASSIFY_ROW(isnan_f32, float, a != a)
 CLASSIFY_ROW(isnan_f64, double, a != a)
@@ -115,10 +115,14 @@ CLASSIFY_ROW(isinf_bf16, uint16_t, (a & 0x7FFFu) == 0x7F80u)
 typedef struct {
   grt_cpu_unary_row rows[GRT_NUM_DTYPES];
 } classify_op;
-static const classify_op kIsNan = {{[GRT_FLOAT16] = isnan_f16, [GRT_BFLOAT16] = isnan_bf16,
-                                    [GRT_FLOAT32] = isnan_f32, [GRT_FLOAT64] = isnan_f64}};
-static const classify_op kIsInf = {{[GRT_FLOAT16] = isinf_f16, [GRT_BFLOAT16] = isinf_bf16,
-                                    [GRT_FLOAT32] = isinf_f32, [GRT_FLOAT64] = isinf_f64}};
+static const classify_op kIsNan = {{[GRT_FLOAT16] = isnan_f16,
+                                    [GRT_BFLOAT16] = isnan_bf16,
+                                    [GRT_FLOAT32] = isnan_f32,
+                                    [GRT_FLOAT64] = isnan_f64}};
+static const classify_op kIsInf = {{[GRT_FLOAT16] = isinf_f16,
+                                    [GRT_BFLOAT16] = isinf_bf16,
+                                    [GRT_FLOAT32] = isinf_f32,
+                                    [GRT_FLOAT64] = isinf_f64}};
 
 static grt_status* classify(grt_kernel_ctx* ctx, const classify_op* op) {
   const grt_tensor* x = ctx->inputs[0];
@@ -134,23 +138,11 @@ static grt_status* classify(grt_kernel_ctx* ctx, const classify_op* op) {
 static grt_status* is_nan_op(grt_kernel_ctx* ctx) { return classify(ctx, &kIsNan); }
 static grt_status* is_inf_op(grt_kernel_ctx* ctx) { return classify(ctx, &kIsInf); }
 
-#define K(op, fn) {op, fn, NULL, NULL, 0}
-GRT_CPU_KERNEL_TABLE(unary_math,
-                     K("Sin", sin_op),
-                     K("Cos", cos_op),
-                     K("Tan", tan_op),
-                     K("Asin", asin_op),
-                     K("Acos", acos_op),
-                     K("Atan", atan_op),
-                     K("Sinh", sinh_op),
-                     K("Cosh", cosh_op),
-                     K("Asinh", asinh_op),
-                     K("Acosh", acosh_op),
-                     K("Atanh", atanh_op),
-                     K("Floor", floor_op),
-                     K("Ceil", ceil_op),
-                     K("Round", round_op),
-                     K("Sign", sign_op),
-                     K("Erf", erf_op),
-                     K("IsNan", is_nan_op),
-                     K("IsInf", is_inf_op));
+#define K(op, fn) \
+  { op, fn, NULL, NULL, 0 }
+GRT_CPU_KERNEL_TABLE(unary_math, K("Sin", sin_op), K("Cos", cos_op), K("Tan", tan_op),
+                     K("Asin", asin_op), K("Acos", acos_op), K("Atan", atan_op), K("Sinh", sinh_op),
+                     K("Cosh", cosh_op), K("Asinh", asinh_op), K("Acosh", acosh_op),
+                     K("Atanh", atanh_op), K("Floor", floor_op), K("Ceil", ceil_op),
+                     K("Round", round_op), K("Sign", sign_op), K("Erf", erf_op),
+                     K("IsNan", is_nan_op), K("IsInf", is_inf_op));

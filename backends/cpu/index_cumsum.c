@@ -40,14 +40,20 @@ grt_status* grt_index_cumsum(grt_kernel_ctx* ctx) {
         int64_t j = reverse ? n - 1 - s : s;
         int64_t at = (o * n + j) * inner + in;
         if (exclusive) {
-          if (integer) grt_dtype_store_int(t, dst, at, si);
-          else grt_dtype_store_double(t, dst, at, sf);
+          if (integer)
+            grt_dtype_store_int(t, dst, at, si);
+          else
+            grt_dtype_store_double(t, dst, at, sf);
         }
-        if (integer) si = (int64_t)((uint64_t)si + (uint64_t)grt_dtype_load_int(t, src, at));
-        else sf += grt_dtype_load_double(t, src, at);
+        if (integer)
+          si = (int64_t)((uint64_t)si + (uint64_t)grt_dtype_load_int(t, src, at));
+        else
+          sf += grt_dtype_load_double(t, src, at);
         if (!exclusive) {
-          if (integer) grt_dtype_store_int(t, dst, at, si);
-          else grt_dtype_store_double(t, dst, at, sf);
+          if (integer)
+            grt_dtype_store_int(t, dst, at, si);
+          else
+            grt_dtype_store_double(t, dst, at, sf);
         }
       }
     }

@@ -42,8 +42,8 @@ grt_status* grt_index_gather_v2(grt_kernel_ctx* ctx) {
   for (int64_t j = 0; j < total; j++) {
     int64_t v = grt_dtype_load_int(ind->dtype, iv, j);
     if (v < 0 || v >= n)
-      return GRT_ERROR(INVALID_ARGUMENT, "indices[%" PRId64 "] = %" PRId64 " is not in [0, %" PRId64 ")",
-                       j, v, n);
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "indices[%" PRId64 "] = %" PRId64 " is not in [0, %" PRId64 ")", j, v, n);
   }
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, p->dtype, &g.out, &out));
@@ -75,7 +75,8 @@ grt_status* grt_index_gather_nd(grt_kernel_ctx* ctx) {
                      k, (int)p->shape.rank);
   grt_shape shape = {0};
   int64_t count = 1, slice = 1;
-  for (int32_t i = 0; i < ir - 1; i++) count *= ind->shape.dims[i], shape.dims[shape.rank++] = ind->shape.dims[i];
+  for (int32_t i = 0; i < ir - 1; i++)
+    count *= ind->shape.dims[i], shape.dims[shape.rank++] = ind->shape.dims[i];
   for (int32_t i = (int32_t)k; i < p->shape.rank; i++)
     slice *= p->shape.dims[i], shape.dims[shape.rank++] = p->shape.dims[i];
   if (shape.rank > GRT_MAX_RANK) return GRT_ERROR(INVALID_ARGUMENT, "result rank too large");
@@ -100,7 +101,8 @@ grt_status* grt_index_gather_nd(grt_kernel_ctx* ctx) {
   char* dst = grt_tensor_data(out);
   for (int64_t c = 0; c < count; c++) {
     int64_t off = 0;
-    for (int64_t j = 0; j < k; j++) off += grt_dtype_load_int(ind->dtype, iv, c * k + j) * stride[j];
+    for (int64_t j = 0; j < k; j++)
+      off += grt_dtype_load_int(ind->dtype, iv, c * k + j) * stride[j];
     if (row) memcpy(dst + (size_t)c * row, src + (size_t)off * row, row);
   }
   return NULL;

@@ -43,12 +43,13 @@ grt_status* grt_index_pad(grt_kernel_ctx* ctx) {
     int64_t e = grt_dtype_load_int(p->dtype, grt_tensor_data(p), 2 * i + 1);
     int64_t d = x->shape.dims[i];
     if (b < 0 || e < 0)
-      return GRT_ERROR(INVALID_ARGUMENT, "Paddings must be non-negative: %" PRId64 " %" PRId64, b, e);
+      return GRT_ERROR(INVALID_ARGUMENT, "Paddings must be non-negative: %" PRId64 " %" PRId64, b,
+                       e);
     int64_t most = mode == PAD_REFLECT ? d - 1 : d;
     if (mode != PAD_CONSTANT && (b > most || e > most))
       return GRT_ERROR(INVALID_ARGUMENT,
-                       "paddings must be no greater than the dimension size%s: %" PRId64 ", %" PRId64
-                       " greater than %" PRId64,
+                       "paddings must be no greater than the dimension size%s: %" PRId64
+                       ", %" PRId64 " greater than %" PRId64,
                        mode == PAD_REFLECT ? " minus 1" : "", b, e, most);
     before[i] = b;
     in_dims[i] = d;

@@ -14,7 +14,8 @@ static grt_status* scalar(const grt_kernel_ctx* ctx, int32_t i, const char* what
   const grt_tensor* t = ctx->inputs[i];
   if (!t) return GRT_ERROR(INTERNAL, "input %d is missing", i);
   if (t->shape.rank != 0 && !(t->shape.rank == 1 && t->shape.dims[0] == 1))
-    return GRT_ERROR(INVALID_ARGUMENT, "%s must be a scalar, not rank %d", what, (int)t->shape.rank);
+    return GRT_ERROR(INVALID_ARGUMENT, "%s must be a scalar, not rank %d", what,
+                     (int)t->shape.rank);
   *out = t;
   return NULL;
 }

@@ -24,16 +24,19 @@ static const struct {
     {"TensorScatterMin", SCATTER_MIN},
 };
 
-static void combine(scatter_mode mode, grt_dtype t, void* dst, int64_t i, const void* src, int64_t j) {
+static void combine(scatter_mode mode, grt_dtype t, void* dst, int64_t i, const void* src,
+                    int64_t j) {
   if (grt_dtype_is_integer(t)) {
     int64_t a = grt_dtype_load_int(t, dst, i), b = grt_dtype_load_int(t, src, j);
-    int64_t r = mode == SCATTER_ADD ? (int64_t)((uint64_t)a + (uint64_t)b)
+    int64_t r = mode == SCATTER_ADD   ? (int64_t)((uint64_t)a + (uint64_t)b)
                 : mode == SCATTER_MAX ? (a > b ? a : b)
                                       : (a < b ? a : b);
     grt_dtype_store_int(t, dst, i, r);
   } else {
     double a = grt_dtype_load_double(t, dst, i), b = grt_dtype_load_double(t, src, j);
-    double r = mode == SCATTER_ADD ? a + b : mode == SCATTER_MAX ? (a > b ? a : b) : (a < b ? a : b);
+    double r = mode == SCATTER_ADD   ? a + b
+               : mode == SCATTER_MAX ? (a > b ? a : b)
+                                     : (a < b ? a : b);
     grt_dtype_store_double(t, dst, i, r);
   }
 }
@@ -51,8 +54,9 @@ grt_status* grt_index_tensor_scatter(grt_kernel_ctx* ctx) {
   int32_t ir = ind->shape.rank;
   int64_t k = ind->shape.dims[ir - 1];
   if (k > t->shape.rank)
-    return GRT_ERROR(INVALID_ARGUMENT, "indices.shape[-1] = %" PRId64 " exceeds the tensor's rank %d",
-                     k, (int)t->shape.rank);
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "indices.shape[-1] = %" PRId64 " exceeds the tensor's rank %d", k,
+                     (int)t->shape.rank);
   /* updates must be indices[:-1] + tensor[k:] */
   int32_t want = ir - 1 + t->shape.rank - (int32_t)k;
   bool ok = up->shape.rank == want;
@@ -66,8 +70,9 @@ grt_status* grt_index_tensor_scatter(grt_kernel_ctx* ctx) {
     slice *= t->shape.dims[i];
   }
   if (!ok)
-    return GRT_ERROR(INVALID_ARGUMENT,
-                     "updates must have shape indices.shape[:-1] + tensor.shape[indices.shape[-1]:]");
+    return GRT_ERROR(
+        INVALID_ARGUMENT,
+        "updates must have shape indices.shape[:-1] + tensor.shape[indices.shape[-1]:]");
   int64_t stride[GRT_MAX_RANK], acc = 1;
   for (int32_t i = (int32_t)k - 1; i >= 0; i--) stride[i] = acc, acc *= t->shape.dims[i];
   const void* iv = grt_tensor_data(ind);
@@ -76,8 +81,8 @@ grt_status* grt_index_tensor_scatter(grt_kernel_ctx* ctx) {
       int64_t v = grt_dtype_load_int(ind->dtype, iv, c * k + j);
       if (v < 0 || v >= t->shape.dims[j])
         return GRT_ERROR(INVALID_ARGUMENT,
-                         "indices[%" PRId64 "] = [%" PRId64 "] does not index into dimension %" PRId64
-                         " of size %" PRId64,
+                         "indices[%" PRId64 "] = [%" PRId64
+                         "] does not index into dimension %" PRId64 " of size %" PRId64,
                          c, v, j, t->shape.dims[j]);
     }
   grt_tensor* out;
@@ -89,13 +94,16 @@ grt_status* grt_index_tensor_scatter(grt_kernel_ctx* ctx) {
   const char* src = grt_tensor_data(up);
   for (int64_t c = 0; c < count; c++) {
     int64_t off = 0;
-    for (int64_t j = 0; j < k; j++) off += grt_dtype_load_int(ind->dtype, iv, c * k + j) * stride[j];
+    for (int64_t j = 0; j < k; j++)
+      off += grt_dtype_load_int(ind->dtype, iv, c * k + j) * stride[j];
     if (mode == SCATTER_UPDATE) {
-      if (slice) memcpy(dst + (size_t)(off * slice) * esize, src + (size_t)(c * slice) * esize,
-                        (size_t)slice * esize);
+      if (slice)
+        memcpy(dst + (size_t)(off * slice) * esize, src + (size_t)(c * slice) * esize,
+               (size_t)slice * esize);
       continue;
     }
-    for (int64_t e = 0; e < slice; e++) combine(mode, t->dtype, dst, off * slice + e, src, c * slice + e);
+    for (int64_t e = 0; e < slice; e++)
+      combine(mode, t->dtype, dst, off * slice + e, src, c * slice + e);
   }
   return NULL;
 }

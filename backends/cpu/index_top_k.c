@@ -35,8 +35,8 @@ grt_status* grt_index_top_k(grt_kernel_ctx* ctx) {
   if (x->shape.rank < 1) return GRT_ERROR(INVALID_ARGUMENT, "input must be >= 1-D");
   int64_t n = x->shape.dims[x->shape.rank - 1];
   if (n < k)
-    return GRT_ERROR(INVALID_ARGUMENT, "input must have at least k columns. Had %" PRId64 ", needed %" PRId64,
-                     n, k);
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "input must have at least k columns. Had %" PRId64 ", needed %" PRId64, n, k);
   const grt_attr_value* it = grt_kernel_attr(ctx, "index_type");
   grt_dtype itype = it ? it->u.t : GRT_INT32;
   grt_shape shape = x->shape;
@@ -62,7 +62,8 @@ grt_status* grt_index_top_k(grt_kernel_ctx* ctx) {
         entry cur = e[a];
         int64_t cv = grt_dtype_load_int(x->dtype, src, r * n + cur.i);
         int64_t b = a - 1;
-        while (b >= 0 && grt_dtype_load_int(x->dtype, src, r * n + e[b].i) < cv) e[b + 1] = e[b], b--;
+        while (b >= 0 && grt_dtype_load_int(x->dtype, src, r * n + e[b].i) < cv)
+          e[b + 1] = e[b], b--;
         e[b + 1] = cur;
       }
     } else {
@@ -71,7 +72,8 @@ grt_status* grt_index_top_k(grt_kernel_ctx* ctx) {
     for (int64_t j = 0; j < k; j++) {
       int64_t from = r * n + e[j].i, to = r * k + j;
       if (integer)
-        grt_dtype_store_int(x->dtype, grt_tensor_data(vals), to, grt_dtype_load_int(x->dtype, src, from));
+        grt_dtype_store_int(x->dtype, grt_tensor_data(vals), to,
+                            grt_dtype_load_int(x->dtype, src, from));
       else
         grt_dtype_store_double(x->dtype, grt_tensor_data(vals), to, e[j].v);
       grt_dtype_store_int(itype, grt_tensor_data(inds), to, e[j].i);

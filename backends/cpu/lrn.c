@@ -24,7 +24,8 @@ typedef struct {
 static grt_status* params(const grt_kernel_ctx* ctx, const grt_tensor* in, lrn_params* out) {
   char a[GRT_SHAPE_STR_MAX];
   if (in->shape.rank != 4)
-    return GRT_ERROR(INVALID_ARGUMENT, "input must be 4-dimensional: %s", grt_cpu_shape_str(&in->shape, a));
+    return GRT_ERROR(INVALID_ARGUMENT, "input must be 4-dimensional: %s",
+                     grt_cpu_shape_str(&in->shape, a));
   int64_t r;
   GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "depth_radius", &r));
   GRT_RETURN_IF_ERROR(grt_kernel_attr_float(ctx, "alpha", &out->alpha));
@@ -36,14 +37,16 @@ static grt_status* params(const grt_kernel_ctx* ctx, const grt_tensor* in, lrn_p
   return NULL;
 }
 
-static grt_status* build(const grt_shape* s, const lrn_params* lp, bool backward, grt_dnnl_plan* p) {
+static grt_status* build(const grt_shape* s, const lrn_params* lp, bool backward,
+                         grt_dnnl_plan* p) {
   const int64_t* d = s->dims;
   GRT_RETURN_IF_ERROR(grt_dnnl_md_activation(false, d[0], d[3], d[1], d[2], &p->md[0]));
   float alpha = lp->alpha * (float)lp->size;
   dnnl_lrn_desc_t fwd, bwd;
   GRT_RETURN_IF_ERROR(grt_dnnl_check(
       dnnl_lrn_forward_desc_init(&fwd, backward ? dnnl_forward_training : dnnl_forward_inference,
-                                 dnnl_lrn_across_channels, &p->md[0], lp->size, alpha, lp->beta, lp->bias),
+                                 dnnl_lrn_across_channels, &p->md[0], lp->size, alpha, lp->beta,
+                                 lp->bias),
       "oneDNN LRN forward"));
   dnnl_primitive_desc_t fwd_pd = NULL;
   GRT_RETURN_IF_ERROR(grt_dnnl_plan_make(p, 0, &fwd, NULL, "oneDNN LRN forward", &fwd_pd));
@@ -53,9 +56,10 @@ static grt_status* build(const grt_shape* s, const lrn_params* lp, bool backward
   }
   const dnnl_memory_desc_t* ws = dnnl_primitive_desc_query_md(fwd_pd, dnnl_query_workspace_md, 0);
   if (ws) p->md[1] = *ws; /* else ndims stays 0: no workspace */
-  grt_status* st = grt_dnnl_check(dnnl_lrn_backward_desc_init(&bwd, dnnl_lrn_across_channels, &p->md[0], &p->md[0],
-                                                              lp->size, alpha, lp->beta, lp->bias),
-                                  "oneDNN LRN backward");
+  grt_status* st =
+      grt_dnnl_check(dnnl_lrn_backward_desc_init(&bwd, dnnl_lrn_across_channels, &p->md[0],
+                                                 &p->md[0], lp->size, alpha, lp->beta, lp->bias),
+                     "oneDNN LRN backward");
   /* oneDNN 2.6's AVX-512 LRN backward crashes while generating its code
    * for a window of one channel (depth_radius 0); another implementation
    * does that case. */
@@ -65,8 +69,8 @@ static grt_status* build(const grt_shape* s, const lrn_params* lp, bool backward
   return st;
 }
 
-static grt_status* plan_for(grt_kernel_ctx* ctx, const grt_shape* s, const lrn_params* lp, bool backward,
-                            grt_dnnl_plan** out, bool* out_owned) {
+static grt_status* plan_for(grt_kernel_ctx* ctx, const grt_shape* s, const lrn_params* lp,
+                            bool backward, grt_dnnl_plan** out, bool* out_owned) {
   int64_t key[] = {s->dims[0], s->dims[1], s->dims[2], s->dims[3], backward};
   int32_t n = (int32_t)(sizeof key / sizeof key[0]);
   *out_owned = false;
@@ -83,7 +87,9 @@ static grt_status* plan_for(grt_kernel_ctx* ctx, const grt_shape* s, const lrn_p
   return NULL;
 }
 
-static bool empty(const grt_shape* s) { return s->dims[0] * s->dims[1] * s->dims[2] * s->dims[3] == 0; }
+static bool empty(const grt_shape* s) {
+  return s->dims[0] * s->dims[1] * s->dims[2] * s->dims[3] == 0;
+}
 
 grt_status* grt_cpu_lrn(grt_kernel_ctx* ctx) {
   const grt_tensor* in = ctx->inputs[0];
@@ -115,10 +121,11 @@ grt_status* grt_cpu_lrn_grad(grt_kernel_ctx* ctx) {
   GRT_RETURN_IF_ERROR(params(ctx, x, &lp));
   char a[GRT_SHAPE_STR_MAX], b[GRT_SHAPE_STR_MAX], c[GRT_SHAPE_STR_MAX];
   if (!grt_shape_equal(&dy->shape, &x->shape) || !grt_shape_equal(&y->shape, &x->shape))
-    return GRT_ERROR(INVALID_ARGUMENT,
-                     "input_grads, input_image and output_image must have the same shape: %s, %s, %s",
-                     grt_cpu_shape_str(&dy->shape, a), grt_cpu_shape_str(&x->shape, b),
-                     grt_cpu_shape_str(&y->shape, c));
+    return GRT_ERROR(
+        INVALID_ARGUMENT,
+        "input_grads, input_image and output_image must have the same shape: %s, %s, %s",
+        grt_cpu_shape_str(&dy->shape, a), grt_cpu_shape_str(&x->shape, b),
+        grt_cpu_shape_str(&y->shape, c));
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, x->dtype, &x->shape, &out));
   if (empty(&x->shape)) return NULL;

@@ -95,8 +95,14 @@ static grt_status* matmul(grt_kernel_ctx* ctx) {
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, x->dtype, &os, &out));
   if (x->dtype == GRT_FLOAT32 && grt_matmul_pick_dnnl(p.m, p.k, p.n)) {
-    grt_mm_call c = {.m = p.m, .k = p.k, .n = p.n, .ta = ta, .tb = tb, .a = grt_tensor_data(x),
-                     .b = grt_tensor_data(y), .out = grt_tensor_data(out)};
+    grt_mm_call c = {.m = p.m,
+                     .k = p.k,
+                     .n = p.n,
+                     .ta = ta,
+                     .tb = tb,
+                     .a = grt_tensor_data(x),
+                     .b = grt_tensor_data(y),
+                     .out = grt_tensor_data(out)};
     grt_mm_weights(ctx, &c); /* packed and kept: a Const or an unchanging variable */
     return grt_mm_dnnl_run(ctx, ctx->state, &c);
   }

@@ -26,7 +26,9 @@ typedef grt_dnnl_cache mm_state;
 
 int64_t grt_mm_pack_count(void) { return grt_dnnl_pack_count(); }
 
-grt_status* grt_mm_state_new(const grt_node* node, void** out_state) { return grt_dnnl_state_new(node, out_state); }
+grt_status* grt_mm_state_new(const grt_node* node, void** out_state) {
+  return grt_dnnl_state_new(node, out_state);
+}
 
 void grt_mm_state_free(void* state) { grt_dnnl_state_free(state); }
 
@@ -59,7 +61,8 @@ void grt_mm_activation_eltwise(grt_mm_activation act, int* alg, float* alpha, fl
   *beta = kActs[act].beta;
 }
 
-static grt_status* md_strided(int64_t rows, int64_t cols, bool transposed, dnnl_memory_desc_t* out) {
+static grt_status* md_strided(int64_t rows, int64_t cols, bool transposed,
+                              dnnl_memory_desc_t* out) {
   dnnl_dims_t d = {rows, cols};
   dnnl_dims_t s = {transposed ? 1 : cols, transposed ? rows : 1};
   return grt_dnnl_check(dnnl_memory_desc_init_by_strides(out, 2, d, dnnl_f32, s),
@@ -68,15 +71,18 @@ static grt_status* md_strided(int64_t rows, int64_t cols, bool transposed, dnnl_
 
 static grt_status* make_attr(const grt_mm_call* c, dnnl_primitive_attr_t* out) {
   GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_primitive_attr_create(out), "oneDNN matmul attributes"));
-  grt_status* st = grt_dnnl_check(dnnl_primitive_attr_set_scratchpad_mode(*out, dnnl_scratchpad_mode_user),
-                                  "oneDNN matmul attributes");
+  grt_status* st =
+      grt_dnnl_check(dnnl_primitive_attr_set_scratchpad_mode(*out, dnnl_scratchpad_mode_user),
+                     "oneDNN matmul attributes");
   if (!st && c->act != GRT_MM_NONE) {
     dnnl_post_ops_t po = NULL;
     const act_row* a = &kActs[c->act];
     st = grt_dnnl_check(dnnl_post_ops_create(&po), "oneDNN matmul post-ops");
-    if (!st) st = grt_dnnl_check(dnnl_post_ops_append_eltwise(po, 1.0f, a->alg, a->alpha, a->beta),
-                                 "oneDNN matmul post-ops");
-    if (!st) st = grt_dnnl_check(dnnl_primitive_attr_set_post_ops(*out, po), "oneDNN matmul post-ops");
+    if (!st)
+      st = grt_dnnl_check(dnnl_post_ops_append_eltwise(po, 1.0f, a->alg, a->alpha, a->beta),
+                          "oneDNN matmul post-ops");
+    if (!st)
+      st = grt_dnnl_check(dnnl_primitive_attr_set_post_ops(*out, po), "oneDNN matmul post-ops");
     if (po) dnnl_post_ops_destroy(po);
   }
   if (st) dnnl_primitive_attr_destroy(*out);
@@ -89,12 +95,15 @@ static grt_status* build_plan(const grt_mm_call* c, grt_dnnl_plan* p) {
   dnnl_memory_desc_t want = p->md[kWeightsPlain];
   dnnl_dims_t wd = {c->k, c->n}, bd = {1, c->n}, dd = {c->m, c->n};
   if (c->const_b)
-    GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_memory_desc_init_by_tag(&want, 2, wd, dnnl_f32, dnnl_format_tag_any),
-                                       "oneDNN matmul descriptor"));
-  GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_memory_desc_init_by_tag(&p->md[kBias], 2, bd, dnnl_f32, dnnl_ab),
-                                     "oneDNN matmul descriptor"));
-  GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_memory_desc_init_by_tag(&p->md[kDst], 2, dd, dnnl_f32, dnnl_ab),
-                                     "oneDNN matmul descriptor"));
+    GRT_RETURN_IF_ERROR(
+        grt_dnnl_check(dnnl_memory_desc_init_by_tag(&want, 2, wd, dnnl_f32, dnnl_format_tag_any),
+                       "oneDNN matmul descriptor"));
+  GRT_RETURN_IF_ERROR(
+      grt_dnnl_check(dnnl_memory_desc_init_by_tag(&p->md[kBias], 2, bd, dnnl_f32, dnnl_ab),
+                     "oneDNN matmul descriptor"));
+  GRT_RETURN_IF_ERROR(
+      grt_dnnl_check(dnnl_memory_desc_init_by_tag(&p->md[kDst], 2, dd, dnnl_f32, dnnl_ab),
+                     "oneDNN matmul descriptor"));
   dnnl_matmul_desc_t d;
   GRT_RETURN_IF_ERROR(grt_dnnl_check(
       dnnl_matmul_desc_init(&d, &p->md[kSrc], &want, c->bias ? &p->md[kBias] : NULL, &p->md[kDst]),
@@ -108,15 +117,16 @@ static grt_status* build_plan(const grt_mm_call* c, grt_dnnl_plan* p) {
   dnnl_primitive_attr_destroy(attr);
   if (st) return st;
   p->md[kWeights] = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-  p->scratch[0] = dnnl_memory_desc_get_size(dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
+  p->scratch[0] =
+      dnnl_memory_desc_get_size(dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
   st = grt_dnnl_check(dnnl_primitive_create(&p->prim[0], pd), "oneDNN matmul");
   dnnl_primitive_desc_destroy(pd);
   return st;
 }
 
 /* The plan for c: cached, or built now (*owned: free it after the call). */
-static grt_status* find_plan(mm_state* s, const grt_mm_call* c, const int64_t* key, grt_dnnl_plan** out,
-                             bool* owned) {
+static grt_status* find_plan(mm_state* s, const grt_mm_call* c, const int64_t* key,
+                             grt_dnnl_plan** out, bool* owned) {
   *owned = false;
   grt_dnnl_cache* cache = s;
   if ((*out = grt_dnnl_cache_find(cache, key, kKeyLen))) return NULL;
@@ -150,8 +160,9 @@ grt_status* grt_mm_dnnl_run(grt_kernel_ctx* ctx, void* state, const grt_mm_call*
   const void* w = NULL;
   grt_dnnl_packed* held = NULL;
   grt_dnnl_weights wt = {c->const_b, c->b_version};
-  grt_status* st = grt_dnnl_packed_weights(s ? &s->packs : NULL, wt, &call, key, kKeyLen,
-                                           &p->md[kWeightsPlain], c->b, &p->md[kWeights], &w, &held);
+  grt_status* st =
+      grt_dnnl_packed_weights(s ? &s->packs : NULL, wt, &call, key, kKeyLen, &p->md[kWeightsPlain],
+                              c->b, &p->md[kWeights], &w, &held);
   if (!st) st = grt_dnnl_call_arg(&call, DNNL_ARG_SRC, &p->md[kSrc], (void*)c->a);
   if (!st) st = grt_dnnl_call_arg(&call, DNNL_ARG_WEIGHTS, &p->md[kWeights], (void*)w);
   if (!st && c->bias) st = grt_dnnl_call_arg(&call, DNNL_ARG_BIAS, &p->md[kBias], (void*)c->bias);

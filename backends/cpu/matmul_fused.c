@@ -38,10 +38,11 @@ grt_status* grt_cpu_fused_ops(const grt_kernel_ctx* ctx, grt_mm_activation* out)
   int32_t n = v->u.list.n;
   const char* const* ops = v->u.list.v.s;
   if (n < 1 || n > 2 || strcmp(ops[0], "BiasAdd") != 0)
-    return GRT_ERROR(UNIMPLEMENTED,
-                     "fused_ops must be [BiasAdd] or [BiasAdd, Relu|Relu6|Elu], got %d ops starting "
-                     "with '%s'",
-                     (int)n, n > 0 ? ops[0] : "");
+    return GRT_ERROR(
+        UNIMPLEMENTED,
+        "fused_ops must be [BiasAdd] or [BiasAdd, Relu|Relu6|Elu], got %d ops starting "
+        "with '%s'",
+        (int)n, n > 0 ? ops[0] : "");
   *out = GRT_MM_NONE;
   if (n == 1) return NULL;
   for (size_t i = 0; i < sizeof kActivations / sizeof kActivations[0]; i++)
@@ -54,10 +55,14 @@ grt_status* grt_cpu_fused_ops(const grt_kernel_ctx* ctx, grt_mm_activation* out)
 
 float grt_mm_activate(grt_mm_activation act, float x) {
   switch (act) {
-    case GRT_MM_RELU: return x > 0.0f ? x : 0.0f;
-    case GRT_MM_RELU6: return x > 0.0f ? (x < 6.0f ? x : 6.0f) : 0.0f;
-    case GRT_MM_ELU: return x > 0.0f ? x : expm1f(x);
-    default: return x;
+    case GRT_MM_RELU:
+      return x > 0.0f ? x : 0.0f;
+    case GRT_MM_RELU6:
+      return x > 0.0f ? (x < 6.0f ? x : 6.0f) : 0.0f;
+    case GRT_MM_ELU:
+      return x > 0.0f ? x : expm1f(x);
+    default:
+      return x;
   }
 }
 
@@ -74,11 +79,13 @@ static grt_status* blas_path(grt_kernel_ctx* ctx, const grt_mm_call* c) {
 
 grt_status* grt_cpu_fused_matmul(grt_kernel_ctx* ctx) {
   if (ctx->n_inputs != 3 || !ctx->inputs[0] || !ctx->inputs[1] || !ctx->inputs[2])
-    return GRT_ERROR(INVALID_ARGUMENT, "_FusedMatMul takes a, b and one bias (num_args 1), got %d inputs",
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "_FusedMatMul takes a, b and one bias (num_args 1), got %d inputs",
                      (int)ctx->n_inputs);
   const grt_tensor *a = ctx->inputs[0], *b = ctx->inputs[1], *bias = ctx->inputs[2];
   if (a->dtype != GRT_FLOAT32 || b->dtype != GRT_FLOAT32 || bias->dtype != GRT_FLOAT32)
-    return GRT_ERROR(UNIMPLEMENTED, "_FusedMatMul on CPU is float32 only, got %s", grt_dtype_name(a->dtype));
+    return GRT_ERROR(UNIMPLEMENTED, "_FusedMatMul on CPU is float32 only, got %s",
+                     grt_dtype_name(a->dtype));
   grt_mm_call c = {0};
   GRT_RETURN_IF_ERROR(grt_kernel_attr_bool(ctx, "transpose_a", &c.ta));
   GRT_RETURN_IF_ERROR(grt_kernel_attr_bool(ctx, "transpose_b", &c.tb));
@@ -94,8 +101,8 @@ grt_status* grt_cpu_fused_matmul(grt_kernel_ctx* ctx) {
     return GRT_ERROR(INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: %s, In[1]: %s",
                      grt_shape_str(&a->shape, x, sizeof x), grt_shape_str(&b->shape, y, sizeof y));
   if (bias->shape.rank != 1 || bias->shape.dims[0] != c.n)
-    return GRT_ERROR(INVALID_ARGUMENT, "bias must be a vector of %lld elements, got %s", (long long)c.n,
-                     grt_shape_str(&bias->shape, x, sizeof x));
+    return GRT_ERROR(INVALID_ARGUMENT, "bias must be a vector of %lld elements, got %s",
+                     (long long)c.n, grt_shape_str(&bias->shape, x, sizeof x));
   int64_t dims[2] = {c.m, c.n};
   grt_shape os = grt_shape_make(2, dims);
   grt_tensor* out;

@@ -29,7 +29,7 @@
 #define kSmallGemm (64 * 64 * 64)
 
 typedef grt_status* (*gemm_one_fn)(const grt_gemm_plan* p, const void* a, const void* b, void* c,
-                            grt_threadpool* pool);
+                                   grt_threadpool* pool);
 
 /* Rows [i0, i1) of C from the matching rows of op(A): each BLAS call is
  * single-threaded (OpenBLAS: blas_buffers.h), so a large GEMM is split
@@ -45,10 +45,10 @@ typedef struct {
   const void* a;
   const void* b;
   void* c;
-  int64_t rows;              /* per block */
+  int64_t rows; /* per block */
   bool is_double;
-  bool dnnl;                 /* float32 on dnnl_sgemm, not OpenBLAS */
-  _Atomic(grt_status*) err;  /* the first block's failure */
+  bool dnnl;                /* float32 on dnnl_sgemm, not OpenBLAS */
+  _Atomic(grt_status*) err; /* the first block's failure */
 } blas_job;
 
 static void keep_first(_Atomic(grt_status*)* slot, grt_status* s) {
@@ -63,8 +63,8 @@ static grt_status* dnnl_block(const blas_job* j, int64_t i0, int64_t i1) {
   const grt_gemm_plan* p = j->p;
   const float* a = (const float*)j->a + (p->ta ? i0 : i0 * p->k);
   if (omp_get_max_threads() != 1) omp_set_num_threads(1);
-  return grt_dnnl_check(dnnl_sgemm(p->ta ? 'T' : 'N', p->tb ? 'T' : 'N', i1 - i0, p->n, p->k, 1.0f, a,
-                                   p->ta ? p->m : p->k, j->b, p->tb ? p->k : p->n, 0.0f,
+  return grt_dnnl_check(dnnl_sgemm(p->ta ? 'T' : 'N', p->tb ? 'T' : 'N', i1 - i0, p->n, p->k, 1.0f,
+                                   a, p->ta ? p->m : p->k, j->b, p->tb ? p->k : p->n, 0.0f,
                                    (float*)j->c + i0 * p->n, p->n),
                         "oneDNN sgemm");
 }
@@ -147,8 +147,10 @@ static grt_status* blas_split(const grt_gemm_plan* p, const void* a, const void*
   bool dnnl = !is_double && grt_matmul_pick_sgemm(p->m, p->k, p->n);
   blas_job j = {p, a, b, c, rows, is_double, dnnl, NULL};
   int64_t n_blocks = (p->m + rows - 1) / rows;
-  if (n_blocks <= 1) gemm_blocks(&j, 0, 1);
-  else grt_parallel_for(pool, n_blocks, rows * row_macs, gemm_blocks, &j);
+  if (n_blocks <= 1)
+    gemm_blocks(&j, 0, 1);
+  else
+    grt_parallel_for(pool, n_blocks, rows * row_macs, gemm_blocks, &j);
   return atomic_load(&j.err);
 }
 
@@ -194,7 +196,7 @@ typedef struct {
     }                                                                                     \
   }                                                                                       \
   static grt_status* NAME(const grt_gemm_plan* p, const void* a, const void* b, void* c,  \
-                   grt_threadpool* pool) {                                                \
+                          grt_threadpool* pool) {                                         \
     int_job j = {p, a, b, c};                                                             \
     grt_parallel_for(pool, p->m, p->n * p->k + 1, NAME##_rows, &j);                       \
     return NULL;                                                                          \
@@ -248,9 +250,9 @@ static void batch_shard(void* arg, int64_t begin, int64_t end) {
     grt_status* s = j->fn(p, j->a + (size_t)xo * a_mat, j->b + (size_t)yo * b_mat,
                           j->c + (size_t)bi * c_mat, j->inner);
     if (s) {
-    keep_first(&j->err, s);
-    return;
-  }
+      keep_first(&j->err, s);
+      return;
+    }
   }
 }
 

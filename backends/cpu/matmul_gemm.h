@@ -28,7 +28,7 @@ typedef struct grt_gemm_plan {
 
 /* Runs the plan for `dtype` (float32, float64, int16, int32 or int64).
  * UNIMPLEMENTED for other dtypes and for BLAS dimensions above INT_MAX. */
-GRT_MUST_USE grt_status* grt_gemm_run(const grt_gemm_plan* p, grt_dtype dtype, const void* a, const void* b,
-                                      void* c, grt_threadpool* pool);
+GRT_MUST_USE grt_status* grt_gemm_run(const grt_gemm_plan* p, grt_dtype dtype, const void* a,
+                                      const void* b, void* c, grt_threadpool* pool);
 
 #endif /* GRT_BACKENDS_CPU_MATMUL_GEMM_H_ */

@@ -49,12 +49,14 @@ grt_status* grt_cpu_matrix_determinant(grt_kernel_ctx* ctx) {
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, x->dtype, &shape, &out));
   double* work = grt_malloc((size_t)(m * m > 0 ? m * m : 1) * sizeof *work);
-  if (!work) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a %lld x %lld matrix",
-                              (long long)m, (long long)m);
+  if (!work)
+    return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a %lld x %lld matrix", (long long)m,
+                     (long long)m);
   const void* in = grt_tensor_data(x);
   void* o = grt_tensor_data(out);
   for (int64_t b = 0; b < batch; b++) {
-    for (int64_t i = 0; i < m * m; i++) work[i] = grt_dtype_load_double(x->dtype, in, b * m * m + i);
+    for (int64_t i = 0; i < m * m; i++)
+      work[i] = grt_dtype_load_double(x->dtype, in, b * m * m + i);
     grt_dtype_store_double(x->dtype, o, b, lu_det(work, m));
   }
   grt_free(work);

@@ -4,13 +4,10 @@
 #include "backends/cpu/elementwise.h"
 #include "backends/cpu/nn.h"
 
-#define K(op, fn) {op, grt_cpu_##fn, NULL, NULL, 0}
+#define K(op, fn) \
+  { op, grt_cpu_##fn, NULL, NULL, 0 }
 
-GRT_CPU_KERNEL_TABLE(nn,
-                     K("Relu", relu),
-                     K("ReluGrad", relu_grad),
-                     K("BiasAdd", bias_add),
-                     K("BiasAddGrad", bias_add_grad),
-                     K("Softmax", softmax),
+GRT_CPU_KERNEL_TABLE(nn, K("Relu", relu), K("ReluGrad", relu_grad), K("BiasAdd", bias_add),
+                     K("BiasAddGrad", bias_add_grad), K("Softmax", softmax),
                      K("SparseSoftmaxCrossEntropyWithLogits", sparse_xent),
                      K("SoftmaxCrossEntropyWithLogits", xent));

@@ -18,4 +18,4 @@ GRT_MUST_USE grt_status* grt_cpu_softmax(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_sparse_xent(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_xent(grt_kernel_ctx* ctx);
 
-#endif  /* GRT_BACKENDS_CPU_NN_H_ */
+#endif /* GRT_BACKENDS_CPU_NN_H_ */

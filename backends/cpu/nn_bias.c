@@ -12,8 +12,7 @@
 #include "ops/data_format.h"
 
 /* The channel dimension of a value of rank >= 2. */
-static grt_status* channel_dim(const grt_kernel_ctx* ctx, const grt_tensor* value,
-                               int32_t* out) {
+static grt_status* channel_dim(const grt_kernel_ctx* ctx, const grt_tensor* value, int32_t* out) {
   char buf[GRT_SHAPE_STR_MAX];
   if (value->shape.rank < 2)
     return GRT_ERROR(INVALID_ARGUMENT, "Input tensor must be at least 2D: %s",
@@ -30,16 +29,15 @@ grt_status* grt_cpu_bias_add(grt_kernel_ctx* ctx) {
   int32_t ch = 0;
   GRT_RETURN_IF_ERROR(channel_dim(ctx, value, &ch));
   if (bias->shape.rank != 1)
-    return GRT_ERROR(INVALID_ARGUMENT, "Biases must be 1D: %s",
-                     grt_cpu_shape_str(&bias->shape, a));
+    return GRT_ERROR(INVALID_ARGUMENT, "Biases must be 1D: %s", grt_cpu_shape_str(&bias->shape, a));
   if (bias->shape.dims[0] != value->shape.dims[ch])
     return GRT_ERROR(INVALID_ARGUMENT,
                      "Must provide as many biases as the last dimension of the input tensor: "
                      "%s vs. %s",
                      grt_cpu_shape_str(&bias->shape, a), grt_cpu_shape_str(&value->shape, b));
   if (bias->dtype != value->dtype)
-    return GRT_ERROR(INVALID_ARGUMENT, "value is %s but bias is %s",
-                     grt_dtype_name(value->dtype), grt_dtype_name(bias->dtype));
+    return GRT_ERROR(INVALID_ARGUMENT, "value is %s but bias is %s", grt_dtype_name(value->dtype),
+                     grt_dtype_name(bias->dtype));
   if (!grt_dtype_valid(value->dtype) || !grt_cpu_op_add.rows[value->dtype])
     return grt_cpu_no_kernel(ctx, value->dtype);
   /* The bias as a broadcastable operand: [C] then one 1 per dimension

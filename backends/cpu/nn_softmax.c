@@ -17,25 +17,25 @@ GRT_CPU_VECTORIZE
  * reorder). */
 #define LANES 16
 
-#define SOFTMAX_ROW(sfx, T, EXP)                                                   \
-  T grt_cpu_softmax_row_##sfx(const T* x, T* y, int64_t n, T* out_max) {           \
-    T lane[LANES];                                                                 \
-    for (int k = 0; k < LANES; k++) lane[k] = x[0];                                \
-    int64_t i = 0;                                                                 \
-    for (; i + LANES <= n; i += LANES)                                             \
+#define SOFTMAX_ROW(sfx, T, EXP)                                                         \
+  T grt_cpu_softmax_row_##sfx(const T* x, T* y, int64_t n, T* out_max) {                 \
+    T lane[LANES];                                                                       \
+    for (int k = 0; k < LANES; k++) lane[k] = x[0];                                      \
+    int64_t i = 0;                                                                       \
+    for (; i + LANES <= n; i += LANES)                                                   \
       for (int k = 0; k < LANES; k++) lane[k] = x[i + k] > lane[k] ? x[i + k] : lane[k]; \
-    T m = x[0];                                                                    \
-    for (int k = 0; k < LANES; k++) m = lane[k] > m ? lane[k] : m;                 \
-    for (; i < n; i++) m = x[i] > m ? x[i] : m;                                    \
-    for (int64_t j = 0; j < n; j++) y[j] = EXP(x[j] - m);                          \
-    for (int k = 0; k < LANES; k++) lane[k] = 0;                                   \
-    for (i = 0; i + LANES <= n; i += LANES)                                        \
-      for (int k = 0; k < LANES; k++) lane[k] += y[i + k];                         \
-    T sum = 0;                                                                     \
-    for (int k = 0; k < LANES; k++) sum += lane[k];                                \
-    for (; i < n; i++) sum += y[i];                                                \
-    *out_max = m;                                                                  \
-    return sum;                                                                    \
+    T m = x[0];                                                                          \
+    for (int k = 0; k < LANES; k++) m = lane[k] > m ? lane[k] : m;                       \
+    for (; i < n; i++) m = x[i] > m ? x[i] : m;                                          \
+    for (int64_t j = 0; j < n; j++) y[j] = EXP(x[j] - m);                                \
+    for (int k = 0; k < LANES; k++) lane[k] = 0;                                         \
+    for (i = 0; i + LANES <= n; i += LANES)                                              \
+      for (int k = 0; k < LANES; k++) lane[k] += y[i + k];                               \
+    T sum = 0;                                                                           \
+    for (int k = 0; k < LANES; k++) sum += lane[k];                                      \
+    for (; i < n; i++) sum += y[i];                                                      \
+    *out_max = m;                                                                        \
+    return sum;                                                                          \
   }
 SOFTMAX_ROW(f32, float, grt_cpu_expf)
 SOFTMAX_ROW(f64, double, exp)
@@ -43,15 +43,14 @@ SOFTMAX_ROW(f64, double, exp)
 /* Rows [r0, r1) of n elements; y may be x (in place). */
 typedef void (*softmax_fn)(const void* x, void* y, int64_t r0, int64_t r1, int64_t n);
 
-#define SOFTMAX_FN(sfx, T)                                                          \
-  static void softmax_##sfx(const void* xv, void* yv, int64_t r0, int64_t r1,       \
-                            int64_t n) {                                            \
-    for (int64_t r = r0; r < r1; r++) {                                             \
-      T* y = (T*)yv + r * n;                                                        \
-      T m;                                                                          \
-      const T inv = (T)1 / grt_cpu_softmax_row_##sfx((const T*)xv + r * n, y, n, &m); \
-      for (int64_t i = 0; i < n; i++) y[i] *= inv;                                  \
-    }                                                                               \
+#define SOFTMAX_FN(sfx, T)                                                                 \
+  static void softmax_##sfx(const void* xv, void* yv, int64_t r0, int64_t r1, int64_t n) { \
+    for (int64_t r = r0; r < r1; r++) {                                                    \
+      T* y = (T*)yv + r * n;                                                               \
+      T m;                                                                                 \
+      const T inv = (T)1 / grt_cpu_softmax_row_##sfx((const T*)xv + r * n, y, n, &m);      \
+      for (int64_t i = 0; i < n; i++) y[i] *= inv;                                         \
+    }                                                                                      \
   }
 SOFTMAX_FN(f32, float)
 SOFTMAX_FN(f64, double)
@@ -84,8 +83,8 @@ grt_status* grt_cpu_softmax(grt_kernel_ctx* ctx) {
   if (total == 0) return NULL;
   grt_tensor* wide = NULL;
   if (grt_cpu_is_half(t)) GRT_RETURN_IF_ERROR(grt_cpu_widen_tensor(ctx, x, &wide));
-  softmax_job j = {t == GRT_FLOAT64 ? softmax_f64 : softmax_f32,
-                   grt_tensor_data(wide ? wide : x), grt_tensor_data(wide ? wide : out), n};
+  softmax_job j = {t == GRT_FLOAT64 ? softmax_f64 : softmax_f32, grt_tensor_data(wide ? wide : x),
+                   grt_tensor_data(wide ? wide : out), n};
   grt_parallel_for(ctx->intra_op, total / n, n * 6, softmax_range, &j);
   if (wide) {
     grt_cpu_narrow(t, grt_tensor_data(wide), grt_tensor_data(out), total);

@@ -19,33 +19,32 @@
 GRT_CPU_VECTORIZE
 
 /* One row: dense labels `l` (or NULL with a class index `label`). */
-#define XENT_ROW(sfx, T, LOG)                                                       \
-  static void xent_row_##sfx(const T* f, const T* l, int64_t label, int64_t n,      \
-                             T* loss, T* back) {                                    \
-    T m;                                                                            \
-    const T sum = grt_cpu_softmax_row_##sfx(f, back, n, &m);                        \
-    const T lse = LOG(sum), inv = (T)1 / sum;                                       \
-    if (l) {                                                                        \
-      T acc = 0;                                                                    \
-      for (int64_t j = 0; j < n; j++) {                                             \
-        acc += l[j] * (lse - (f[j] - m));                                           \
-        back[j] = back[j] * inv - l[j];                                             \
-      }                                                                             \
-      *loss = acc;                                                                  \
-    } else {                                                                        \
-      for (int64_t j = 0; j < n; j++) back[j] *= inv;                               \
-      back[label] -= 1;                                                             \
-      *loss = lse - (f[label] - m);                                                 \
-    }                                                                               \
+#define XENT_ROW(sfx, T, LOG)                                                                      \
+  static void xent_row_##sfx(const T* f, const T* l, int64_t label, int64_t n, T* loss, T* back) { \
+    T m;                                                                                           \
+    const T sum = grt_cpu_softmax_row_##sfx(f, back, n, &m);                                       \
+    const T lse = LOG(sum), inv = (T)1 / sum;                                                      \
+    if (l) {                                                                                       \
+      T acc = 0;                                                                                   \
+      for (int64_t j = 0; j < n; j++) {                                                            \
+        acc += l[j] * (lse - (f[j] - m));                                                          \
+        back[j] = back[j] * inv - l[j];                                                            \
+      }                                                                                            \
+      *loss = acc;                                                                                 \
+    } else {                                                                                       \
+      for (int64_t j = 0; j < n; j++) back[j] *= inv;                                              \
+      back[label] -= 1;                                                                            \
+      *loss = lse - (f[label] - m);                                                                \
+    }                                                                                              \
   }
 XENT_ROW(f32, float, logf)
 XENT_ROW(f64, double, log)
 
 typedef struct {
   bool f64;
-  const void* f;       /* [batch, classes], float or double */
-  const void* l;       /* dense labels [batch, classes], or NULL */
-  const void* labels;  /* sparse labels [batch] */
+  const void* f;      /* [batch, classes], float or double */
+  const void* l;      /* dense labels [batch, classes], or NULL */
+  const void* labels; /* sparse labels [batch] */
   bool labels64;
   int64_t n;
   void* loss;

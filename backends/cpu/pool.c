@@ -34,8 +34,10 @@ static grt_status* geometry(const grt_kernel_ctx* ctx, const grt_shape* in, pool
   g->ih = in->dims[h];
   g->iw = in->dims[h + 1];
   g->c = in->dims[grt_window_c(&g->w)];
-  GRT_RETURN_IF_ERROR(grt_window_dim(&g->w, 0, g->ih, g->w.ksize[0], &g->oh, &g->pad_l[0], &g->pad_r[0]));
-  GRT_RETURN_IF_ERROR(grt_window_dim(&g->w, 1, g->iw, g->w.ksize[1], &g->ow, &g->pad_l[1], &g->pad_r[1]));
+  GRT_RETURN_IF_ERROR(
+      grt_window_dim(&g->w, 0, g->ih, g->w.ksize[0], &g->oh, &g->pad_l[0], &g->pad_r[0]));
+  GRT_RETURN_IF_ERROR(
+      grt_window_dim(&g->w, 1, g->iw, g->w.ksize[1], &g->ow, &g->pad_l[1], &g->pad_r[1]));
   for (int i = 0; i < 2; i++)
     if (g->pad_l[i] >= g->w.ksize[i] || g->pad_r[i] >= g->w.ksize[i])
       return GRT_ERROR(UNIMPLEMENTED, "padding %lld/%lld is not smaller than the window %lld",
@@ -56,7 +58,8 @@ static bool empty(const pool_geom* g) { return g->n * g->c * g->oh * g->ow * g->
 
 typedef enum { POOL_FORWARD, POOL_BACKWARD } pool_kind;
 
-static grt_status* build(const pool_geom* g, dnnl_alg_kind_t alg, pool_kind kind, grt_dnnl_plan* p) {
+static grt_status* build(const pool_geom* g, dnnl_alg_kind_t alg, pool_kind kind,
+                         grt_dnnl_plan* p) {
   GRT_RETURN_IF_ERROR(grt_dnnl_md_activation(g->w.nchw, g->n, g->c, g->ih, g->iw, &p->md[0]));
   GRT_RETURN_IF_ERROR(grt_dnnl_md_activation(g->w.nchw, g->n, g->c, g->oh, g->ow, &p->md[1]));
   dnnl_dims_t strides = {g->w.strides[0], g->w.strides[1]};
@@ -65,9 +68,10 @@ static grt_status* build(const pool_geom* g, dnnl_alg_kind_t alg, pool_kind kind
   dnnl_dims_t pad_l = {g->pad_l[0], g->pad_l[1]}, pad_r = {g->pad_r[0], g->pad_r[1]};
   dnnl_pooling_v2_desc_t fwd, bwd;
   dnnl_prop_kind_t prop = kind == POOL_FORWARD ? dnnl_forward_inference : dnnl_forward_training;
-  GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_pooling_v2_forward_desc_init(&fwd, prop, alg, &p->md[0], &p->md[1],
-                                                                       strides, kernel, dilation, pad_l, pad_r),
-                                     "oneDNN pooling forward"));
+  GRT_RETURN_IF_ERROR(
+      grt_dnnl_check(dnnl_pooling_v2_forward_desc_init(&fwd, prop, alg, &p->md[0], &p->md[1],
+                                                       strides, kernel, dilation, pad_l, pad_r),
+                     "oneDNN pooling forward"));
   dnnl_primitive_desc_t fwd_pd = NULL;
   bool max = alg == dnnl_pooling_max;
   if (kind == POOL_FORWARD || max) {
@@ -85,19 +89,21 @@ static grt_status* build(const pool_geom* g, dnnl_alg_kind_t alg, pool_kind kind
     }
     p->md[2] = *ws;
   } else {
-    GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_primitive_desc_create(&fwd_pd, &fwd, NULL, grt_dnnl_engine(), NULL),
-                                       "oneDNN pooling forward"));
+    GRT_RETURN_IF_ERROR(
+        grt_dnnl_check(dnnl_primitive_desc_create(&fwd_pd, &fwd, NULL, grt_dnnl_engine(), NULL),
+                       "oneDNN pooling forward"));
   }
-  grt_status* s = grt_dnnl_check(
-      dnnl_pooling_v2_backward_desc_init(&bwd, alg, &p->md[0], &p->md[1], strides, kernel, dilation, pad_l, pad_r),
-      "oneDNN pooling backward");
+  grt_status* s =
+      grt_dnnl_check(dnnl_pooling_v2_backward_desc_init(&bwd, alg, &p->md[0], &p->md[1], strides,
+                                                        kernel, dilation, pad_l, pad_r),
+                     "oneDNN pooling backward");
   if (!s) s = grt_dnnl_plan_make(p, 1, &bwd, fwd_pd, "oneDNN pooling backward", NULL);
   dnnl_primitive_desc_destroy(fwd_pd);
   return s;
 }
 
-static grt_status* plan_for(grt_kernel_ctx* ctx, const pool_geom* g, dnnl_alg_kind_t alg, pool_kind kind,
-                            grt_dnnl_plan** out, bool* out_owned) {
+static grt_status* plan_for(grt_kernel_ctx* ctx, const pool_geom* g, dnnl_alg_kind_t alg,
+                            pool_kind kind, grt_dnnl_plan** out, bool* out_owned) {
   int64_t key[] = {g->n, g->ih, g->iw, g->c, kind};
   int32_t n = (int32_t)(sizeof key / sizeof key[0]);
   *out_owned = false;
@@ -146,13 +152,15 @@ static grt_status* pool_forward(grt_kernel_ctx* ctx, dnnl_alg_kind_t alg) {
 }
 
 grt_status* grt_cpu_max_pool(grt_kernel_ctx* ctx) { return pool_forward(ctx, dnnl_pooling_max); }
-grt_status* grt_cpu_avg_pool(grt_kernel_ctx* ctx) { return pool_forward(ctx, dnnl_pooling_avg_exclude_padding); }
+grt_status* grt_cpu_avg_pool(grt_kernel_ctx* ctx) {
+  return pool_forward(ctx, dnnl_pooling_avg_exclude_padding);
+}
 
 static grt_status* check_shape(const grt_tensor* t, const grt_shape* want, const char* what) {
   if (grt_shape_equal(&t->shape, want)) return NULL;
   char a[GRT_SHAPE_STR_MAX], b[GRT_SHAPE_STR_MAX];
-  return GRT_ERROR(INVALID_ARGUMENT, "%s has shape %s, expected %s", what, grt_cpu_shape_str(&t->shape, a),
-                   grt_cpu_shape_str(want, b));
+  return GRT_ERROR(INVALID_ARGUMENT, "%s has shape %s, expected %s", what,
+                   grt_cpu_shape_str(&t->shape, a), grt_cpu_shape_str(want, b));
 }
 
 /* The backward pass: `in` is orig_input for max pooling (NULL for

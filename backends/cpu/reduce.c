@@ -3,12 +3,8 @@
 #include "backends/cpu/cpu_kernels.h"
 #include "backends/cpu/reduce.h"
 
-#define K(op, fn) {op, grt_cpu_##fn, NULL, NULL, 0}
+#define K(op, fn) \
+  { op, grt_cpu_##fn, NULL, NULL, 0 }
 
-GRT_CPU_KERNEL_TABLE(reduce,
-                     K("Sum", sum),
-                     K("Mean", mean),
-                     K("Prod", prod),
-                     K("Max", max),
-                     K("Min", min),
-                     K("ArgMax", arg_max));
+GRT_CPU_KERNEL_TABLE(reduce, K("Sum", sum), K("Mean", mean), K("Prod", prod), K("Max", max),
+                     K("Min", min), K("ArgMax", arg_max));

@@ -22,8 +22,8 @@ typedef enum grt_cpu_reducer {
  * in float32. An empty reduction gives the identity (0, 1, -inf / lowest,
  * +inf / highest; Mean of nothing is NaN, or 0 for integers). Fails with
  * UNIMPLEMENTED for dtypes without a kernel (bool). */
-GRT_MUST_USE grt_status* grt_cpu_reduce(grt_kernel_ctx* ctx, grt_cpu_reducer r, const grt_tensor* in,
-                                        const bool* reduced, grt_tensor* out);
+GRT_MUST_USE grt_status* grt_cpu_reduce(grt_kernel_ctx* ctx, grt_cpu_reducer r,
+                                        const grt_tensor* in, const bool* reduced, grt_tensor* out);
 
 /* Kernels. */
 GRT_MUST_USE grt_status* grt_cpu_sum(grt_kernel_ctx* ctx);
@@ -33,4 +33,4 @@ GRT_MUST_USE grt_status* grt_cpu_max(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_min(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_arg_max(grt_kernel_ctx* ctx);
 
-#endif  /* GRT_BACKENDS_CPU_REDUCE_H_ */
+#endif /* GRT_BACKENDS_CPU_REDUCE_H_ */

@@ -102,14 +102,19 @@ grt_status* grt_cpu_arg_max(grt_kernel_ctx* ctx) {
   if (!fn) return grt_cpu_no_kernel(ctx, in->dtype);
   char buf[GRT_SHAPE_STR_MAX];
   if (dim->shape.rank != 0)
-    return GRT_ERROR(INVALID_ARGUMENT,
-                     "dim must be a scalar, but received tensor of shape: %s",
+    return GRT_ERROR(INVALID_ARGUMENT, "dim must be a scalar, but received tensor of shape: %s",
                      grt_cpu_shape_str(&dim->shape, buf));
   int64_t d;
   switch (dim->dtype) {
-    case GRT_INT16: d = *(const int16_t*)grt_tensor_data(dim); break;
-    case GRT_INT32: d = *(const int32_t*)grt_tensor_data(dim); break;
-    case GRT_INT64: d = *(const int64_t*)grt_tensor_data(dim); break;
+    case GRT_INT16:
+      d = *(const int16_t*)grt_tensor_data(dim);
+      break;
+    case GRT_INT32:
+      d = *(const int32_t*)grt_tensor_data(dim);
+      break;
+    case GRT_INT64:
+      d = *(const int64_t*)grt_tensor_data(dim);
+      break;
     default:
       return GRT_ERROR(INVALID_ARGUMENT, "dimension must be int16, int32 or int64, got %s",
                        grt_dtype_name(dim->dtype));

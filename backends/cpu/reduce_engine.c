@@ -26,40 +26,39 @@ typedef void (*red_fn)(const void* x, int64_t B, int64_t C, int64_t c0, int64_t 
 
 #define LANES 16
 
-#define RED_FN(name, T, INIT, COMBINE)                                             \
-  static void name(const void* xv, int64_t B, int64_t C, int64_t c0, int64_t c1,   \
-                   void* ov) {                                                     \
-    const T* restrict x = xv;                                                      \
-    T* restrict out = ov;                                                          \
-    if (C == 1) {                                                                  \
-      T acc[LANES];                                                                \
-      for (int j = 0; j < LANES; j++) acc[j] = (INIT);                             \
-      int64_t i = 0;                                                               \
-      for (; i + LANES <= B; i += LANES)                                           \
-        for (int j = 0; j < LANES; j++) {                                          \
-          const T a = acc[j], v = x[i + j];                                        \
-          acc[j] = (COMBINE);                                                      \
-        }                                                                          \
-      T r = (INIT);                                                                \
-      for (int j = 0; j < LANES; j++) {                                            \
-        const T a = r, v = acc[j];                                                 \
-        r = (COMBINE);                                                             \
-      }                                                                            \
-      for (; i < B; i++) {                                                         \
-        const T a = r, v = x[i];                                                   \
-        r = (COMBINE);                                                             \
-      }                                                                            \
-      out[0] = r;                                                                  \
-      return;                                                                      \
-    }                                                                              \
-    for (int64_t c = c0; c < c1; c++) out[c] = (INIT);                             \
-    for (int64_t b = 0; b < B; b++) {                                              \
-      const T* restrict row = x + b * C;                                           \
-      for (int64_t c = c0; c < c1; c++) {                                          \
-        const T a = out[c], v = row[c];                                            \
-        out[c] = (COMBINE);                                                        \
-      }                                                                            \
-    }                                                                              \
+#define RED_FN(name, T, INIT, COMBINE)                                                       \
+  static void name(const void* xv, int64_t B, int64_t C, int64_t c0, int64_t c1, void* ov) { \
+    const T* restrict x = xv;                                                                \
+    T* restrict out = ov;                                                                    \
+    if (C == 1) {                                                                            \
+      T acc[LANES];                                                                          \
+      for (int j = 0; j < LANES; j++) acc[j] = (INIT);                                       \
+      int64_t i = 0;                                                                         \
+      for (; i + LANES <= B; i += LANES)                                                     \
+        for (int j = 0; j < LANES; j++) {                                                    \
+          const T a = acc[j], v = x[i + j];                                                  \
+          acc[j] = (COMBINE);                                                                \
+        }                                                                                    \
+      T r = (INIT);                                                                          \
+      for (int j = 0; j < LANES; j++) {                                                      \
+        const T a = r, v = acc[j];                                                           \
+        r = (COMBINE);                                                                       \
+      }                                                                                      \
+      for (; i < B; i++) {                                                                   \
+        const T a = r, v = x[i];                                                             \
+        r = (COMBINE);                                                                       \
+      }                                                                                      \
+      out[0] = r;                                                                            \
+      return;                                                                                \
+    }                                                                                        \
+    for (int64_t c = c0; c < c1; c++) out[c] = (INIT);                                       \
+    for (int64_t b = 0; b < B; b++) {                                                        \
+      const T* restrict row = x + b * C;                                                     \
+      for (int64_t c = c0; c < c1; c++) {                                                    \
+        const T a = out[c], v = row[c];                                                      \
+        out[c] = (COMBINE);                                                                  \
+      }                                                                                      \
+    }                                                                                        \
   }
 
 /* Per dtype: the four reducers, filling with an identity, dividing by a
@@ -70,46 +69,46 @@ typedef struct {
   void (*divide)(void* out, int64_t n, int64_t count);
 } red_table;
 
-#define FLOAT_REDUCERS(sfx, T, INF)                                                       \
-  RED_FN(sum_##sfx, T, 0, a + v)                                                          \
-  RED_FN(prod_##sfx, T, 1, a * v)                                                         \
-  RED_FN(max_##sfx, T, -(INF), (v > a || v != v) ? v : a)                                 \
-  RED_FN(min_##sfx, T, (INF), (v < a || v != v) ? v : a)                                  \
-  static void fill_##sfx(void* ov, int64_t n, grt_cpu_reducer r) {                        \
-    T* out = ov;                                                                          \
-    T v = r == GRT_CPU_REDUCE_PROD  ? (T)1                                                \
-          : r == GRT_CPU_REDUCE_MAX ? -(INF)                                              \
-          : r == GRT_CPU_REDUCE_MIN ? (INF)                                               \
-          : r == GRT_CPU_REDUCE_MEAN ? (T)NAN                                             \
-                                    : (T)0;                                               \
-    for (int64_t i = 0; i < n; i++) out[i] = v;                                           \
-  }                                                                                       \
-  static void divide_##sfx(void* ov, int64_t n, int64_t count) {                          \
-    T* restrict out = ov;                                                                 \
-    const T d = (T)count;                                                                 \
-    for (int64_t i = 0; i < n; i++) out[i] = out[i] / d;                                  \
-  }                                                                                       \
-  static const red_table kTable_##sfx = {                                                 \
+#define FLOAT_REDUCERS(sfx, T, INF)                                \
+  RED_FN(sum_##sfx, T, 0, a + v)                                   \
+  RED_FN(prod_##sfx, T, 1, a* v)                                   \
+  RED_FN(max_##sfx, T, -(INF), (v > a || v != v) ? v : a)          \
+  RED_FN(min_##sfx, T, (INF), (v < a || v != v) ? v : a)           \
+  static void fill_##sfx(void* ov, int64_t n, grt_cpu_reducer r) { \
+    T* out = ov;                                                   \
+    T v = r == GRT_CPU_REDUCE_PROD   ? (T)1                        \
+          : r == GRT_CPU_REDUCE_MAX  ? -(INF)                      \
+          : r == GRT_CPU_REDUCE_MIN  ? (INF)                       \
+          : r == GRT_CPU_REDUCE_MEAN ? (T)NAN                      \
+                                     : (T)0;                       \
+    for (int64_t i = 0; i < n; i++) out[i] = v;                    \
+  }                                                                \
+  static void divide_##sfx(void* ov, int64_t n, int64_t count) {   \
+    T* restrict out = ov;                                          \
+    const T d = (T)count;                                          \
+    for (int64_t i = 0; i < n; i++) out[i] = out[i] / d;           \
+  }                                                                \
+  static const red_table kTable_##sfx = {                          \
       {sum_##sfx, prod_##sfx, max_##sfx, min_##sfx}, fill_##sfx, divide_##sfx};
 
-#define INT_REDUCERS(sfx, T, W, LO, HI)                                                   \
-  RED_FN(sum_##sfx, T, 0, (T)((W)a + (W)v))                                               \
-  RED_FN(prod_##sfx, T, 1, (T)((W)a * (W)v))                                              \
-  RED_FN(max_##sfx, T, (LO), v > a ? v : a)                                               \
-  RED_FN(min_##sfx, T, (HI), v < a ? v : a)                                               \
-  static void fill_##sfx(void* ov, int64_t n, grt_cpu_reducer r) {                        \
-    T* out = ov;                                                                          \
-    T v = r == GRT_CPU_REDUCE_PROD ? (T)1                                                 \
-          : r == GRT_CPU_REDUCE_MAX ? (LO)                                                \
-          : r == GRT_CPU_REDUCE_MIN ? (HI)                                                \
-                                    : (T)0;                                               \
-    for (int64_t i = 0; i < n; i++) out[i] = v;                                           \
-  }                                                                                       \
-  static void divide_##sfx(void* ov, int64_t n, int64_t count) {                          \
-    T* restrict out = ov;                                                                 \
-    for (int64_t i = 0; i < n; i++) out[i] = (T)((int64_t)out[i] / count);                \
-  }                                                                                       \
-  static const red_table kTable_##sfx = {                                                 \
+#define INT_REDUCERS(sfx, T, W, LO, HI)                                    \
+  RED_FN(sum_##sfx, T, 0, (T)((W)a + (W)v))                                \
+  RED_FN(prod_##sfx, T, 1, (T)((W)a * (W)v))                               \
+  RED_FN(max_##sfx, T, (LO), v > a ? v : a)                                \
+  RED_FN(min_##sfx, T, (HI), v < a ? v : a)                                \
+  static void fill_##sfx(void* ov, int64_t n, grt_cpu_reducer r) {         \
+    T* out = ov;                                                           \
+    T v = r == GRT_CPU_REDUCE_PROD  ? (T)1                                 \
+          : r == GRT_CPU_REDUCE_MAX ? (LO)                                 \
+          : r == GRT_CPU_REDUCE_MIN ? (HI)                                 \
+                                    : (T)0;                                \
+    for (int64_t i = 0; i < n; i++) out[i] = v;                            \
+  }                                                                        \
+  static void divide_##sfx(void* ov, int64_t n, int64_t count) {           \
+    T* restrict out = ov;                                                  \
+    for (int64_t i = 0; i < n; i++) out[i] = (T)((int64_t)out[i] / count); \
+  }                                                                        \
+  static const red_table kTable_##sfx = {                                  \
       {sum_##sfx, prod_##sfx, max_##sfx, min_##sfx}, fill_##sfx, divide_##sfx};
 
 FLOAT_REDUCERS(f32, float, INFINITY)

@@ -17,8 +17,7 @@ static grt_status* reduce_kernel(grt_kernel_ctx* ctx, grt_cpu_reducer r) {
     return GRT_ERROR(INVALID_ARGUMENT, "reduction_indices must be int32 or int64, got %s",
                      grt_dtype_name(axes->dtype));
   if (axes->shape.rank > 1)
-    return GRT_ERROR(INVALID_ARGUMENT,
-                     "reduction_indices must be a scalar or vector, got rank %d",
+    return GRT_ERROR(INVALID_ARGUMENT, "reduction_indices must be a scalar or vector, got rank %d",
                      (int)axes->shape.rank);
   int32_t rank = in->shape.rank;
   bool reduced[GRT_MAX_RANK] = {false};

@@ -31,8 +31,9 @@ typedef struct grt_state_update {
  * With `lock` their mutexes stay held until grt_state_update_end. A
  * variable without a value fails (FAILED_PRECONDITION) with
  * "<uninit_prefix><name>", holding nothing. */
-GRT_MUST_USE grt_status* grt_state_update_begin(const grt_kernel_ctx* ctx, const int32_t* refs, int32_t n,
-                                                bool lock, const char* uninit_prefix, grt_state_update* u);
+GRT_MUST_USE grt_status* grt_state_update_begin(const grt_kernel_ctx* ctx, const int32_t* refs,
+                                                int32_t n, bool lock, const char* uninit_prefix,
+                                                grt_state_update* u);
 void grt_state_update_end(grt_state_update* u);
 
 #endif /* GRT_BACKENDS_CPU_STATE_VAR_H_ */

@@ -5,8 +5,10 @@
 #include "kernels/kernel_table.h"
 #include "ops/dtype_sets.h"
 
-#define ANY(op) {op, "CPU", "", "", 0}
-#define ONLY(op, constraints) {op, "CPU", constraints, "", 0}
+#define ANY(op) \
+  { op, "CPU", "", "", 0 }
+#define ONLY(op, constraints) \
+  { op, "CPU", constraints, "", 0 }
 
 static const grt_kernel_spec kRows[] = {
     /* array_ops */
@@ -111,15 +113,30 @@ static const grt_kernel_spec kRows[] = {
     /* math_ops, bitwise_ops: ops added for ONNX import (TensorFlow's CPU
      * registrations: Round and Sign without int8/int16, TruncateMod
      * int32/int64/float32/float64) */
-    ANY("Sin"), ANY("Cos"), ANY("Tan"), ANY("Asin"), ANY("Acos"), ANY("Atan"),
-    ANY("Sinh"), ANY("Cosh"), ANY("Asinh"), ANY("Acosh"), ANY("Atanh"),
-    ANY("Floor"), ANY("Ceil"), ANY("Erf"), ANY("IsNan"), ANY("IsInf"),
+    ANY("Sin"),
+    ANY("Cos"),
+    ANY("Tan"),
+    ANY("Asin"),
+    ANY("Acos"),
+    ANY("Atan"),
+    ANY("Sinh"),
+    ANY("Cosh"),
+    ANY("Asinh"),
+    ANY("Acosh"),
+    ANY("Atanh"),
+    ANY("Floor"),
+    ANY("Ceil"),
+    ANY("Erf"),
+    ANY("IsNan"),
+    ANY("IsInf"),
     ONLY("Round", "T: {float16, bfloat16, float32, float64, int32, int64}"),
     ONLY("Sign", "T: {float16, bfloat16, float32, float64, int32, int64}"),
     ANY("FloorMod"),
     ONLY("TruncateMod", "T: {int32, int64, float32, float64}"),
-    ANY("LeftShift"), ANY("RightShift"),
-    ANY("ReverseSequence"), ANY("Where"),
+    ANY("LeftShift"),
+    ANY("RightShift"),
+    ANY("ReverseSequence"),
+    ANY("Where"),
     ONLY("MatrixDeterminant", "T: {float32, float64}"),
     /* indexing ops (ops/defs_index.c) */
     ANY("Range"),

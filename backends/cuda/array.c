@@ -19,7 +19,8 @@ static grt_status* noop(grt_kernel_ctx* ctx) { return NULL; }
 static grt_status* placeholder(grt_kernel_ctx* ctx) {
   grt_dtype dt = GRT_DTYPE_INVALID;
   grt_status_free(grt_kernel_attr_type(ctx, "dtype", &dt));
-  return grt_status_new(GRT_INVALID_ARGUMENT, "You must feed a value for placeholder tensor with dtype %s",
+  return grt_status_new(GRT_INVALID_ARGUMENT,
+                        "You must feed a value for placeholder tensor with dtype %s",
                         grt_dtype_name(dt));
 }
 

@@ -22,7 +22,8 @@ char* AtMut(grt_tensor* t, int64_t elements) {
 }
 
 // The host-memory vector input k (perm, multiples, begin, size, dims).
-grt_status* ReadVector(const grt_kernel_ctx* ctx, int k, const char* what, int64_t* out, int32_t* n) {
+grt_status* ReadVector(const grt_kernel_ctx* ctx, int k, const char* what, int64_t* out,
+                       int32_t* n) {
   const grt_tensor* t = ctx->inputs[k];
   if (!IsIndexType(grt_tensor_dtype(t)) || grt_tensor_rank(t) > 1)
     return grt_status_new(GRT_INVALID_ARGUMENT, "%s must be an int32/int64 vector", what);
@@ -45,8 +46,10 @@ grt_status* TransposeCompute(grt_kernel_ctx* ctx) {
   if (st) return st;
   grt_shape in = ShapeOf(x);
   if (n != in.rank)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "transpose expects a vector of size %d. But input(1) is a vector of size %d",
-                          (int)in.rank, (int)n);
+    return grt_status_new(
+        GRT_INVALID_ARGUMENT,
+        "transpose expects a vector of size %d. But input(1) is a vector of size %d", (int)in.rank,
+        (int)n);
   bool seen[GRT_MAX_RANK] = {false};
   for (int32_t i = 0; i < n; i++) {
     if (perm[i] < 0 || perm[i] >= n || seen[perm[i]])
@@ -74,13 +77,15 @@ grt_status* TileCompute(grt_kernel_ctx* ctx) {
   if (st) return st;
   grt_shape in = ShapeOf(x);
   if (n != in.rank)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Expected multiples argument to be a vector of length %d but got length %d",
-                          (int)in.rank, (int)n);
+    return grt_status_new(
+        GRT_INVALID_ARGUMENT,
+        "Expected multiples argument to be a vector of length %d but got length %d", (int)in.rank,
+        (int)n);
   grt_shape out = {n, {0}};
   for (int32_t i = 0; i < n; i++) {
     if (m[i] < 0)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "Expected multiples[%d] >= 0, but got %lld", (int)i,
-                            (long long)m[i]);
+      return grt_status_new(GRT_INVALID_ARGUMENT, "Expected multiples[%d] >= 0, but got %lld",
+                            (int)i, (long long)m[i]);
     out.dims[i] = in.dims[i] * m[i];
   }
   grt_tensor* y;
@@ -106,7 +111,9 @@ grt_status* SliceCompute(grt_kernel_ctx* ctx) {
   if (st) return st;
   grt_shape in = ShapeOf(x);
   if (nb != in.rank || ns != in.rank)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Expected begin and size arguments to be 1-D tensors of size %d, but got shapes [%d] and [%d] instead.",
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "Expected begin and size arguments to be 1-D tensors of size %d, but got "
+                          "shapes [%d] and [%d] instead.",
                           (int)in.rank, (int)nb, (int)ns);
   grt_shape out = {in.rank, {0}};
   int64_t offset = 0;
@@ -114,11 +121,11 @@ grt_status* SliceCompute(grt_kernel_ctx* ctx) {
   for (int32_t i = 0; i < in.rank; i++) {
     int64_t sz = size[i] == -1 ? in.dims[i] - begin[i] : size[i];
     if (begin[i] < 0 || begin[i] > in.dims[i])
-      return grt_status_new(GRT_INVALID_ARGUMENT, "Expected begin[%d] in [0, %lld], but got %lld", (int)i,
-                            (long long)in.dims[i], (long long)begin[i]);
+      return grt_status_new(GRT_INVALID_ARGUMENT, "Expected begin[%d] in [0, %lld], but got %lld",
+                            (int)i, (long long)in.dims[i], (long long)begin[i]);
     if (sz < 0 || begin[i] + sz > in.dims[i])
-      return grt_status_new(GRT_INVALID_ARGUMENT, "Expected size[%d] in [0, %lld], but got %lld", (int)i,
-                            (long long)(in.dims[i] - begin[i]), (long long)size[i]);
+      return grt_status_new(GRT_INVALID_ARGUMENT, "Expected size[%d] in [0, %lld], but got %lld",
+                            (int)i, (long long)(in.dims[i] - begin[i]), (long long)size[i]);
     out.dims[i] = sz;
     offset += begin[i] * src.src_strides[i];
   }
@@ -166,8 +173,10 @@ grt_status* ConcatV2Compute(grt_kernel_ctx* ctx) {
   if (grt_tensor_num_elements(ctx->inputs[n]) != 1)
     return grt_status_new(GRT_INVALID_ARGUMENT, "axis must be a scalar");
   if (axis < -s0.rank || axis >= s0.rank)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "ConcatOp : Expected concatenating dimensions in the range [%d, %d), but got %lld",
-                          -(int)s0.rank, (int)s0.rank, (long long)axis);
+    return grt_status_new(
+        GRT_INVALID_ARGUMENT,
+        "ConcatOp : Expected concatenating dimensions in the range [%d, %d), but got %lld",
+        -(int)s0.rank, (int)s0.rank, (long long)axis);
   if (axis < 0) axis += s0.rank;
   grt_shape out = s0;
   out.dims[axis] = 0;
@@ -176,8 +185,9 @@ grt_status* ConcatV2Compute(grt_kernel_ctx* ctx) {
     bool ok = sk.rank == s0.rank && grt_tensor_dtype(ctx->inputs[k]) == grt_tensor_dtype(first);
     for (int32_t d = 0; ok && d < s0.rank; d++) ok = d == axis || sk.dims[d] == s0.dims[d];
     if (!ok)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "ConcatOp : Dimensions of inputs should match: values[%d] differs from values[0]",
-                            k);
+      return grt_status_new(
+          GRT_INVALID_ARGUMENT,
+          "ConcatOp : Dimensions of inputs should match: values[%d] differs from values[0]", k);
     out.dims[axis] += sk.dims[axis];
   }
   grt_tensor* y;
@@ -206,16 +216,19 @@ grt_status* PackCompute(grt_kernel_ctx* ctx) {
   grt_shape s0 = ShapeOf(ctx->inputs[0]);
   int32_t rank = s0.rank + 1;
   if (axis < -rank || axis >= rank)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)", (long long)axis, -(int)rank,
-                          (int)rank);
+    return grt_status_new(GRT_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)", (long long)axis,
+                          -(int)rank, (int)rank);
   if (rank > GRT_MAX_RANK)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "the result would have rank %d, above the maximum %d",
-                          (int)rank, GRT_MAX_RANK);
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "the result would have rank %d, above the maximum %d", (int)rank,
+                          GRT_MAX_RANK);
   if (axis < 0) axis += rank;
   for (int k = 1; k < n; k++)
     if (!SameShape(ctx->inputs[k], ctx->inputs[0]) ||
         grt_tensor_dtype(ctx->inputs[k]) != grt_tensor_dtype(ctx->inputs[0]))
-      return grt_status_new(GRT_INVALID_ARGUMENT, "Shapes of all inputs must match: values[%d] differs from values[0]", k);
+      return grt_status_new(GRT_INVALID_ARGUMENT,
+                            "Shapes of all inputs must match: values[%d] differs from values[0]",
+                            k);
   grt_shape out = {rank, {0}};
   for (int32_t d = 0, i = 0; d < rank; d++) out.dims[d] = d == axis ? n : s0.dims[i++];
   grt_tensor* y;
@@ -276,7 +289,9 @@ grt_status* SplitCompute(grt_kernel_ctx* ctx) {
                           -(int)in.rank, (int)in.rank);
   if (axis < 0) axis += in.rank;
   if (in.dims[axis] % num)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Number of ways to split should evenly divide the split dimension, but got split_dim %lld (size = %lld) and num_split %lld",
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "Number of ways to split should evenly divide the split dimension, but "
+                          "got split_dim %lld (size = %lld) and num_split %lld",
                           (long long)axis, (long long)in.dims[axis], (long long)num);
   grt_shape out = in;
   out.dims[axis] = in.dims[axis] / num;
@@ -288,8 +303,8 @@ grt_status* SplitCompute(grt_kernel_ctx* ctx) {
     grt_tensor* y;
     st = grt_kernel_alloc_output(ctx, k, grt_tensor_dtype(x), &out, &y);
     if (!st)
-      st = CopyRows(ctx, OutputOnHost(ctx, k), es, outer, len, At(x, 0), row, k * len,
-                    AtMut(y, 0), len, 0, "Split");
+      st = CopyRows(ctx, OutputOnHost(ctx, k), es, outer, len, At(x, 0), row, k * len, AtMut(y, 0),
+                    len, 0, "Split");
   }
   return st;
 }
@@ -307,7 +322,8 @@ grt_status* FillCompute(grt_kernel_ctx* ctx) {
   grt_shape out = {n, {0}};
   for (int32_t i = 0; i < n; i++) {
     if (dims[i] < 0)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "dims[%d] is negative: %lld", (int)i, (long long)dims[i]);
+      return grt_status_new(GRT_INVALID_ARGUMENT, "dims[%d] is negative: %lld", (int)i,
+                            (long long)dims[i]);
     out.dims[i] = dims[i];
   }
   grt_tensor* y;
@@ -322,13 +338,23 @@ grt_status* FillCompute(grt_kernel_ctx* ctx) {
 // One, as the bits of an element of dt (0 for none).
 uint64_t OneBits(grt_dtype dt) {
   switch (dt) {
-    case GRT_FLOAT16: return 0x3C00u;
-    case GRT_BFLOAT16: return 0x3F80u;
-    case GRT_FLOAT32: return 0x3F800000u;
-    case GRT_FLOAT64: return 0x3FF0000000000000ull;
-    case GRT_INT8: case GRT_INT16: case GRT_INT32: case GRT_INT64: case GRT_UINT8: case GRT_BOOL:
+    case GRT_FLOAT16:
+      return 0x3C00u;
+    case GRT_BFLOAT16:
+      return 0x3F80u;
+    case GRT_FLOAT32:
+      return 0x3F800000u;
+    case GRT_FLOAT64:
+      return 0x3FF0000000000000ull;
+    case GRT_INT8:
+    case GRT_INT16:
+    case GRT_INT32:
+    case GRT_INT64:
+    case GRT_UINT8:
+    case GRT_BOOL:
       return 1;
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
@@ -351,18 +377,25 @@ grt_status* OnesLikeCompute(grt_kernel_ctx* ctx) {
   if (st || n == 0) return st;
   size_t es = grt_dtype_size(dt);
   if (OutputOnHost(ctx, 0)) {
-    for (int64_t i = 0; i < n; i++) memcpy((char*)grt_tensor_data(y) + i * es, &one, es);  // little-endian
+    for (int64_t i = 0; i < n; i++)
+      memcpy((char*)grt_tensor_data(y) + i * es, &one, es);  // little-endian
     return NULL;
   }
   cudaStream_t str = grt_cuda_stream(ctx->stream);
   void* d = grt_tensor_data(y);
   switch (es) {
-    case 1: SetKernel<uint8_t><<<Blocks(n), kThreads, 0, str>>>(n, (uint8_t)one, (uint8_t*)d); break;
-    case 2: SetKernel<uint16_t><<<Blocks(n), kThreads, 0, str>>>(n, (uint16_t)one, (uint16_t*)d); break;
-    case 4: SetKernel<uint32_t><<<Blocks(n), kThreads, 0, str>>>(n, (uint32_t)one, (uint32_t*)d); break;
+    case 1:
+      SetKernel<uint8_t><<<Blocks(n), kThreads, 0, str>>>(n, (uint8_t)one, (uint8_t*)d);
+      break;
+    case 2:
+      SetKernel<uint16_t><<<Blocks(n), kThreads, 0, str>>>(n, (uint16_t)one, (uint16_t*)d);
+      break;
+    case 4:
+      SetKernel<uint32_t><<<Blocks(n), kThreads, 0, str>>>(n, (uint32_t)one, (uint32_t*)d);
+      break;
     default:
-      SetKernel<unsigned long long><<<Blocks(n), kThreads, 0, str>>>(n, (unsigned long long)one,
-                                                                    (unsigned long long*)d);
+      SetKernel<unsigned long long>
+          <<<Blocks(n), kThreads, 0, str>>>(n, (unsigned long long)one, (unsigned long long*)d);
   }
   return Launched("OnesLike");
 }
@@ -389,16 +422,11 @@ grt_status* SqueezeCompute(grt_kernel_ctx* ctx) {
 }
 
 const grt_op_kernel kKernels[] = {
-    {"Transpose", TransposeCompute, NULL, NULL, 0},
-    {"Tile", TileCompute, NULL, NULL, 0},
-    {"Slice", SliceCompute, NULL, NULL, 0},
-    {"ConcatV2", ConcatV2Compute, NULL, NULL, 0},
-    {"Pack", PackCompute, NULL, NULL, 0},
-    {"Unpack", UnpackCompute, NULL, NULL, 0},
-    {"Split", SplitCompute, NULL, NULL, 0},
-    {"Fill", FillCompute, NULL, NULL, 0},
-    {"OnesLike", OnesLikeCompute, NULL, NULL, 0},
-    {"Squeeze", SqueezeCompute, NULL, NULL, 0},
+    {"Transpose", TransposeCompute, NULL, NULL, 0}, {"Tile", TileCompute, NULL, NULL, 0},
+    {"Slice", SliceCompute, NULL, NULL, 0},         {"ConcatV2", ConcatV2Compute, NULL, NULL, 0},
+    {"Pack", PackCompute, NULL, NULL, 0},           {"Unpack", UnpackCompute, NULL, NULL, 0},
+    {"Split", SplitCompute, NULL, NULL, 0},         {"Fill", FillCompute, NULL, NULL, 0},
+    {"OnesLike", OnesLikeCompute, NULL, NULL, 0},   {"Squeeze", SqueezeCompute, NULL, NULL, 0},
 };
 
 }  // namespace

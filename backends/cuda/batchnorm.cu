@@ -66,8 +66,8 @@ __global__ void StatsKernel(Bn g, const float* x, float* mean, float* var) {
   }
 }
 
-__global__ void RunningKernel(Bn g, float factor, const float* mean_in, const float* var_in, const float* m,
-                              const float* var, float* bm, float* bv) {
+__global__ void RunningKernel(Bn g, float factor, const float* mean_in, const float* var_in,
+                              const float* m, const float* var, float* bm, float* bv) {
   int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (c >= g.c) return;
   int64_t count = g.n * g.s;
@@ -82,22 +82,24 @@ __global__ void RunningKernel(Bn g, float factor, const float* mean_in, const fl
   }
 }
 
-__global__ void ApplyKernel(Bn g, int64_t total, const float* x, const float* scale, const float* offset,
-                            const float* mean, const float* var, float* y) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+__global__ void ApplyKernel(Bn g, int64_t total, const float* x, const float* scale,
+                            const float* offset, const float* mean, const float* var, float* y) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+       i += (int64_t)gridDim.x * blockDim.x) {
     int64_t c = g.channel_last ? i % g.c : (i / g.s) % g.c;
     y[i] = (x[i] - mean[c]) * rsqrtf(var[c] + g.epsilon) * scale[c] + offset[c];
   }
 }
 
 __global__ void FillKernel(int64_t n, float v, float* out) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
     out[i] = v;
 }
 
 // One block per channel: sum dy and sum dy * xhat.
-__global__ void GradSumsKernel(Bn g, const float* dy, const float* x, const float* mean, const float* var,
-                               float* scale_bp, float* offset_bp) {
+__global__ void GradSumsKernel(Bn g, const float* dy, const float* x, const float* mean,
+                               const float* var, float* scale_bp, float* offset_bp) {
   int64_t c = blockIdx.x, count = g.n * g.s;
   double inv = 1.0 / sqrt((double)var[c] + g.epsilon);
   double v[2] = {0, 0};
@@ -113,11 +115,12 @@ __global__ void GradSumsKernel(Bn g, const float* dy, const float* x, const floa
   }
 }
 
-__global__ void GradApplyKernel(Bn g, int64_t total, const float* dy, const float* x, const float* scale,
-                                const float* mean, const float* var, const float* scale_bp, const float* offset_bp,
-                                float* dx) {
+__global__ void GradApplyKernel(Bn g, int64_t total, const float* dy, const float* x,
+                                const float* scale, const float* mean, const float* var,
+                                const float* scale_bp, const float* offset_bp, float* dx) {
   float count = (float)(g.n * g.s);
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+       i += (int64_t)gridDim.x * blockDim.x) {
     int64_t c = g.channel_last ? i % g.c : (i / g.s) % g.c;
     float inv = rsqrtf(var[c] + g.epsilon);
     if (g.training) {
@@ -135,13 +138,23 @@ grt_status* Geometry(const grt_kernel_ctx* ctx, const grt_tensor* x, Bn* g) {
   grt_status* st = grt_kernel_attr_string(ctx, "data_format", &fmt);
   if (st) return st;
   int32_t rank, ch;
-  if (!strcmp(fmt, "NHWC")) { rank = 4; ch = 3; }
-  else if (!strcmp(fmt, "NCHW")) { rank = 4; ch = 1; }
-  else if (!strcmp(fmt, "NDHWC")) { rank = 5; ch = 4; }
-  else if (!strcmp(fmt, "NCDHW")) { rank = 5; ch = 1; }
-  else return grt_status_new(GRT_INVALID_ARGUMENT, "Invalid data format: %s", fmt);
+  if (!strcmp(fmt, "NHWC")) {
+    rank = 4;
+    ch = 3;
+  } else if (!strcmp(fmt, "NCHW")) {
+    rank = 4;
+    ch = 1;
+  } else if (!strcmp(fmt, "NDHWC")) {
+    rank = 5;
+    ch = 4;
+  } else if (!strcmp(fmt, "NCDHW")) {
+    rank = 5;
+    ch = 1;
+  } else
+    return grt_status_new(GRT_INVALID_ARGUMENT, "Invalid data format: %s", fmt);
   if (grt_tensor_rank(x) != rank)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "x must be %d-dimensional for data_format %s", (int)rank, fmt);
+    return grt_status_new(GRT_INVALID_ARGUMENT, "x must be %d-dimensional for data_format %s",
+                          (int)rank, fmt);
   if ((st = grt_kernel_attr_float(ctx, "epsilon", &g->epsilon))) return st;
   if ((st = grt_kernel_attr_bool(ctx, "is_training", &g->training))) return st;
   g->channel_last = ch == rank - 1;
@@ -154,8 +167,10 @@ grt_status* Geometry(const grt_kernel_ctx* ctx, const grt_tensor* x, Bn* g) {
 }
 
 grt_status* CheckVector(const grt_tensor* t, const Bn& g, const char* what) {
-  if (grt_tensor_rank(t) == 1 && grt_tensor_dim(t, 0) == g.c && grt_tensor_dtype(t) == GRT_FLOAT32) return NULL;
-  return grt_status_new(GRT_INVALID_ARGUMENT, "%s must be a float32 vector of %lld channels", what, (long long)g.c);
+  if (grt_tensor_rank(t) == 1 && grt_tensor_dim(t, 0) == g.c && grt_tensor_dtype(t) == GRT_FLOAT32)
+    return NULL;
+  return grt_status_new(GRT_INVALID_ARGUMENT, "%s must be a float32 vector of %lld channels", what,
+                        (long long)g.c);
 }
 
 const float* F(const grt_tensor* t) { return (const float*)grt_tensor_data(t); }
@@ -164,13 +179,15 @@ float* Fm(grt_tensor* t) { return (float*)grt_tensor_data(t); }
 grt_status* CopyVector(const grt_tensor* src, grt_tensor* dst, cudaStream_t s) {
   size_t n = grt_tensor_byte_size(src);
   if (!n) return NULL;
-  return grt_cuda_error(cudaMemcpyAsync(grt_tensor_data(dst), grt_tensor_data(src), n, cudaMemcpyDeviceToDevice, s),
-                        "cudaMemcpyAsync");
+  return grt_cuda_error(
+      cudaMemcpyAsync(grt_tensor_data(dst), grt_tensor_data(src), n, cudaMemcpyDeviceToDevice, s),
+      "cudaMemcpyAsync");
 }
 
 grt_status* BatchNormCompute(grt_kernel_ctx* ctx) {
   const grt_tensor* x = ctx->inputs[0];
-  const grt_tensor *scale = ctx->inputs[1], *offset = ctx->inputs[2], *mean = ctx->inputs[3], *var = ctx->inputs[4];
+  const grt_tensor *scale = ctx->inputs[1], *offset = ctx->inputs[2], *mean = ctx->inputs[3],
+                   *var = ctx->inputs[4];
   Bn g;
   grt_status* st = Geometry(ctx, x, &g);
   if (st) return st;
@@ -178,7 +195,8 @@ grt_status* BatchNormCompute(grt_kernel_ctx* ctx) {
   if ((st = grt_kernel_attr_float(ctx, "exponential_avg_factor", &factor))) return st;
   if ((st = CheckVector(scale, g, "scale")) || (st = CheckVector(offset, g, "offset"))) return st;
   bool stats_in = !g.training || factor != 1.0f;
-  if (stats_in && ((st = CheckVector(mean, g, "mean")) || (st = CheckVector(var, g, "variance")))) return st;
+  if (stats_in && ((st = CheckVector(mean, g, "mean")) || (st = CheckVector(var, g, "variance"))))
+    return st;
   grt_shape xs = ShapeOf(x), vs = {1, {g.c}}, scalar = {0, {0}};
   grt_tensor *y, *v[4], *rs3;
   if ((st = grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &xs, &y))) return st;
@@ -202,8 +220,9 @@ grt_status* BatchNormCompute(grt_kernel_ctx* ctx) {
   const float* s2 = g.training ? Fm(v[3]) : F(var);
   if (g.training) {
     StatsKernel<<<(unsigned)g.c, kThreads, 0, s>>>(g, F(x), Fm(v[2]), Fm(v[3]));
-    RunningKernel<<<Blocks(g.c), kThreads, 0, s>>>(g, factor, stats_in ? F(mean) : NULL, stats_in ? F(var) : NULL,
-                                                    Fm(v[2]), Fm(v[3]), Fm(v[0]), Fm(v[1]));
+    RunningKernel<<<Blocks(g.c), kThreads, 0, s>>>(g, factor, stats_in ? F(mean) : NULL,
+                                                   stats_in ? F(var) : NULL, Fm(v[2]), Fm(v[3]),
+                                                   Fm(v[0]), Fm(v[1]));
   }
   ApplyKernel<<<Blocks(total), kThreads, 0, s>>>(g, total, F(x), F(scale), F(offset), m, s2, Fm(y));
   return Launched("FusedBatchNormV3");
@@ -237,9 +256,10 @@ grt_status* BatchNormGradCompute(grt_kernel_ctx* ctx) {
     return Launched("FusedBatchNormGradV3");
   }
   int64_t total = g.n * g.s * g.c;
-  GradSumsKernel<<<(unsigned)g.c, kThreads, 0, s>>>(g, F(dy), F(x), F(mean), F(var), Fm(sbp), Fm(obp));
-  GradApplyKernel<<<Blocks(total), kThreads, 0, s>>>(g, total, F(dy), F(x), F(scale), F(mean), F(var), F(sbp),
-                                                     F(obp), Fm(dx));
+  GradSumsKernel<<<(unsigned)g.c, kThreads, 0, s>>>(g, F(dy), F(x), F(mean), F(var), Fm(sbp),
+                                                    Fm(obp));
+  GradApplyKernel<<<Blocks(total), kThreads, 0, s>>>(g, total, F(dy), F(x), F(scale), F(mean),
+                                                     F(var), F(sbp), F(obp), Fm(dx));
   return Launched("FusedBatchNormGradV3");
 }
 

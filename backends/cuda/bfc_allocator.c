@@ -17,8 +17,8 @@ typedef struct chunk {
   size_t size;
   size_t requested; /* what the live allocation asked for; 0 when free */
   bool in_use;
-  int32_t region;                /* index in regions[] */
-  struct chunk *prev, *next;     /* address neighbours in the region */
+  int32_t region;                    /* index in regions[] */
+  struct chunk *prev, *next;         /* address neighbours in the region */
   struct chunk *bin_prev, *bin_next; /* the bin's list, when free */
 } chunk;
 
@@ -76,14 +76,18 @@ static void bin_insert(grt_bfc* a, chunk* c) {
   c->bin_prev = prev;
   c->bin_next = at;
   if (at) at->bin_prev = c;
-  if (prev) prev->bin_next = c;
-  else *head = c;
+  if (prev)
+    prev->bin_next = c;
+  else
+    *head = c;
   a->st.free_chunks++;
 }
 
 static void bin_remove(grt_bfc* a, chunk* c) {
-  if (c->bin_prev) c->bin_prev->bin_next = c->bin_next;
-  else a->bins[bin_of(c->size)] = c->bin_next;
+  if (c->bin_prev)
+    c->bin_prev->bin_next = c->bin_next;
+  else
+    a->bins[bin_of(c->size)] = c->bin_next;
   if (c->bin_next) c->bin_next->bin_prev = c->bin_prev;
   c->bin_prev = c->bin_next = NULL;
   a->st.free_chunks--;
@@ -129,7 +133,9 @@ static bool index_reserve(grt_bfc* a, size_t n) {
   return true;
 }
 
-static void index_put(grt_bfc* a, chunk* c) { index_put_raw(a->index, a->index_cap, slot_of, a, c); }
+static void index_put(grt_bfc* a, chunk* c) {
+  index_put_raw(a->index, a->index_cap, slot_of, a, c);
+}
 
 static size_t index_find(const grt_bfc* a, const void* p) {
   if (!a->index_cap) return SIZE_MAX;
@@ -281,7 +287,8 @@ static void take(grt_bfc* a, chunk* c, size_t rounded, size_t requested, chunk**
   if (*spare && c->size - rounded >= GRT_BFC_ALIGNMENT) {
     chunk* rest = *spare;
     *spare = NULL;
-    *rest = (chunk){c->ptr + rounded, c->size - rounded, 0, false, c->region, c, c->next, NULL, NULL};
+    *rest =
+        (chunk){c->ptr + rounded, c->size - rounded, 0, false, c->region, c, c->next, NULL, NULL};
     if (c->next) c->next->prev = rest;
     c->next = rest;
     c->size = rounded;
@@ -409,8 +416,10 @@ static void human(size_t n, char* buf, size_t size) {
     v /= 1024;
     u++;
   }
-  if (u == 0) snprintf(buf, size, "%zu B", n);
-  else snprintf(buf, size, "%.1f %s", v, units[u]);
+  if (u == 0)
+    snprintf(buf, size, "%zu B", n);
+  else
+    snprintf(buf, size, "%.1f %s", v, units[u]);
 }
 
 static size_t describe_stats(const grt_bfc_stats* s, char* buf, size_t size) {
@@ -489,8 +498,10 @@ static grt_status* check_locked(grt_bfc* a) {
   }
   size_t indexed = 0;
   for (size_t i = 0; i < a->index_cap; i++) indexed += a->index[i] != NULL;
-  if (binned != free_chunks) return BROKEN("%lld chunks binned, %lld free", (long long)binned, (long long)free_chunks);
-  if (indexed != (size_t)allocs) return BROKEN("%zu indexed, %lld live", indexed, (long long)allocs);
+  if (binned != free_chunks)
+    return BROKEN("%lld chunks binned, %lld free", (long long)binned, (long long)free_chunks);
+  if (indexed != (size_t)allocs)
+    return BROKEN("%zu indexed, %lld live", indexed, (long long)allocs);
   if (in_use != a->st.in_use || requested != a->st.requested || reserved != a->st.reserved ||
       chunks != a->st.chunks || free_chunks != a->st.free_chunks || allocs != a->st.allocs ||
       a->n_regions != a->st.regions)

@@ -53,13 +53,13 @@ typedef struct grt_bfc_options {
 } grt_bfc_options;
 
 typedef struct grt_bfc_stats {
-  size_t in_use;        /* bytes in allocated chunks (rounded sizes) */
+  size_t in_use; /* bytes in allocated chunks (rounded sizes) */
   size_t peak_in_use;
-  size_t requested;     /* bytes asked for by the live allocations (unrounded) */
-  size_t reserved;      /* bytes held from the provider (all regions) */
+  size_t requested; /* bytes asked for by the live allocations (unrounded) */
+  size_t reserved;  /* bytes held from the provider (all regions) */
   size_t limit;
-  size_t largest_free;  /* the largest free chunk */
-  int64_t chunks;       /* chunks, free and in use */
+  size_t largest_free; /* the largest free chunk */
+  int64_t chunks;      /* chunks, free and in use */
   int64_t free_chunks;
   int64_t regions;
   int64_t allocs;       /* live allocations */
@@ -107,4 +107,4 @@ GRT_MUST_USE grt_status* grt_bfc_check(grt_bfc* a);
 }
 #endif
 
-#endif  /* GRT_BACKENDS_CUDA_BFC_ALLOCATOR_H_ */
+#endif /* GRT_BACKENDS_CUDA_BFC_ALLOCATOR_H_ */

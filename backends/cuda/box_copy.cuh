@@ -16,7 +16,7 @@ struct Box {
   int64_t dims[GRT_MAX_RANK];
   int64_t src_strides[GRT_MAX_RANK];  // elements; 0 repeats (broadcast)
   int64_t dst_strides[GRT_MAX_RANK];
-  int64_t src_mod[GRT_MAX_RANK];      // >0: the source index is taken modulo this (Tile)
+  int64_t src_mod[GRT_MAX_RANK];  // >0: the source index is taken modulo this (Tile)
 };
 
 __host__ __device__ inline void BoxOffsets(const Box& b, int64_t i, int64_t* src, int64_t* dst) {
@@ -71,28 +71,46 @@ inline Box Dense(int32_t rank, const int64_t* dims) {
 // Copies n elements of `esize` bytes along box b from src to dst (element
 // pointers, already offset), on the host or on the compute stream.
 inline grt_status* CopyBox(grt_kernel_ctx* ctx, bool host, size_t esize, const Box& b, int64_t n,
-                    const void* src, void* dst, const char* op) {
+                           const void* src, void* dst, const char* op) {
   if (n <= 0) return NULL;
   if (host) {
     switch (esize) {
-      case 1: BoxHost(b, n, (const uint8_t*)src, (uint8_t*)dst); break;
-      case 2: BoxHost(b, n, (const uint16_t*)src, (uint16_t*)dst); break;
-      case 4: BoxHost(b, n, (const uint32_t*)src, (uint32_t*)dst); break;
-      case 8: BoxHost(b, n, (const uint64_t*)src, (uint64_t*)dst); break;
-      default: return grt_status_new(GRT_UNIMPLEMENTED, "%s: %zu-byte elements", op, esize);
+      case 1:
+        BoxHost(b, n, (const uint8_t*)src, (uint8_t*)dst);
+        break;
+      case 2:
+        BoxHost(b, n, (const uint16_t*)src, (uint16_t*)dst);
+        break;
+      case 4:
+        BoxHost(b, n, (const uint32_t*)src, (uint32_t*)dst);
+        break;
+      case 8:
+        BoxHost(b, n, (const uint64_t*)src, (uint64_t*)dst);
+        break;
+      default:
+        return grt_status_new(GRT_UNIMPLEMENTED, "%s: %zu-byte elements", op, esize);
     }
     return NULL;
   }
   cudaStream_t s = grt_cuda_stream(ctx->stream);
   switch (esize) {
-    case 1: BoxKernel<uint8_t><<<Blocks(n), kThreads, 0, s>>>(b, n, (const uint8_t*)src, (uint8_t*)dst); break;
-    case 2: BoxKernel<uint16_t><<<Blocks(n), kThreads, 0, s>>>(b, n, (const uint16_t*)src, (uint16_t*)dst); break;
-    case 4: BoxKernel<uint32_t><<<Blocks(n), kThreads, 0, s>>>(b, n, (const uint32_t*)src, (uint32_t*)dst); break;
+    case 1:
+      BoxKernel<uint8_t><<<Blocks(n), kThreads, 0, s>>>(b, n, (const uint8_t*)src, (uint8_t*)dst);
+      break;
+    case 2:
+      BoxKernel<uint16_t>
+          <<<Blocks(n), kThreads, 0, s>>>(b, n, (const uint16_t*)src, (uint16_t*)dst);
+      break;
+    case 4:
+      BoxKernel<uint32_t>
+          <<<Blocks(n), kThreads, 0, s>>>(b, n, (const uint32_t*)src, (uint32_t*)dst);
+      break;
     case 8:
       BoxKernel<unsigned long long><<<Blocks(n), kThreads, 0, s>>>(
           b, n, (const unsigned long long*)src, (unsigned long long*)dst);
       break;
-    default: return grt_status_new(GRT_UNIMPLEMENTED, "%s: %zu-byte elements", op, esize);
+    default:
+      return grt_status_new(GRT_UNIMPLEMENTED, "%s: %zu-byte elements", op, esize);
   }
   return Launched(op);
 }

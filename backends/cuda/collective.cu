@@ -15,10 +15,14 @@ namespace {
 template <typename T>
 __device__ inline T Combine(T a, T b, int op) {
   switch (op) {
-    case GRT_REDUCE_SUM: return a + b;
-    case GRT_REDUCE_PROD: return a * b;
-    case GRT_REDUCE_MIN: return b < a ? b : a;
-    default: return b > a ? b : a;
+    case GRT_REDUCE_SUM:
+      return a + b;
+    case GRT_REDUCE_PROD:
+      return a * b;
+    case GRT_REDUCE_MIN:
+      return b < a ? b : a;
+    default:
+      return b > a ? b : a;
   }
 }
 
@@ -38,7 +42,8 @@ __global__ void AccumulateHalf(__half* acc, const __half* x, int64_t n, int op) 
 
 template <typename T>
 void Launch(void* acc, const void* x, int64_t n, int op, cudaStream_t s) {
-  Accumulate<T><<<Blocks(n), kThreads, 0, s>>>(static_cast<T*>(acc), static_cast<const T*>(x), n, op);
+  Accumulate<T>
+      <<<Blocks(n), kThreads, 0, s>>>(static_cast<T*>(acc), static_cast<const T*>(x), n, op);
 }
 
 grt_status* NcclAllReduceAlone(grt_kernel_ctx* ctx) {
@@ -59,18 +64,25 @@ extern "C" grt_status* grt_cuda_accumulate(cudaStream_t s, grt_dtype t, grt_redu
   if (n <= 0) return NULL;
   int o = (int)op;
   switch (t) {
-    case GRT_FLOAT32: grt_cuda::Launch<float>(acc, x, n, o, s); break;
-    case GRT_FLOAT64: grt_cuda::Launch<double>(acc, x, n, o, s); break;
+    case GRT_FLOAT32:
+      grt_cuda::Launch<float>(acc, x, n, o, s);
+      break;
+    case GRT_FLOAT64:
+      grt_cuda::Launch<double>(acc, x, n, o, s);
+      break;
     // Integer sums and products wrap (two's complement), as on the CPU:
     // unsigned arithmetic for them, signed comparisons for min and max.
     case GRT_INT32:
-      if (op == GRT_REDUCE_SUM || op == GRT_REDUCE_PROD) grt_cuda::Launch<uint32_t>(acc, x, n, o, s);
-      else grt_cuda::Launch<int32_t>(acc, x, n, o, s);
+      if (op == GRT_REDUCE_SUM || op == GRT_REDUCE_PROD)
+        grt_cuda::Launch<uint32_t>(acc, x, n, o, s);
+      else
+        grt_cuda::Launch<int32_t>(acc, x, n, o, s);
       break;
     case GRT_INT64:
       if (op == GRT_REDUCE_SUM || op == GRT_REDUCE_PROD)
         grt_cuda::Launch<unsigned long long>(acc, x, n, o, s);
-      else grt_cuda::Launch<long long>(acc, x, n, o, s);
+      else
+        grt_cuda::Launch<long long>(acc, x, n, o, s);
       break;
     case GRT_FLOAT16:
       grt_cuda::AccumulateHalf<<<grt_cuda::Blocks(n), grt_cuda::kThreads, 0, s>>>(

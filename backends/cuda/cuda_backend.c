@@ -24,23 +24,12 @@ __attribute__((visibility("default"))) const char* const grt_cuda_pending_ops[] 
 };
 
 static const grt_op_kernel* (*const kTables[])(int*) = {
-    grt_cuda_elementwise_kernels,
-    grt_cuda_nn_kernels,
-    grt_cuda_matmul_kernels,
-    grt_cuda_array_kernels,
-    grt_cuda_random_kernels,
-    grt_cuda_state_kernels,
-    grt_cuda_array_move_kernels,
-    grt_cuda_array_meta_kernels,
-    grt_cuda_math_more_kernels,
-    grt_cuda_strided_slice_kernels,
-    grt_cuda_cudnn_conv_kernels,
-    grt_cuda_pool_kernels,
-    grt_cuda_lrn_kernels,
-    grt_cuda_batchnorm_kernels,
-    grt_cuda_collective_kernels,
-    grt_cuda_index_kernels,
-    grt_cuda_fused_kernels,
+    grt_cuda_elementwise_kernels,   grt_cuda_nn_kernels,         grt_cuda_matmul_kernels,
+    grt_cuda_array_kernels,         grt_cuda_random_kernels,     grt_cuda_state_kernels,
+    grt_cuda_array_move_kernels,    grt_cuda_array_meta_kernels, grt_cuda_math_more_kernels,
+    grt_cuda_strided_slice_kernels, grt_cuda_cudnn_conv_kernels, grt_cuda_pool_kernels,
+    grt_cuda_lrn_kernels,           grt_cuda_batchnorm_kernels,  grt_cuda_collective_kernels,
+    grt_cuda_index_kernels,         grt_cuda_fused_kernels,
 };
 
 const grt_op_kernel* grt_cuda_kernel(const char* op) {
@@ -91,6 +80,7 @@ static const grt_backend kBackend = {
     .options = &grt_options_gpu, /* grt uses its built-in copy of the same table */
 };
 
-__attribute__((visibility("default"))) const grt_backend* grt_backend_entry(uint32_t host_api_version) {
+__attribute__((visibility("default"))) const grt_backend* grt_backend_entry(
+    uint32_t host_api_version) {
   return &kBackend; /* the host checks api_version and says why it refuses */
 }

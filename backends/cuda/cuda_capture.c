@@ -61,7 +61,8 @@ grt_status* grt_cuda_capture_end(grt_device* gd, grt_captured** out) {
   *out = NULL;
   cudaSetDevice(((cuda_device*)gd)->physical);
   cudaGraph_t graph = NULL;
-  grt_status* st = grt_cuda_error(cudaStreamEndCapture(compute_of(gd), &graph), "cudaStreamEndCapture");
+  grt_status* st =
+      grt_cuda_error(cudaStreamEndCapture(compute_of(gd), &graph), "cudaStreamEndCapture");
   grt_captured* g = NULL;
   if (!st && !(g = calloc(1, sizeof *g)))
     st = grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory recording a step on %s", gd->name);

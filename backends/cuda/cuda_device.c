@@ -77,7 +77,9 @@ static void* bfc_alloc(grt_allocator* self, size_t size, size_t alignment) {
   return p;
 }
 
-static void bfc_free(grt_allocator* self, void* p) { grt_bfc_release(((cuda_allocator*)self)->bfc, p); }
+static void bfc_free(grt_allocator* self, void* p) {
+  grt_bfc_release(((cuda_allocator*)self)->bfc, p);
+}
 
 /* ---- streams and events --------------------------------------------------- */
 
@@ -93,7 +95,8 @@ static grt_status* stream_memcpy(grt_stream* s, void* dst, const void* src, size
 }
 
 static grt_status* stream_record(grt_stream* s, grt_event* e) {
-  return grt_cuda_error(cudaEventRecord(((cuda_event*)e)->e, grt_cuda_stream(s)), "cudaEventRecord");
+  return grt_cuda_error(cudaEventRecord(((cuda_event*)e)->e, grt_cuda_stream(s)),
+                        "cudaEventRecord");
 }
 
 static grt_status* stream_wait(grt_stream* s, grt_event* e) {
@@ -123,9 +126,11 @@ static grt_status* event_new(grt_device* gd, grt_event** out) {
   *out = NULL;
   cuda_device* d = (cuda_device*)gd;
   cuda_event* e = calloc(1, sizeof *e);
-  if (!e) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory making an event on %s", gd->name);
+  if (!e)
+    return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory making an event on %s", gd->name);
   grt_status* st = grt_cuda_error(cudaSetDevice(d->physical), "cudaSetDevice");
-  if (!st) st = grt_cuda_error(cudaEventCreateWithFlags(&e->e, cudaEventDisableTiming), "cudaEventCreate");
+  if (!st)
+    st = grt_cuda_error(cudaEventCreateWithFlags(&e->e, cudaEventDisableTiming), "cudaEventCreate");
   if (st) {
     free(e);
     return st;
@@ -167,7 +172,8 @@ static void device_free(grt_device* gd) {
 
 /* The executor's threads launch kernels for any device: the card must be
  * the thread's current one before work goes on its streams. */
-static grt_status* launch(grt_device* gd, grt_stream* s, const grt_op_kernel* k, grt_kernel_ctx* ctx) {
+static grt_status* launch(grt_device* gd, grt_stream* s, const grt_op_kernel* k,
+                          grt_kernel_ctx* ctx) {
   grt_status* st = grt_cuda_error(cudaSetDevice(((cuda_device*)gd)->physical), "cudaSetDevice");
   return st ? st : k->compute(ctx);
 }
@@ -191,7 +197,8 @@ static void enable_peers(int physical) {
   if (cudaGetDeviceCount(&n) != cudaSuccess) return;
   for (int j = 0; j < n; j++) {
     int can = 0;
-    if (j == physical || cudaDeviceCanAccessPeer(&can, physical, j) != cudaSuccess || !can) continue;
+    if (j == physical || cudaDeviceCanAccessPeer(&can, physical, j) != cudaSuccess || !can)
+      continue;
     cudaDeviceEnablePeerAccess(j, 0); /* "already enabled" is fine */
   }
   cudaGetLastError();

@@ -44,8 +44,8 @@ struct cuda_device {
   cuda_allocator device_memory; /* cudaMalloc regions */
   cuda_allocator host_memory;   /* pinned host memory (cudaHostAlloc) for staging */
   cublasHandle_t blas;
-  pthread_mutex_t blas_mu;      /* one cuBLAS call at a time on the handle */
-  bool tf32;                    /* MatMul may use TF32 (off unless GRT_CUDA_ALLOW_TF32=1) */
+  pthread_mutex_t blas_mu; /* one cuBLAS call at a time on the handle */
+  bool tf32;               /* MatMul may use TF32 (off unless GRT_CUDA_ALLOW_TF32=1) */
   /* cuDNN (cudnn_handle.c): a handle made on first use, on the compute
    * stream, one call at a time; dnn_free destroys it with the device. */
   void* dnn;
@@ -58,12 +58,12 @@ struct cuda_device {
  * GPU device is made (matmul.c; lazy_lib.h for why): its handle is made
  * with the device, before the device's memory limit is taken from what the
  * card has free. */
-#define GRT_CUBLAS_CALLS(X)                            \
-  X(Create, cublasCreate_v2)                           \
-  X(Destroy, cublasDestroy_v2)                         \
-  X(SetStream, cublasSetStream_v2)                     \
-  X(SetMathMode, cublasSetMathMode)                    \
-  X(SgemmStridedBatched, cublasSgemmStridedBatched)    \
+#define GRT_CUBLAS_CALLS(X)                         \
+  X(Create, cublasCreate_v2)                        \
+  X(Destroy, cublasDestroy_v2)                      \
+  X(SetStream, cublasSetStream_v2)                  \
+  X(SetMathMode, cublasSetMathMode)                 \
+  X(SgemmStridedBatched, cublasSgemmStridedBatched) \
   X(DgemmStridedBatched, cublasDgemmStridedBatched)
 
 typedef struct {
@@ -76,7 +76,9 @@ extern grt_cublas_api grt_cublas;
 GRT_MUST_USE grt_status* grt_cublas_open(const char* needed_for);
 
 /* The CUDA stream behind a grt stream of this backend. */
-static inline cudaStream_t grt_cuda_stream(const grt_stream* s) { return ((const cuda_stream*)s)->s; }
+static inline cudaStream_t grt_cuda_stream(const grt_stream* s) {
+  return ((const cuda_stream*)s)->s;
+}
 static inline cuda_device* grt_cuda_device(const grt_stream* s) { return (cuda_device*)s->device; }
 
 /* "cudaMalloc: out of memory" as a grt status (NULL for cudaSuccess). */

@@ -39,9 +39,10 @@ size_t grt_cuda_cap_to_free(size_t limit, size_t free_bytes) {
 size_t grt_cuda_describe(const grt_cuda_card* card, const grt_cuda_placement* p, size_t limit,
                          char* buf, size_t size) {
   double gib = (double)limit / (double)((size_t)1 << 30);
-  int n = snprintf(buf, size,
-                   "device: %d, name: %s, pci bus id: %s, compute capability: %d.%d, memory: %.1f GiB",
-                   p->physical, card->name, card->pci_bus_id, card->major, card->minor, gib);
+  int n =
+      snprintf(buf, size,
+               "device: %d, name: %s, pci bus id: %s, compute capability: %d.%d, memory: %.1f GiB",
+               p->physical, card->name, card->pci_bus_id, card->major, card->minor, gib);
   if (n < 0) return 0;
   if (p->virtual_count > 1) {
     size_t at = (size_t)n < size ? (size_t)n : size;

@@ -15,9 +15,9 @@ extern "C" {
 #endif
 
 typedef struct grt_cuda_card {
-  char name[256];     /* "NVIDIA H100 80GB HBM3" */
+  char name[256];      /* "NVIDIA H100 80GB HBM3" */
   char pci_bus_id[32]; /* "0000:1b:00.0" */
-  int major, minor;   /* compute capability */
+  int major, minor;    /* compute capability */
   size_t total_memory;
 } grt_cuda_card;
 

@@ -32,15 +32,21 @@ struct ConvGeom {
 grt_shape Shape4(bool nchw, int64_t n, int64_t c, int64_t h, int64_t w) {
   grt_shape s = {4, {0}};
   if (nchw) {
-    s.dims[0] = n; s.dims[1] = c; s.dims[2] = h; s.dims[3] = w;
+    s.dims[0] = n;
+    s.dims[1] = c;
+    s.dims[2] = h;
+    s.dims[3] = w;
   } else {
-    s.dims[0] = n; s.dims[1] = h; s.dims[2] = w; s.dims[3] = c;
+    s.dims[0] = n;
+    s.dims[1] = h;
+    s.dims[2] = w;
+    s.dims[3] = c;
   }
   return s;
 }
 
-grt_status* MakeGeom(const grt_kernel_ctx* ctx, const grt_shape& in, const grt_shape& f, bool depthwise,
-                     ConvGeom* g) {
+grt_status* MakeGeom(const grt_kernel_ctx* ctx, const grt_shape& in, const grt_shape& f,
+                     bool depthwise, ConvGeom* g) {
   grt_status* st = grt_op_window(ctx, GRT_WINDOW_DILATIONS, &g->w);
   if (st) return st;
   // Ranks and depths: the CPU's checks (grt_op_conv_depths).
@@ -66,7 +72,9 @@ grt_status* MakeGeom(const grt_kernel_ctx* ctx, const grt_shape& in, const grt_s
   return NULL;
 }
 
-bool Padded(const ConvGeom& g) { return g.extra[0] || g.extra[1] || g.extra_before[0] || g.extra_before[1]; }
+bool Padded(const ConvGeom& g) {
+  return g.extra[0] || g.extra[1] || g.extra_before[0] || g.extra_before[1];
+}
 int64_t PaddedH(const ConvGeom& g) { return g.ih + g.extra_before[0] + g.extra[0]; }
 int64_t PaddedW(const ConvGeom& g) { return g.iw + g.extra_before[1] + g.extra[1]; }
 
@@ -84,12 +92,14 @@ Box PadBox(const ConvGeom& g, int64_t* offset) {
 }
 
 // The input with the hand-made padding (a new scratch tensor).
-grt_status* PadInput(grt_kernel_ctx* ctx, const ConvGeom& g, const grt_tensor* x, grt_tensor** out) {
+grt_status* PadInput(grt_kernel_ctx* ctx, const ConvGeom& g, const grt_tensor* x,
+                     grt_tensor** out) {
   grt_shape s = Shape4(g.w.nchw, g.n, g.ic, PaddedH(g), PaddedW(g));
   grt_status* st = grt_kernel_alloc_temp(ctx, GRT_FLOAT32, &s, out);
   if (st) return st;
   cudaStream_t str = grt_cuda_stream(ctx->stream);
-  st = grt_cuda_error(cudaMemsetAsync(grt_tensor_data(*out), 0, grt_tensor_byte_size(*out), str), "cudaMemsetAsync");
+  st = grt_cuda_error(cudaMemsetAsync(grt_tensor_data(*out), 0, grt_tensor_byte_size(*out), str),
+                      "cudaMemsetAsync");
   int64_t offset;
   Box b = PadBox(g, &offset);
   if (!st)
@@ -103,7 +113,8 @@ grt_status* PadInput(grt_kernel_ctx* ctx, const ConvGeom& g, const grt_tensor* x
 }
 
 // HWIO [kh, kw, fic, oc] -> OIHW [oc, fic, kh, kw] (to_oihw), or back.
-grt_status* TransposeFilter(grt_kernel_ctx* ctx, const ConvGeom& g, const void* src, void* dst, bool to_oihw) {
+grt_status* TransposeFilter(grt_kernel_ctx* ctx, const ConvGeom& g, const void* src, void* dst,
+                            bool to_oihw) {
   Box b = {};
   b.rank = 4;
   if (to_oihw) {
@@ -138,32 +149,42 @@ struct Descs {
 
 grt_status* MakeDescs(const ConvGeom& g, bool tf32, Descs* d) {
   cudnnTensorFormat_t fmt = g.w.nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
-  grt_status* st = grt_cudnn_error(grt_cudnn.CreateTensorDescriptor(&d->x), "cudnnCreateTensorDescriptor");
-  if (!st) st = grt_cudnn_error(grt_cudnn.CreateTensorDescriptor(&d->y), "cudnnCreateTensorDescriptor");
-  if (!st) st = grt_cudnn_error(grt_cudnn.CreateFilterDescriptor(&d->f), "cudnnCreateFilterDescriptor");
-  if (!st) st = grt_cudnn_error(grt_cudnn.CreateConvolutionDescriptor(&d->c), "cudnnCreateConvolutionDescriptor");
+  grt_status* st =
+      grt_cudnn_error(grt_cudnn.CreateTensorDescriptor(&d->x), "cudnnCreateTensorDescriptor");
   if (!st)
-    st = grt_cudnn_error(grt_cudnn.SetTensor4dDescriptor(d->x, fmt, CUDNN_DATA_FLOAT, (int)g.n, (int)g.ic,
-                                                    (int)PaddedH(g), (int)PaddedW(g)),
-                         "cudnnSetTensor4dDescriptor (input)");
+    st = grt_cudnn_error(grt_cudnn.CreateTensorDescriptor(&d->y), "cudnnCreateTensorDescriptor");
   if (!st)
-    st = grt_cudnn_error(grt_cudnn.SetTensor4dDescriptor(d->y, fmt, CUDNN_DATA_FLOAT, (int)g.n, (int)g.oc, (int)g.oh,
-                                                    (int)g.ow),
+    st = grt_cudnn_error(grt_cudnn.CreateFilterDescriptor(&d->f), "cudnnCreateFilterDescriptor");
+  if (!st)
+    st = grt_cudnn_error(grt_cudnn.CreateConvolutionDescriptor(&d->c),
+                         "cudnnCreateConvolutionDescriptor");
+  if (!st)
+    st = grt_cudnn_error(
+        grt_cudnn.SetTensor4dDescriptor(d->x, fmt, CUDNN_DATA_FLOAT, (int)g.n, (int)g.ic,
+                                        (int)PaddedH(g), (int)PaddedW(g)),
+        "cudnnSetTensor4dDescriptor (input)");
+  if (!st)
+    st = grt_cudnn_error(grt_cudnn.SetTensor4dDescriptor(d->y, fmt, CUDNN_DATA_FLOAT, (int)g.n,
+                                                         (int)g.oc, (int)g.oh, (int)g.ow),
                          "cudnnSetTensor4dDescriptor (output)");
   if (!st)
-    st = grt_cudnn_error(grt_cudnn.SetFilter4dDescriptor(d->f, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, (int)g.oc, (int)g.fic,
-                                                    (int)g.kh, (int)g.kw),
-                         "cudnnSetFilter4dDescriptor");
+    st = grt_cudnn_error(
+        grt_cudnn.SetFilter4dDescriptor(d->f, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, (int)g.oc,
+                                        (int)g.fic, (int)g.kh, (int)g.kw),
+        "cudnnSetFilter4dDescriptor");
   if (!st)
-    st = grt_cudnn_error(grt_cudnn.SetConvolution2dDescriptor(d->c, (int)g.sym[0], (int)g.sym[1], (int)g.w.strides[0],
-                                                         (int)g.w.strides[1], (int)g.w.dilations[0],
-                                                         (int)g.w.dilations[1], CUDNN_CROSS_CORRELATION,
-                                                         CUDNN_DATA_FLOAT),
+    st = grt_cudnn_error(grt_cudnn.SetConvolution2dDescriptor(
+                             d->c, (int)g.sym[0], (int)g.sym[1], (int)g.w.strides[0],
+                             (int)g.w.strides[1], (int)g.w.dilations[0], (int)g.w.dilations[1],
+                             CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
                          "cudnnSetConvolution2dDescriptor");
-  if (!st) st = grt_cudnn_error(grt_cudnn.SetConvolutionGroupCount(d->c, (int)g.groups), "cudnnSetConvolutionGroupCount");
   if (!st)
-    st = grt_cudnn_error(grt_cudnn.SetConvolutionMathType(d->c, tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH),
-                         "cudnnSetConvolutionMathType");
+    st = grt_cudnn_error(grt_cudnn.SetConvolutionGroupCount(d->c, (int)g.groups),
+                         "cudnnSetConvolutionGroupCount");
+  if (!st)
+    st = grt_cudnn_error(
+        grt_cudnn.SetConvolutionMathType(d->c, tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH),
+        "cudnnSetConvolutionMathType");
   return st;
 }
 
@@ -186,8 +207,8 @@ enum Pass { kForward, kBackwardData, kBackwardFilter };
 // workspace, bytes)` launches the pass. Returns the last launch's status
 // (CUDNN_STATUS_NOT_SUPPORTED when none was tried); *done when one ran.
 template <typename Perf, typename Run>
-cudnnStatus_t TryAlgos(grt_kernel_ctx* ctx, const Perf* perf, int returned, cudnnConvolutionDescriptor_t c,
-                       bool tf32, Run run, bool* done) {
+cudnnStatus_t TryAlgos(grt_kernel_ctx* ctx, const Perf* perf, int returned,
+                       cudnnConvolutionDescriptor_t c, bool tf32, Run run, bool* done) {
   cudnnStatus_t last = CUDNN_STATUS_NOT_SUPPORTED;
   for (int i = 0; !*done && i < returned; i++) {
     if (perf[i].status != CUDNN_STATUS_SUCCESS || !MathAllowed(perf[i].mathType, tf32)) continue;
@@ -223,41 +244,48 @@ grt_status* RunPass(grt_kernel_ctx* ctx, Pass pass, const ConvGeom& g, void* x, 
   bool done = false;
   if (pass == kForward) {
     cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgos];
-    st = grt_cudnn_error(grt_cudnn.GetConvolutionForwardAlgorithm_v7(h, d.x, d.f, d.c, d.y, kMaxAlgos, &returned, perf),
+    st = grt_cudnn_error(grt_cudnn.GetConvolutionForwardAlgorithm_v7(h, d.x, d.f, d.c, d.y,
+                                                                     kMaxAlgos, &returned, perf),
                          "cudnnGetConvolutionForwardAlgorithm_v7");
     if (!st)
-      last = TryAlgos(ctx, perf, returned, d.c, dev->tf32,
-                      [&](cudnnConvolutionFwdAlgo_t algo, void* ws, size_t bytes) {
-                        return grt_cudnn.ConvolutionForward(h, &one, d.x, x, d.f, f, d.c, algo, ws, bytes, &zero, d.y, y);
-                      },
-                      &done);
+      last = TryAlgos(
+          ctx, perf, returned, d.c, dev->tf32,
+          [&](cudnnConvolutionFwdAlgo_t algo, void* ws, size_t bytes) {
+            return grt_cudnn.ConvolutionForward(h, &one, d.x, x, d.f, f, d.c, algo, ws, bytes,
+                                                &zero, d.y, y);
+          },
+          &done);
   } else if (pass == kBackwardData) {
     cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgos];
-    st = grt_cudnn_error(grt_cudnn.GetConvolutionBackwardDataAlgorithm_v7(h, d.f, d.y, d.c, d.x, kMaxAlgos, &returned, perf),
+    st = grt_cudnn_error(grt_cudnn.GetConvolutionBackwardDataAlgorithm_v7(
+                             h, d.f, d.y, d.c, d.x, kMaxAlgos, &returned, perf),
                          "cudnnGetConvolutionBackwardDataAlgorithm_v7");
     if (!st)
-      last = TryAlgos(ctx, perf, returned, d.c, dev->tf32,
-                      [&](cudnnConvolutionBwdDataAlgo_t algo, void* ws, size_t bytes) {
-                        return grt_cudnn.ConvolutionBackwardData(h, &one, d.f, f, d.y, y, d.c, algo, ws, bytes, &zero, d.x,
-                                                            x);
-                      },
-                      &done);
+      last = TryAlgos(
+          ctx, perf, returned, d.c, dev->tf32,
+          [&](cudnnConvolutionBwdDataAlgo_t algo, void* ws, size_t bytes) {
+            return grt_cudnn.ConvolutionBackwardData(h, &one, d.f, f, d.y, y, d.c, algo, ws, bytes,
+                                                     &zero, d.x, x);
+          },
+          &done);
   } else {
     cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgos];
-    st = grt_cudnn_error(
-        grt_cudnn.GetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.c, d.f, kMaxAlgos, &returned, perf),
-        "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+    st = grt_cudnn_error(grt_cudnn.GetConvolutionBackwardFilterAlgorithm_v7(
+                             h, d.x, d.y, d.c, d.f, kMaxAlgos, &returned, perf),
+                         "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
     if (!st)
-      last = TryAlgos(ctx, perf, returned, d.c, dev->tf32,
-                      [&](cudnnConvolutionBwdFilterAlgo_t algo, void* ws, size_t bytes) {
-                        return grt_cudnn.ConvolutionBackwardFilter(h, &one, d.x, x, d.y, y, d.c, algo, ws, bytes, &zero,
-                                                              d.f, f);
-                      },
-                      &done);
+      last = TryAlgos(
+          ctx, perf, returned, d.c, dev->tf32,
+          [&](cudnnConvolutionBwdFilterAlgo_t algo, void* ws, size_t bytes) {
+            return grt_cudnn.ConvolutionBackwardFilter(h, &one, d.x, x, d.y, y, d.c, algo, ws,
+                                                       bytes, &zero, d.f, f);
+          },
+          &done);
   }
   grt_cudnn_release(dev);
   if (st) return st;
-  if (!done) return grt_cudnn_error(last == CUDNN_STATUS_SUCCESS ? CUDNN_STATUS_NOT_SUPPORTED : last, op);
+  if (!done)
+    return grt_cudnn_error(last == CUDNN_STATUS_SUCCESS ? CUDNN_STATUS_NOT_SUPPORTED : last, op);
   return NULL;
 }
 
@@ -268,7 +296,8 @@ grt_status* NeedF32(const char* op, const grt_tensor* t) {
 grt_status* Zero(grt_kernel_ctx* ctx, grt_tensor* t) {
   size_t n = grt_tensor_byte_size(t);
   if (!n) return NULL;
-  return grt_cuda_error(cudaMemsetAsync(grt_tensor_data(t), 0, n, grt_cuda_stream(ctx->stream)), "cudaMemsetAsync");
+  return grt_cuda_error(cudaMemsetAsync(grt_tensor_data(t), 0, n, grt_cuda_stream(ctx->stream)),
+                        "cudaMemsetAsync");
 }
 
 // The 4-element sizes input (input_sizes, filter_sizes) as a shape.
@@ -278,7 +307,8 @@ grt_status* SizesInput(const grt_tensor* t, const char* what, grt_shape* out) {
   out->rank = 4;
   for (int i = 0; i < 4; i++) {
     out->dims[i] = HostInt(t, i);
-    if (out->dims[i] < 0) return grt_status_new(GRT_INVALID_ARGUMENT, "%s must be non-negative", what);
+    if (out->dims[i] < 0)
+      return grt_status_new(GRT_INVALID_ARGUMENT, "%s must be non-negative", what);
   }
   return NULL;
 }
@@ -304,14 +334,17 @@ grt_status* Forward(grt_kernel_ctx* ctx, bool depthwise, const char* op) {
   if (!st) st = TransposeFilter(ctx, g, grt_tensor_data(f), grt_tensor_data(fk), true);
   if (!st && Padded(g)) st = PadInput(ctx, g, x, &xp);
   if (!st)
-    st = RunPass(ctx, kForward, g, grt_tensor_data(xp ? xp : x), grt_tensor_data(fk), grt_tensor_data(y), op);
+    st = RunPass(ctx, kForward, g, grt_tensor_data(xp ? xp : x), grt_tensor_data(fk),
+                 grt_tensor_data(y), op);
   grt_tensor_free(fk);
   grt_tensor_free(xp);
   return st;
 }
 
 grt_status* Conv2DCompute(grt_kernel_ctx* ctx) { return Forward(ctx, false, "Conv2D"); }
-grt_status* DepthwiseCompute(grt_kernel_ctx* ctx) { return Forward(ctx, true, "DepthwiseConv2dNative"); }
+grt_status* DepthwiseCompute(grt_kernel_ctx* ctx) {
+  return Forward(ctx, true, "DepthwiseConv2dNative");
+}
 
 grt_status* BackpropInputCompute(grt_kernel_ctx* ctx) {
   const grt_tensor* f = ctx->inputs[1];
@@ -325,7 +358,9 @@ grt_status* BackpropInputCompute(grt_kernel_ctx* ctx) {
   if ((st = MakeGeom(ctx, xs, ShapeOf(f), false, &g))) return st;
   grt_shape want = Shape4(g.w.nchw, g.n, g.oc, g.oh, g.ow);
   if (grt_tensor_rank(dy) != 4 || NumElements(ShapeOf(dy)) != NumElements(want))
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Conv2DBackpropInput: out_backprop does not match the computed output shape");
+    return grt_status_new(
+        GRT_INVALID_ARGUMENT,
+        "Conv2DBackpropInput: out_backprop does not match the computed output shape");
   grt_tensor* dx;
   if ((st = grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &xs, &dx))) return st;
   if (Empty(g)) return Zero(ctx, dx);
@@ -348,8 +383,8 @@ grt_status* BackpropInputCompute(grt_kernel_ctx* ctx) {
       b.dst_strides[k] = b.src_strides[k];
       b.src_strides[k] = t;
     }
-    st = CopyBox(ctx, false, 4, b, grt_tensor_num_elements(dx), (const float*)grt_tensor_data(dxp) + offset,
-                 grt_tensor_data(dx), op);
+    st = CopyBox(ctx, false, 4, b, grt_tensor_num_elements(dx),
+                 (const float*)grt_tensor_data(dxp) + offset, grt_tensor_data(dx), op);
   }
   grt_tensor_free(fk);
   grt_tensor_free(dxp);
@@ -368,7 +403,9 @@ grt_status* BackpropFilterCompute(grt_kernel_ctx* ctx) {
   if ((st = MakeGeom(ctx, ShapeOf(x), fs, false, &g))) return st;
   grt_shape want = Shape4(g.w.nchw, g.n, g.oc, g.oh, g.ow);
   if (grt_tensor_rank(dy) != 4 || NumElements(ShapeOf(dy)) != NumElements(want))
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Conv2DBackpropFilter: out_backprop does not match the computed output shape");
+    return grt_status_new(
+        GRT_INVALID_ARGUMENT,
+        "Conv2DBackpropFilter: out_backprop does not match the computed output shape");
   grt_tensor* df;
   if ((st = grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &fs, &df))) return st;
   if (Empty(g)) return Zero(ctx, df);
@@ -377,8 +414,8 @@ grt_status* BackpropFilterCompute(grt_kernel_ctx* ctx) {
   st = grt_kernel_alloc_temp(ctx, GRT_FLOAT32, &ks, &dfk);
   if (!st && Padded(g)) st = PadInput(ctx, g, x, &xp);
   if (!st)
-    st = RunPass(ctx, kBackwardFilter, g, grt_tensor_data(xp ? xp : x), grt_tensor_data(dfk), grt_tensor_data(dy),
-                 op);
+    st = RunPass(ctx, kBackwardFilter, g, grt_tensor_data(xp ? xp : x), grt_tensor_data(dfk),
+                 grt_tensor_data(dy), op);
   if (!st) st = TransposeFilter(ctx, g, grt_tensor_data(dfk), grt_tensor_data(df), false);
   grt_tensor_free(dfk);
   grt_tensor_free(xp);

@@ -23,7 +23,9 @@ static grt_lazy_lib g_cudnn = {
     .mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
-grt_status* grt_cudnn_open(const char* needed_for) { return grt_lazy_lib_open(&g_cudnn, needed_for); }
+grt_status* grt_cudnn_open(const char* needed_for) {
+  return grt_lazy_lib_open(&g_cudnn, needed_for);
+}
 
 grt_status* grt_cudnn_error(cudnnStatus_t st, const char* what) {
   if (st == CUDNN_STATUS_SUCCESS) return NULL;
@@ -39,7 +41,9 @@ grt_status* grt_cudnn_acquire(cuda_device* d, cudnnHandle_t* out) {
     cudnnHandle_t h = NULL;
     grt_status* st = grt_cudnn_open("a convolution");
     if (!st) st = grt_cudnn_error(grt_cudnn.Create(&h), "cudnnCreate");
-    if (!st) st = grt_cudnn_error(grt_cudnn.SetStream(h, d->streams[GRT_STREAM_COMPUTE].s), "cudnnSetStream");
+    if (!st)
+      st = grt_cudnn_error(grt_cudnn.SetStream(h, d->streams[GRT_STREAM_COMPUTE].s),
+                           "cudnnSetStream");
     if (st) {
       if (h) grt_cudnn.Destroy(h);
       pthread_mutex_unlock(&d->dnn_mu);

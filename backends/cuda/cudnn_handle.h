@@ -14,27 +14,27 @@ extern "C" {
 
 /* The cuDNN calls the plugin makes, through a table filled on the first
  * convolution (lazy_lib.h): a session that runs none never maps cuDNN. */
-#define GRT_CUDNN_CALLS(X)                                                              \
-  X(Create, cudnnCreate)                                                                \
-  X(Destroy, cudnnDestroy)                                                              \
-  X(SetStream, cudnnSetStream)                                                          \
-  X(GetErrorString, cudnnGetErrorString)                                                \
-  X(CreateTensorDescriptor, cudnnCreateTensorDescriptor)                                \
-  X(DestroyTensorDescriptor, cudnnDestroyTensorDescriptor)                              \
-  X(SetTensor4dDescriptor, cudnnSetTensor4dDescriptor)                                  \
-  X(CreateFilterDescriptor, cudnnCreateFilterDescriptor)                                \
-  X(DestroyFilterDescriptor, cudnnDestroyFilterDescriptor)                              \
-  X(SetFilter4dDescriptor, cudnnSetFilter4dDescriptor)                                  \
-  X(CreateConvolutionDescriptor, cudnnCreateConvolutionDescriptor)                      \
-  X(DestroyConvolutionDescriptor, cudnnDestroyConvolutionDescriptor)                    \
-  X(SetConvolution2dDescriptor, cudnnSetConvolution2dDescriptor)                        \
-  X(SetConvolutionGroupCount, cudnnSetConvolutionGroupCount)                            \
-  X(SetConvolutionMathType, cudnnSetConvolutionMathType)                                \
-  X(GetConvolutionForwardAlgorithm_v7, cudnnGetConvolutionForwardAlgorithm_v7)          \
-  X(GetConvolutionBackwardDataAlgorithm_v7, cudnnGetConvolutionBackwardDataAlgorithm_v7) \
+#define GRT_CUDNN_CALLS(X)                                                                   \
+  X(Create, cudnnCreate)                                                                     \
+  X(Destroy, cudnnDestroy)                                                                   \
+  X(SetStream, cudnnSetStream)                                                               \
+  X(GetErrorString, cudnnGetErrorString)                                                     \
+  X(CreateTensorDescriptor, cudnnCreateTensorDescriptor)                                     \
+  X(DestroyTensorDescriptor, cudnnDestroyTensorDescriptor)                                   \
+  X(SetTensor4dDescriptor, cudnnSetTensor4dDescriptor)                                       \
+  X(CreateFilterDescriptor, cudnnCreateFilterDescriptor)                                     \
+  X(DestroyFilterDescriptor, cudnnDestroyFilterDescriptor)                                   \
+  X(SetFilter4dDescriptor, cudnnSetFilter4dDescriptor)                                       \
+  X(CreateConvolutionDescriptor, cudnnCreateConvolutionDescriptor)                           \
+  X(DestroyConvolutionDescriptor, cudnnDestroyConvolutionDescriptor)                         \
+  X(SetConvolution2dDescriptor, cudnnSetConvolution2dDescriptor)                             \
+  X(SetConvolutionGroupCount, cudnnSetConvolutionGroupCount)                                 \
+  X(SetConvolutionMathType, cudnnSetConvolutionMathType)                                     \
+  X(GetConvolutionForwardAlgorithm_v7, cudnnGetConvolutionForwardAlgorithm_v7)               \
+  X(GetConvolutionBackwardDataAlgorithm_v7, cudnnGetConvolutionBackwardDataAlgorithm_v7)     \
   X(GetConvolutionBackwardFilterAlgorithm_v7, cudnnGetConvolutionBackwardFilterAlgorithm_v7) \
-  X(ConvolutionForward, cudnnConvolutionForward)                                        \
-  X(ConvolutionBackwardData, cudnnConvolutionBackwardData)                              \
+  X(ConvolutionForward, cudnnConvolutionForward)                                             \
+  X(ConvolutionBackwardData, cudnnConvolutionBackwardData)                                   \
   X(ConvolutionBackwardFilter, cudnnConvolutionBackwardFilter)
 
 typedef struct {

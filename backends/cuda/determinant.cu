@@ -14,7 +14,8 @@ namespace {
 
 using namespace index;
 
-__global__ void DetKernel(int64_t batch, int64_t m, grt_dtype dt, const void* x, double* work, void* y) {
+__global__ void DetKernel(int64_t batch, int64_t m, grt_dtype dt, const void* x, double* work,
+                          void* y) {
   for (int64_t b = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; b < batch;
        b += (int64_t)gridDim.x * blockDim.x) {
     double* a = work + b * m * m;
@@ -40,7 +41,8 @@ __global__ void DetKernel(int64_t batch, int64_t m, grt_dtype dt, const void* x,
       det = __dmul_rn(det, pivot);
       for (int64_t r = k + 1; r < m; r++) {
         double f = __ddiv_rn(a[r * m + k], pivot);
-        for (int64_t c = k + 1; c < m; c++) a[r * m + c] = __dsub_rn(a[r * m + c], __dmul_rn(f, a[k * m + c]));
+        for (int64_t c = k + 1; c < m; c++)
+          a[r * m + c] = __dsub_rn(a[r * m + c], __dmul_rn(f, a[k * m + c]));
       }
     }
     StoreF(dt, y, b, det);
@@ -72,4 +74,6 @@ grt_status* Determinant(grt_kernel_ctx* ctx) {
 }  // namespace
 }  // namespace grt_cuda
 
-extern "C" grt_status* grt_cuda_matrix_determinant(grt_kernel_ctx* c) { return grt_cuda::Determinant(c); }
+extern "C" grt_status* grt_cuda_matrix_determinant(grt_kernel_ctx* c) {
+  return grt_cuda::Determinant(c);
+}

@@ -29,14 +29,49 @@ namespace grt_cuda {
 namespace {
 
 enum BinOp {
-  kAdd, kSub, kMul, kDiv, kMax, kMin, kSqDiff, kTanhGrad, kSigmoidGrad, kReluGrad,
-  kFloorMod, kTruncMod, kLShift, kRShift,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMax,
+  kMin,
+  kSqDiff,
+  kTanhGrad,
+  kSigmoidGrad,
+  kReluGrad,
+  kFloorMod,
+  kTruncMod,
+  kLShift,
+  kRShift,
 };
 // The ops up to kSign also take integers; IsNan/IsInf are Classify's.
 enum UnOp {
-  kNeg, kAbs, kSquare, kSign, kSqrt, kRsqrt, kExp, kLog, kTanh, kSigmoid, kRelu,
-  kSin, kCos, kTan, kAsin, kAcos, kAtan, kSinh, kCosh, kAsinh, kAcosh, kAtanh,
-  kFloor, kCeil, kRound, kErf,
+  kNeg,
+  kAbs,
+  kSquare,
+  kSign,
+  kSqrt,
+  kRsqrt,
+  kExp,
+  kLog,
+  kTanh,
+  kSigmoid,
+  kRelu,
+  kSin,
+  kCos,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kSinh,
+  kCosh,
+  kAsinh,
+  kAcosh,
+  kAtanh,
+  kFloor,
+  kCeil,
+  kRound,
+  kErf,
 };
 
 // Remainders: floats by fmod (exact), a non-zero remainder of the wrong
@@ -51,8 +86,10 @@ __host__ __device__ inline T Remainder(T x, T y, bool floor) {
     if (y == T(-1)) return T(0);
     r = x % y;
   }
-  if constexpr (std::is_unsigned<T>::value) return r;  // never of the wrong sign
-  else return (floor && r != T(0) && ((y < T(0)) != (r < T(0)))) ? T(r + y) : r;
+  if constexpr (std::is_unsigned<T>::value)
+    return r;  // never of the wrong sign
+  else
+    return (floor && r != T(0) && ((y < T(0)) != (r < T(0)))) ? T(r + y) : r;
 }
 
 // Shifts with the count clamped to [0, bits - 1]; floats never get here.
@@ -72,20 +109,34 @@ __host__ __device__ inline T Shift(T x, T y, bool left) {
 template <typename T>
 __host__ __device__ inline T ApplyBin(int op, T x, T y) {
   switch (op) {
-    case kAdd: return x + y;
-    case kSub: return x - y;
-    case kMul: return x * y;
-    case kDiv: return x / y;
-    case kMax: return x > y ? x : y;
-    case kMin: return x < y ? x : y;
-    case kSqDiff: return (x - y) * (x - y);
-    case kTanhGrad: return y * (T(1) - x * x);     // (y, dy)
-    case kSigmoidGrad: return y * x * (T(1) - x);  // (y, dy)
-    case kFloorMod: return Remainder(x, y, true);
-    case kTruncMod: return Remainder(x, y, false);
-    case kLShift: return Shift(x, y, true);
-    case kRShift: return Shift(x, y, false);
-    default: return y > T(0) ? x : T(0);           // ReluGrad(gradients, features)
+    case kAdd:
+      return x + y;
+    case kSub:
+      return x - y;
+    case kMul:
+      return x * y;
+    case kDiv:
+      return x / y;
+    case kMax:
+      return x > y ? x : y;
+    case kMin:
+      return x < y ? x : y;
+    case kSqDiff:
+      return (x - y) * (x - y);
+    case kTanhGrad:
+      return y * (T(1) - x * x);  // (y, dy)
+    case kSigmoidGrad:
+      return y * x * (T(1) - x);  // (y, dy)
+    case kFloorMod:
+      return Remainder(x, y, true);
+    case kTruncMod:
+      return Remainder(x, y, false);
+    case kLShift:
+      return Shift(x, y, true);
+    case kRShift:
+      return Shift(x, y, false);
+    default:
+      return y > T(0) ? x : T(0);  // ReluGrad(gradients, features)
   }
 }
 
@@ -94,72 +145,128 @@ __device__ inline T ApplyUn(int op, T x);
 template <>
 __device__ inline float ApplyUn<float>(int op, float x) {
   switch (op) {
-    case kNeg: return -x;
-    case kAbs: return fabsf(x);
-    case kSquare: return x * x;
-    case kSqrt: return sqrtf(x);
-    case kRsqrt: return rsqrtf(x);
-    case kExp: return expf(x);
-    case kLog: return logf(x);
-    case kTanh: return tanhf(x);
-    case kSigmoid: return 1.0f / (1.0f + expf(-x));
-    case kSign: return x != x ? x : (float)((x > 0.0f) - (x < 0.0f));  // NaN stays NaN
-    case kSin: return sinf(x);
-    case kCos: return cosf(x);
-    case kTan: return tanf(x);
-    case kAsin: return asinf(x);
-    case kAcos: return acosf(x);
-    case kAtan: return atanf(x);
-    case kSinh: return sinhf(x);
-    case kCosh: return coshf(x);
-    case kAsinh: return asinhf(x);
-    case kAcosh: return acoshf(x);
-    case kAtanh: return atanhf(x);
-    case kFloor: return floorf(x);
-    case kCeil: return ceilf(x);
-    case kRound: return rintf(x);  // half to even
-    case kErf: return erff(x);
-    default: return x > 0.0f ? x : 0.0f;
+    case kNeg:
+      return -x;
+    case kAbs:
+      return fabsf(x);
+    case kSquare:
+      return x * x;
+    case kSqrt:
+      return sqrtf(x);
+    case kRsqrt:
+      return rsqrtf(x);
+    case kExp:
+      return expf(x);
+    case kLog:
+      return logf(x);
+    case kTanh:
+      return tanhf(x);
+    case kSigmoid:
+      return 1.0f / (1.0f + expf(-x));
+    case kSign:
+      return x != x ? x : (float)((x > 0.0f) - (x < 0.0f));  // NaN stays NaN
+    case kSin:
+      return sinf(x);
+    case kCos:
+      return cosf(x);
+    case kTan:
+      return tanf(x);
+    case kAsin:
+      return asinf(x);
+    case kAcos:
+      return acosf(x);
+    case kAtan:
+      return atanf(x);
+    case kSinh:
+      return sinhf(x);
+    case kCosh:
+      return coshf(x);
+    case kAsinh:
+      return asinhf(x);
+    case kAcosh:
+      return acoshf(x);
+    case kAtanh:
+      return atanhf(x);
+    case kFloor:
+      return floorf(x);
+    case kCeil:
+      return ceilf(x);
+    case kRound:
+      return rintf(x);  // half to even
+    case kErf:
+      return erff(x);
+    default:
+      return x > 0.0f ? x : 0.0f;
   }
 }
 template <>
 __device__ inline double ApplyUn<double>(int op, double x) {
   switch (op) {
-    case kNeg: return -x;
-    case kAbs: return fabs(x);
-    case kSquare: return x * x;
-    case kSqrt: return sqrt(x);
-    case kRsqrt: return rsqrt(x);
-    case kExp: return exp(x);
-    case kLog: return log(x);
-    case kTanh: return tanh(x);
-    case kSigmoid: return 1.0 / (1.0 + exp(-x));
-    case kSign: return x != x ? x : (double)((x > 0.0) - (x < 0.0));
-    case kSin: return sin(x);
-    case kCos: return cos(x);
-    case kTan: return tan(x);
-    case kAsin: return asin(x);
-    case kAcos: return acos(x);
-    case kAtan: return atan(x);
-    case kSinh: return sinh(x);
-    case kCosh: return cosh(x);
-    case kAsinh: return asinh(x);
-    case kAcosh: return acosh(x);
-    case kAtanh: return atanh(x);
-    case kFloor: return floor(x);
-    case kCeil: return ceil(x);
-    case kRound: return rint(x);
-    case kErf: return erf(x);
-    default: return x > 0.0 ? x : 0.0;
+    case kNeg:
+      return -x;
+    case kAbs:
+      return fabs(x);
+    case kSquare:
+      return x * x;
+    case kSqrt:
+      return sqrt(x);
+    case kRsqrt:
+      return rsqrt(x);
+    case kExp:
+      return exp(x);
+    case kLog:
+      return log(x);
+    case kTanh:
+      return tanh(x);
+    case kSigmoid:
+      return 1.0 / (1.0 + exp(-x));
+    case kSign:
+      return x != x ? x : (double)((x > 0.0) - (x < 0.0));
+    case kSin:
+      return sin(x);
+    case kCos:
+      return cos(x);
+    case kTan:
+      return tan(x);
+    case kAsin:
+      return asin(x);
+    case kAcos:
+      return acos(x);
+    case kAtan:
+      return atan(x);
+    case kSinh:
+      return sinh(x);
+    case kCosh:
+      return cosh(x);
+    case kAsinh:
+      return asinh(x);
+    case kAcosh:
+      return acosh(x);
+    case kAtanh:
+      return atanh(x);
+    case kFloor:
+      return floor(x);
+    case kCeil:
+      return ceil(x);
+    case kRound:
+      return rint(x);
+    case kErf:
+      return erf(x);
+    default:
+      return x > 0.0 ? x : 0.0;
   }
 }
 template <>
 __device__ inline long long ApplyUn<long long>(int op, long long x) {
   switch (op) {
-    case kNeg: return -x;
-    case kAbs: return x < 0 ? -x : x;
-    case kSign: return (x > 0) - (x < 0);
-    default: return x * x;  // Square (the only other int64 unary row)
+    case kNeg:
+      return -x;
+    case kAbs:
+      return x < 0 ? -x : x;
+    case kSign:
+      return (x > 0) - (x < 0);
+    default:
+      return x * x;  // Square (the only other int64 unary row)
   }
 }
 
@@ -167,11 +274,15 @@ __device__ inline long long ApplyUn<long long>(int op, long long x) {
 // the float32 arithmetic on widened values, rounded back to nearest even;
 // every other type computes in itself.
 template <typename T>
-__device__ inline T Widen(T v) { return v; }
+__device__ inline T Widen(T v) {
+  return v;
+}
 __device__ inline float Widen(__half v) { return __half2float(v); }
 __device__ inline float Widen(__nv_bfloat16 v) { return __bfloat162float(v); }
 template <typename T>
-__device__ inline void Narrow(T v, T* p) { *p = v; }
+__device__ inline void Narrow(T v, T* p) {
+  *p = v;
+}
 __device__ inline void Narrow(float v, __half* p) { *p = __float2half_rn(v); }
 __device__ inline void Narrow(float v, __nv_bfloat16* p) { *p = __float2bfloat16_rn(v); }
 
@@ -225,15 +336,19 @@ void BinaryHostInt32(int op, const Bcast& bc, int64_t n, const int32_t* a, const
 void UnaryHostInt32(int op, int64_t n, const int32_t* x, int32_t* out) {
   for (int64_t i = 0; i < n; i++) {
     int32_t v = x[i];
-    out[i] = op == kNeg ? -v : op == kAbs ? (v < 0 ? -v : v) : op == kSign ? (v > 0) - (v < 0) : v * v;
+    out[i] = op == kNeg    ? -v
+             : op == kAbs  ? (v < 0 ? -v : v)
+             : op == kSign ? (v > 0) - (v < 0)
+                           : v * v;
   }
 }
 
 template <typename T>
-grt_status* LaunchBinary(int op, const Bcast& bc, int64_t n, const grt_tensor* a, const grt_tensor* b,
-                         grt_tensor* out, cudaStream_t s) {
+grt_status* LaunchBinary(int op, const Bcast& bc, int64_t n, const grt_tensor* a,
+                         const grt_tensor* b, grt_tensor* out, cudaStream_t s) {
   BinaryKernel<T><<<Blocks(n), kThreads, 0, s>>>(op, bc, n, (const T*)grt_tensor_data(a),
-                                                 (const T*)grt_tensor_data(b), (T*)grt_tensor_data(out));
+                                                 (const T*)grt_tensor_data(b),
+                                                 (T*)grt_tensor_data(out));
   return NULL;
 }
 
@@ -247,8 +362,8 @@ grt_status* Binary(grt_kernel_ctx* ctx, int op, const char* name) {
   const grt_tensor* b = ctx->inputs[1];
   grt_dtype dt = grt_tensor_dtype(a);
   if (grt_tensor_dtype(b) != dt)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "%s: inputs of %s and %s", name,
-                          grt_dtype_name(dt), grt_dtype_name(grt_tensor_dtype(b)));
+    return grt_status_new(GRT_INVALID_ARGUMENT, "%s: inputs of %s and %s", name, grt_dtype_name(dt),
+                          grt_dtype_name(grt_tensor_dtype(b)));
   grt_shape sa = ShapeOf(a), sb = ShapeOf(b), so;
   Bcast bc;
   grt_status* st = Broadcast(sa, sb, &so, &bc);
@@ -263,7 +378,8 @@ grt_status* Binary(grt_kernel_ctx* ctx, int op, const char* name) {
     if (op == kFloorMod || op == kTruncMod)  // the CPU kernel's check, before any element
       for (int64_t i = 0; i < grt_tensor_num_elements(b); i++)
         if (pb[i] == 0) return grt_status_new(GRT_INVALID_ARGUMENT, "Integer division by zero");
-    BinaryHostInt32(op, bc, n, (const int32_t*)grt_tensor_data(a), pb, (int32_t*)grt_tensor_data(out));
+    BinaryHostInt32(op, bc, n, (const int32_t*)grt_tensor_data(a), pb,
+                    (int32_t*)grt_tensor_data(out));
     return NULL;
   }
   cudaStream_t s = grt_cuda_stream(ctx->stream);
@@ -273,35 +389,46 @@ grt_status* Binary(grt_kernel_ctx* ctx, int op, const char* name) {
     return Unsupported(name, dt);
   if (shift) {
     switch (dt) {
-      case GRT_INT8: LaunchBinary<int8_t>(op, bc, n, a, b, out, s); break;
-      case GRT_INT16: LaunchBinary<int16_t>(op, bc, n, a, b, out, s); break;
-      case GRT_INT32: LaunchBinary<int32_t>(op, bc, n, a, b, out, s); break;
-      case GRT_INT64: LaunchBinary<long long>(op, bc, n, a, b, out, s); break;
-      case GRT_UINT8: LaunchBinary<uint8_t>(op, bc, n, a, b, out, s); break;
-      default: return Unsupported(name, dt);
+      case GRT_INT8:
+        LaunchBinary<int8_t>(op, bc, n, a, b, out, s);
+        break;
+      case GRT_INT16:
+        LaunchBinary<int16_t>(op, bc, n, a, b, out, s);
+        break;
+      case GRT_INT32:
+        LaunchBinary<int32_t>(op, bc, n, a, b, out, s);
+        break;
+      case GRT_INT64:
+        LaunchBinary<long long>(op, bc, n, a, b, out, s);
+        break;
+      case GRT_UINT8:
+        LaunchBinary<uint8_t>(op, bc, n, a, b, out, s);
+        break;
+      default:
+        return Unsupported(name, dt);
     }
     return grt_cuda_launch_error(name);
   }
   switch (dt) {
     case GRT_FLOAT32:
-      BinaryKernel<float><<<Blocks(n), kThreads, 0, s>>>(op, bc, n, (const float*)grt_tensor_data(a),
-                                                        (const float*)grt_tensor_data(b),
-                                                        (float*)grt_tensor_data(out));
+      BinaryKernel<float><<<Blocks(n), kThreads, 0, s>>>(
+          op, bc, n, (const float*)grt_tensor_data(a), (const float*)grt_tensor_data(b),
+          (float*)grt_tensor_data(out));
       break;
     case GRT_FLOAT64:
-      BinaryKernel<double><<<Blocks(n), kThreads, 0, s>>>(op, bc, n, (const double*)grt_tensor_data(a),
-                                                         (const double*)grt_tensor_data(b),
-                                                         (double*)grt_tensor_data(out));
+      BinaryKernel<double><<<Blocks(n), kThreads, 0, s>>>(
+          op, bc, n, (const double*)grt_tensor_data(a), (const double*)grt_tensor_data(b),
+          (double*)grt_tensor_data(out));
       break;
     case GRT_FLOAT16:
-      BinaryKernel<__half, float><<<Blocks(n), kThreads, 0, s>>>(op, bc, n, (const __half*)grt_tensor_data(a),
-                                                                (const __half*)grt_tensor_data(b),
-                                                                (__half*)grt_tensor_data(out));
+      BinaryKernel<__half, float><<<Blocks(n), kThreads, 0, s>>>(
+          op, bc, n, (const __half*)grt_tensor_data(a), (const __half*)grt_tensor_data(b),
+          (__half*)grt_tensor_data(out));
       break;
     case GRT_BFLOAT16:
       BinaryKernel<__nv_bfloat16, float><<<Blocks(n), kThreads, 0, s>>>(
-          op, bc, n, (const __nv_bfloat16*)grt_tensor_data(a), (const __nv_bfloat16*)grt_tensor_data(b),
-          (__nv_bfloat16*)grt_tensor_data(out));
+          op, bc, n, (const __nv_bfloat16*)grt_tensor_data(a),
+          (const __nv_bfloat16*)grt_tensor_data(b), (__nv_bfloat16*)grt_tensor_data(out));
       break;
     case GRT_INT64:
       if (op == kDiv || op >= kTanhGrad) return Unsupported(name, dt);
@@ -331,8 +458,8 @@ grt_status* Unary(grt_kernel_ctx* ctx, int op, const char* name) {
   cudaStream_t s = grt_cuda_stream(ctx->stream);
   switch (dt) {
     case GRT_FLOAT16:
-      UnaryKernel<__half, float><<<Blocks(n), kThreads, 0, s>>>(op, n, (const __half*)grt_tensor_data(x),
-                                                               (__half*)grt_tensor_data(out));
+      UnaryKernel<__half, float><<<Blocks(n), kThreads, 0, s>>>(
+          op, n, (const __half*)grt_tensor_data(x), (__half*)grt_tensor_data(out));
       break;
     case GRT_BFLOAT16:
       UnaryKernel<__nv_bfloat16, float><<<Blocks(n), kThreads, 0, s>>>(
@@ -340,11 +467,11 @@ grt_status* Unary(grt_kernel_ctx* ctx, int op, const char* name) {
       break;
     case GRT_FLOAT32:
       UnaryKernel<float><<<Blocks(n), kThreads, 0, s>>>(op, n, (const float*)grt_tensor_data(x),
-                                                       (float*)grt_tensor_data(out));
+                                                        (float*)grt_tensor_data(out));
       break;
     case GRT_FLOAT64:
       UnaryKernel<double><<<Blocks(n), kThreads, 0, s>>>(op, n, (const double*)grt_tensor_data(x),
-                                                        (double*)grt_tensor_data(out));
+                                                         (double*)grt_tensor_data(out));
       break;
     case GRT_INT64:
       if (op > kSign) return Unsupported(name, dt);
@@ -374,11 +501,17 @@ grt_status* Classify(grt_kernel_ctx* ctx, bool inf, const char* name) {
       ClassifyKernel<__half><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const __half*)px, po);
       break;
     case GRT_BFLOAT16:
-      ClassifyKernel<__nv_bfloat16><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const __nv_bfloat16*)px, po);
+      ClassifyKernel<__nv_bfloat16>
+          <<<Blocks(n), kThreads, 0, s>>>(inf, n, (const __nv_bfloat16*)px, po);
       break;
-    case GRT_FLOAT32: ClassifyKernel<float><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const float*)px, po); break;
-    case GRT_FLOAT64: ClassifyKernel<double><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const double*)px, po); break;
-    default: return Unsupported(name, dt);
+    case GRT_FLOAT32:
+      ClassifyKernel<float><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const float*)px, po);
+      break;
+    case GRT_FLOAT64:
+      ClassifyKernel<double><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const double*)px, po);
+      break;
+    default:
+      return Unsupported(name, dt);
   }
   return grt_cuda_launch_error(name);
 }
@@ -432,14 +565,20 @@ UN(Ceil, kCeil)
 UN(Round, kRound)
 UN(Erf, kErf)
 
-#define K(name) {#name, name##Compute, NULL, NULL, 0}
+#define K(name) \
+  { #name, name##Compute, NULL, NULL, 0 }
 const grt_op_kernel kKernels[] = {
-    K(Add),  K(AddV2), K(Sub),  K(Mul),  K(RealDiv), K(Maximum), K(Minimum),
-    K(SquaredDifference), K(TanhGrad), K(SigmoidGrad), K(ReluGrad),
-    K(Neg),  K(Abs),   K(Square), K(Sqrt), K(Rsqrt), K(Exp), K(Log), K(Tanh), K(Sigmoid), K(Relu),
-    K(FloorMod), K(TruncateMod), K(LeftShift), K(RightShift), K(Sign), K(Sin), K(Cos), K(Tan),
-    K(Asin), K(Acos), K(Atan), K(Sinh), K(Cosh), K(Asinh), K(Acosh), K(Atanh), K(Floor), K(Ceil),
-    K(Round), K(Erf), K(IsNan), K(IsInf),
+    K(Add),        K(AddV2),       K(Sub),         K(Mul),
+    K(RealDiv),    K(Maximum),     K(Minimum),     K(SquaredDifference),
+    K(TanhGrad),   K(SigmoidGrad), K(ReluGrad),    K(Neg),
+    K(Abs),        K(Square),      K(Sqrt),        K(Rsqrt),
+    K(Exp),        K(Log),         K(Tanh),        K(Sigmoid),
+    K(Relu),       K(FloorMod),    K(TruncateMod), K(LeftShift),
+    K(RightShift), K(Sign),        K(Sin),         K(Cos),
+    K(Tan),        K(Asin),        K(Acos),        K(Atan),
+    K(Sinh),       K(Cosh),        K(Asinh),       K(Acosh),
+    K(Atanh),      K(Floor),       K(Ceil),        K(Round),
+    K(Erf),        K(IsNan),       K(IsInf),
 };
 
 }  // namespace

@@ -22,9 +22,10 @@ grt_status* FusedOps(const grt_kernel_ctx* ctx, int* act) {
   grt_status* st = grt_kernel_attr_string_list(ctx, "fused_ops", &ops, &n);
   if (st) return st;
   if (n < 1 || n > 2 || strcmp(ops[0], "BiasAdd") != 0)
-    return grt_status_new(GRT_UNIMPLEMENTED,
-                          "fused_ops must be [BiasAdd] or [BiasAdd, Relu|Relu6|Elu], got %d ops starting with '%s'",
-                          (int)n, n > 0 ? ops[0] : "");
+    return grt_status_new(
+        GRT_UNIMPLEMENTED,
+        "fused_ops must be [BiasAdd] or [BiasAdd, Relu|Relu6|Elu], got %d ops starting with '%s'",
+        (int)n, n > 0 ? ops[0] : "");
   *act = kNone;
   if (n == 1) return NULL;
   static const struct {
@@ -41,16 +42,21 @@ grt_status* FusedOps(const grt_kernel_ctx* ctx, int* act) {
 
 __device__ inline float Activate(int act, float x) {
   switch (act) {
-    case kRelu: return x > 0.0f ? x : 0.0f;
-    case kRelu6: return x > 0.0f ? (x < 6.0f ? x : 6.0f) : 0.0f;
-    case kElu: return x > 0.0f ? x : expm1f(x);
-    default: return x;
+    case kRelu:
+      return x > 0.0f ? x : 0.0f;
+    case kRelu6:
+      return x > 0.0f ? (x < 6.0f ? x : 6.0f) : 0.0f;
+    case kElu:
+      return x > 0.0f ? x : expm1f(x);
+    default:
+      return x;
   }
 }
 
 // y[i] = act(y[i] + bias[channel of i]); the channel is (i / inner) % channels
 // (inner 1: channels innermost, NHWC and matrices; inner H*W: NCHW).
-__global__ void BiasActKernel(int64_t n, int64_t inner, int64_t channels, int act, const float* bias, float* y) {
+__global__ void BiasActKernel(int64_t n, int64_t inner, int64_t channels, int act,
+                              const float* bias, float* y) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x)
     y[i] = Activate(act, y[i] + bias[(i / inner) % channels]);
@@ -62,7 +68,8 @@ grt_status* NeedF32(const char* op, const grt_tensor* t) {
 
 grt_status* Inputs(const grt_kernel_ctx* ctx, const char* op, int* act) {
   if (ctx->n_inputs != 3)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "%s takes two operands and one bias (num_args 1), got %d inputs", op,
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "%s takes two operands and one bias (num_args 1), got %d inputs", op,
                           (int)ctx->n_inputs);
   grt_status* st = NULL;
   for (int i = 0; i < 3 && !st; i++) st = NeedF32(op, ctx->inputs[i]);
@@ -72,8 +79,8 @@ grt_status* Inputs(const grt_kernel_ctx* ctx, const char* op, int* act) {
 grt_status* BiasCheck(const grt_tensor* bias, int64_t want) {
   char buf[96];
   if (grt_tensor_rank(bias) != 1 || grt_tensor_dim(bias, 0) != want)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "bias must be a vector of %lld elements, got %s", (long long)want,
-                          ShapeStr(bias, buf, sizeof buf));
+    return grt_status_new(GRT_INVALID_ARGUMENT, "bias must be a vector of %lld elements, got %s",
+                          (long long)want, ShapeStr(bias, buf, sizeof buf));
   return NULL;
 }
 
@@ -82,7 +89,8 @@ grt_status* BiasAct(grt_kernel_ctx* ctx, int64_t inner, int64_t channels, int ac
   int64_t n = grt_tensor_num_elements(y);
   if (n == 0 || channels == 0) return NULL;
   BiasActKernel<<<Blocks(n), kThreads, 0, grt_cuda_stream(ctx->stream)>>>(
-      n, inner, channels, act, (const float*)grt_tensor_data(ctx->inputs[2]), (float*)grt_tensor_data(y));
+      n, inner, channels, act, (const float*)grt_tensor_data(ctx->inputs[2]),
+      (float*)grt_tensor_data(y));
   return Launched(op);
 }
 
@@ -94,7 +102,8 @@ grt_status* FusedMatMul(grt_kernel_ctx* ctx) {
   bool tb = false;
   if ((st = grt_kernel_attr_bool(ctx, "transpose_b", &tb))) return st;
   const grt_tensor* b = ctx->inputs[1];
-  if (grt_tensor_rank(b) == 2 && (st = BiasCheck(ctx->inputs[2], grt_tensor_dim(b, tb ? 0 : 1)))) return st;
+  if (grt_tensor_rank(b) == 2 && (st = BiasCheck(ctx->inputs[2], grt_tensor_dim(b, tb ? 0 : 1))))
+    return st;
   if ((st = grt_cuda_matmul_forward(ctx))) return st;  // checks the operands, allocates output 0
   return BiasAct(ctx, 1, grt_tensor_dim(ctx->outputs[0], 1), act, op);
 }
@@ -115,8 +124,8 @@ grt_status* FusedConv2D(grt_kernel_ctx* ctx) {
     format = "NHWC";
   }
   bool nchw = strcmp(format, "NCHW") == 0;
-  return BiasAct(ctx, nchw ? grt_tensor_dim(y, 2) * grt_tensor_dim(y, 3) : 1, grt_tensor_dim(y, nchw ? 1 : 3), act,
-                 op);
+  return BiasAct(ctx, nchw ? grt_tensor_dim(y, 2) * grt_tensor_dim(y, 3) : 1,
+                 grt_tensor_dim(y, nchw ? 1 : 3), act, op);
 }
 
 const grt_op_kernel kKernels[] = {

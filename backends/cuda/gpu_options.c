@@ -10,9 +10,12 @@
 #include <strings.h>
 
 static grt_status* parse_bool(const char* v, bool* out) {
-  if (!strcasecmp(v, "true") || !strcmp(v, "1")) *out = true;
-  else if (!strcasecmp(v, "false") || !strcmp(v, "0")) *out = false;
-  else return grt_status_new(GRT_INVALID_ARGUMENT, "'%s' is not a bool (true/false)", v);
+  if (!strcasecmp(v, "true") || !strcmp(v, "1"))
+    *out = true;
+  else if (!strcasecmp(v, "false") || !strcmp(v, "0"))
+    *out = false;
+  else
+    return grt_status_new(GRT_INVALID_ARGUMENT, "'%s' is not a bool (true/false)", v);
   return NULL;
 }
 

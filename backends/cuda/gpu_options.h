@@ -30,9 +30,9 @@ extern const grt_backend_options grt_options_gpu;
 /* The values as the CUDA backend uses them. */
 typedef struct grt_gpu_options {
   bool allow_growth;
-  double memory_fraction;                   /* 0 < f <= 1 */
+  double memory_fraction;                    /* 0 < f <= 1 */
   int64_t virtual_mib[GRT_MAX_VIRTUAL_GPUS]; /* MiB per logical GPU on each card */
-  int32_t virtual_count;                    /* 0: one logical GPU per card */
+  int32_t virtual_count;                     /* 0: one logical GPU per card */
 } grt_gpu_options;
 
 /* Reads the values a session handed over (cfg->options, cfg->n_options);
@@ -45,4 +45,4 @@ GRT_MUST_USE grt_status* grt_gpu_options_parse(const char* const* values, int32_
 }
 #endif
 
-#endif  /* GRT_BACKENDS_CUDA_GPU_OPTIONS_H_ */
+#endif /* GRT_BACKENDS_CUDA_GPU_OPTIONS_H_ */

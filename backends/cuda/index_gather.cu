@@ -24,7 +24,8 @@ __global__ void CheckRangeKernel(int64_t total, grt_dtype it, const void* ind, i
 
 // out[b][o][j][:] = params[b][o][indices[b][j]][:]
 __global__ void GatherV2Kernel(int64_t total, int64_t outer, int64_t m, int64_t inner, int64_t n,
-                               grt_dtype it, const void* ind, const void* params, void* out, int size) {
+                               grt_dtype it, const void* ind, const void* params, void* out,
+                               int size) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
        i += (int64_t)gridDim.x * blockDim.x) {
     int64_t in = i % inner, rest = i / inner;
@@ -42,8 +43,7 @@ grt_status* GatherV2(grt_kernel_ctx* ctx) {
   if (st) return st;
   if (grt_tensor_rank(ax) != 0 || grt_tensor_num_elements(ax) != 1)
     return grt_status_new(GRT_INVALID_ARGUMENT, "axis must be a scalar");
-  if (!IsIndexType(grt_tensor_dtype(ind)))
-    return NoKernel("GatherV2", grt_tensor_dtype(ind));
+  if (!IsIndexType(grt_tensor_dtype(ind))) return NoKernel("GatherV2", grt_tensor_dtype(ind));
   int64_t axis = HostInt(ax, 0);
   grt_shape ps = ShapeOf(p), is = ShapeOf(ind);
   int32_t r = ps.rank;
@@ -54,28 +54,30 @@ grt_status* GatherV2(grt_kernel_ctx* ctx) {
   axis = g.axis;
   const grt_shape& os = g.out;
 
-  int64_t batches = Product(ps, 0, (int32_t)batch_dims), outer = Product(ps, (int32_t)batch_dims, (int32_t)axis);
+  int64_t batches = Product(ps, 0, (int32_t)batch_dims),
+          outer = Product(ps, (int32_t)batch_dims, (int32_t)axis);
   int64_t inner = Product(ps, (int32_t)axis + 1, r), n = ps.dims[axis];
   int64_t total = grt_tensor_num_elements(ind), m = batches ? total / batches : 0;
   cudaStream_t s = grt_cuda_stream(ctx->stream);
   if (total > 0) {
     grt_tensor* word;
     if ((st = NewFault(ctx, &word))) return st;
-    CheckRangeKernel<<<Blocks(total), kThreads, 0, s>>>(total, grt_tensor_dtype(ind), grt_tensor_data(ind), n,
+    CheckRangeKernel<<<Blocks(total), kThreads, 0, s>>>(total, grt_tensor_dtype(ind),
+                                                        grt_tensor_data(ind), n,
                                                         (unsigned long long*)grt_tensor_data(word));
     int64_t bad;
     if ((st = ReadFault(ctx, word, &bad))) return st;
     if (bad >= 0)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "indices[%lld] = %lld is not in [0, %lld)", (long long)bad,
-                            DeviceIndex(ctx, ind, bad), (long long)n);
+      return grt_status_new(GRT_INVALID_ARGUMENT, "indices[%lld] = %lld is not in [0, %lld)",
+                            (long long)bad, DeviceIndex(ctx, ind, bad), (long long)n);
   }
   grt_tensor* out;
   if ((st = grt_kernel_alloc_output(ctx, 0, grt_tensor_dtype(p), &os, &out))) return st;
   int64_t count = NumElements(os);
   if (count == 0) return NULL;
-  GatherV2Kernel<<<Blocks(count), kThreads, 0, s>>>(count, outer, m, inner, n, grt_tensor_dtype(ind),
-                                                    grt_tensor_data(ind), grt_tensor_data(p), grt_tensor_data(out),
-                                                    (int)grt_dtype_size(grt_tensor_dtype(p)));
+  GatherV2Kernel<<<Blocks(count), kThreads, 0, s>>>(
+      count, outer, m, inner, n, grt_tensor_dtype(ind), grt_tensor_data(ind), grt_tensor_data(p),
+      grt_tensor_data(out), (int)grt_dtype_size(grt_tensor_dtype(p)));
   return Launched("GatherV2");
 }
 
@@ -97,9 +99,10 @@ grt_status* GatherNd(grt_kernel_ctx* ctx) {
   if (is.rank < 1) return grt_status_new(GRT_INVALID_ARGUMENT, "indices must be at least a vector");
   int64_t k = is.dims[is.rank - 1];
   if (k > ps.rank)
-    return grt_status_new(GRT_INVALID_ARGUMENT,
-                          "index innermost dimension length must be <= params rank; saw: %lld vs. %d",
-                          (long long)k, (int)ps.rank);
+    return grt_status_new(
+        GRT_INVALID_ARGUMENT,
+        "index innermost dimension length must be <= params rank; saw: %lld vs. %d", (long long)k,
+        (int)ps.rank);
   grt_shape os;
   os.rank = 0;
   if (is.rank - 1 + ps.rank - k > GRT_MAX_RANK)
@@ -113,17 +116,18 @@ grt_status* GatherNd(grt_kernel_ctx* ctx) {
   grt_status* st = CheckRows(ctx, ind, k, count, ps, &stride, &bad);
   if (st) return st;
   if (bad >= 0)
-    return grt_status_new(GRT_INVALID_ARGUMENT,
-                          "indices[%lld][%lld] = %lld does not index into param dimension %lld of size %lld",
-                          (long long)(bad / k), (long long)(bad % k), DeviceIndex(ctx, ind, bad),
-                          (long long)(bad % k), (long long)ps.dims[bad % k]);
+    return grt_status_new(
+        GRT_INVALID_ARGUMENT,
+        "indices[%lld][%lld] = %lld does not index into param dimension %lld of size %lld",
+        (long long)(bad / k), (long long)(bad % k), DeviceIndex(ctx, ind, bad),
+        (long long)(bad % k), (long long)ps.dims[bad % k]);
   grt_tensor* out;
   if ((st = grt_kernel_alloc_output(ctx, 0, grt_tensor_dtype(p), &os, &out))) return st;
   int64_t total = count * slice;
   if (total == 0) return NULL;
-  GatherNdKernel<<<Blocks(total), kThreads, 0, s>>>(total, k, slice, stride, grt_tensor_dtype(ind),
-                                                    grt_tensor_data(ind), grt_tensor_data(p), grt_tensor_data(out),
-                                                    (int)grt_dtype_size(grt_tensor_dtype(p)));
+  GatherNdKernel<<<Blocks(total), kThreads, 0, s>>>(
+      total, k, slice, stride, grt_tensor_dtype(ind), grt_tensor_data(ind), grt_tensor_data(p),
+      grt_tensor_data(out), (int)grt_dtype_size(grt_tensor_dtype(p)));
   return Launched("GatherNd");
 }
 

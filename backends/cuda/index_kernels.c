@@ -3,7 +3,8 @@
 
 #include "cuda_internal.h"
 
-#define K(op, fn) {op, fn, NULL, NULL, 0}
+#define K(op, fn) \
+  { op, fn, NULL, NULL, 0 }
 static const grt_op_kernel kKernels[] = {
     K("Range", grt_cuda_range),
     K("GatherV2", grt_cuda_gather_v2),

@@ -45,12 +45,15 @@ __host__ __device__ inline int64_t PadSource(const PadGeom& g, int64_t o) {
 }
 
 // fill: the constant's one element in device memory, or NULL for zero.
-__global__ void PadKernel(int64_t n, PadGeom g, const void* x, const void* fill, void* y, int size) {
+__global__ void PadKernel(int64_t n, PadGeom g, const void* x, const void* fill, void* y,
+                          int size) {
   for (int64_t o = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; o < n;
        o += (int64_t)gridDim.x * blockDim.x) {
     int64_t src = PadSource(g, o);
-    if (src >= 0) CopyElem(y, o, x, src, size);
-    else if (fill) CopyElem(y, o, fill, 0, size);
+    if (src >= 0)
+      CopyElem(y, o, x, src, size);
+    else if (fill)
+      CopyElem(y, o, fill, 0, size);
     else {
       unsigned long long zero = 0;
       CopyElem(y, o, &zero, 0, size);
@@ -67,14 +70,18 @@ grt_status* Pad(grt_kernel_ctx* ctx, const char* name) {
   if (mirror) {
     const char* m = NULL;
     if ((st = grt_kernel_attr_string(ctx, "mode", &m))) return st;
-    if (strcmp(m, "REFLECT") == 0) g.mode = kReflect;
-    else if (strcmp(m, "SYMMETRIC") == 0) g.mode = kSymmetric;
-    else return grt_status_new(GRT_INVALID_ARGUMENT, "mode must be REFLECT or SYMMETRIC, got '%s'", m);
+    if (strcmp(m, "REFLECT") == 0)
+      g.mode = kReflect;
+    else if (strcmp(m, "SYMMETRIC") == 0)
+      g.mode = kSymmetric;
+    else
+      return grt_status_new(GRT_INVALID_ARGUMENT, "mode must be REFLECT or SYMMETRIC, got '%s'", m);
   }
   int32_t r = grt_tensor_rank(x);
   if (grt_tensor_rank(p) != 2 || grt_tensor_dim(p, 0) != r || grt_tensor_dim(p, 1) != 2)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "paddings must be a matrix [%d, 2] for an input of rank %d",
-                          (int)r, (int)r);
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "paddings must be a matrix [%d, 2] for an input of rank %d", (int)r,
+                          (int)r);
   if (!IsIndexType(grt_tensor_dtype(p))) return NoKernel(name, grt_tensor_dtype(p));
   const grt_tensor* cv = v2 ? ctx->inputs[2] : NULL;
   if (cv && grt_tensor_num_elements(cv) != 1)
@@ -84,13 +91,14 @@ grt_status* Pad(grt_kernel_ctx* ctx, const char* name) {
   for (int32_t i = 0; i < r; i++) {
     int64_t b = HostInt(p, 2 * i), e = HostInt(p, 2 * i + 1), d = shape.dims[i];
     if (b < 0 || e < 0)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "Paddings must be non-negative: %lld %lld", (long long)b,
-                            (long long)e);
+      return grt_status_new(GRT_INVALID_ARGUMENT, "Paddings must be non-negative: %lld %lld",
+                            (long long)b, (long long)e);
     int64_t most = g.mode == kReflect ? d - 1 : d;
     if (g.mode != kConstant && (b > most || e > most))
-      return grt_status_new(GRT_INVALID_ARGUMENT,
-                            "paddings must be no greater than the dimension size%s: %lld, %lld greater than %lld",
-                            g.mode == kReflect ? " minus 1" : "", (long long)b, (long long)e, (long long)most);
+      return grt_status_new(
+          GRT_INVALID_ARGUMENT,
+          "paddings must be no greater than the dimension size%s: %lld, %lld greater than %lld",
+          g.mode == kReflect ? " minus 1" : "", (long long)b, (long long)e, (long long)most);
     g.before[i] = b;
     g.in_dims[i] = d;
     shape.dims[i] = d + b + e;
@@ -123,4 +131,6 @@ grt_status* Pad(grt_kernel_ctx* ctx, const char* name) {
 
 extern "C" grt_status* grt_cuda_pad(grt_kernel_ctx* c) { return grt_cuda::Pad(c, "Pad"); }
 extern "C" grt_status* grt_cuda_pad_v2(grt_kernel_ctx* c) { return grt_cuda::Pad(c, "PadV2"); }
-extern "C" grt_status* grt_cuda_mirror_pad(grt_kernel_ctx* c) { return grt_cuda::Pad(c, "MirrorPad"); }
+extern "C" grt_status* grt_cuda_mirror_pad(grt_kernel_ctx* c) {
+  return grt_cuda::Pad(c, "MirrorPad");
+}

@@ -25,14 +25,20 @@ __global__ void CumsumKernel(int64_t lines, int64_t n, int64_t inner, bool exclu
     for (int64_t s = 0; s < n; s++) {
       int64_t at = (o * n + (reverse ? n - 1 - s : s)) * inner + in;
       if (exclusive) {
-        if (fl) StoreF(dt, y, at, sf);
-        else StoreI(dt, y, at, (long long)si);
+        if (fl)
+          StoreF(dt, y, at, sf);
+        else
+          StoreI(dt, y, at, (long long)si);
       }
-      if (fl) sf += LoadF(dt, x, at);
-      else si += (unsigned long long)LoadI(dt, x, at);
+      if (fl)
+        sf += LoadF(dt, x, at);
+      else
+        si += (unsigned long long)LoadI(dt, x, at);
       if (!exclusive) {
-        if (fl) StoreF(dt, y, at, sf);
-        else StoreI(dt, y, at, (long long)si);
+        if (fl)
+          StoreF(dt, y, at, sf);
+        else
+          StoreI(dt, y, at, (long long)si);
       }
     }
   }
@@ -40,7 +46,8 @@ __global__ void CumsumKernel(int64_t lines, int64_t n, int64_t inner, bool exclu
 
 grt_status* Cumsum(grt_kernel_ctx* ctx) {
   const grt_tensor *x = ctx->inputs[0], *ax = ctx->inputs[1];
-  if (grt_tensor_rank(ax) != 0) return grt_status_new(GRT_INVALID_ARGUMENT, "axis must be a scalar");
+  if (grt_tensor_rank(ax) != 0)
+    return grt_status_new(GRT_INVALID_ARGUMENT, "axis must be a scalar");
   bool exclusive = false, reverse = false;
   grt_status* st;
   if ((st = grt_kernel_attr_bool(ctx, "exclusive", &exclusive))) return st;
@@ -51,8 +58,8 @@ grt_status* Cumsum(grt_kernel_ctx* ctx) {
   int32_t r = xs.rank;
   int64_t axis = HostInt(ax, 0);
   if (axis < -r || axis >= r)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "axis must be in the range [%d, %d), got %lld", -r, r,
-                          (long long)axis);
+    return grt_status_new(GRT_INVALID_ARGUMENT, "axis must be in the range [%d, %d), got %lld", -r,
+                          r, (long long)axis);
   if (axis < 0) axis += r;
   grt_tensor* y;
   if ((st = grt_kernel_alloc_output(ctx, 0, dt, &xs, &y))) return st;
@@ -64,20 +71,25 @@ grt_status* Cumsum(grt_kernel_ctx* ctx) {
   return Launched("Cumsum");
 }
 
-__global__ void RangeKernel(int64_t n, grt_dtype dt, long long start_i, long long delta_i, double start_f,
-                            double delta_f, void* y) {
+__global__ void RangeKernel(int64_t n, grt_dtype dt, long long start_i, long long delta_i,
+                            double start_f, double delta_f, void* y) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
-    if (IsFloat(dt)) StoreF(dt, y, i, start_f + (double)i * delta_f);
-    else StoreI(dt, y, i, start_i + i * delta_i);
+    if (IsFloat(dt))
+      StoreF(dt, y, i, start_f + (double)i * delta_f);
+    else
+      StoreI(dt, y, i, start_i + i * delta_i);
   }
 }
 
 double HostDouble(const grt_tensor* t) {
   switch (grt_tensor_dtype(t)) {
-    case GRT_FLOAT32: return *(const float*)grt_tensor_data(t);
-    case GRT_FLOAT64: return *(const double*)grt_tensor_data(t);
-    default: return (double)HostInt(t, 0);
+    case GRT_FLOAT32:
+      return *(const float*)grt_tensor_data(t);
+    case GRT_FLOAT64:
+      return *(const double*)grt_tensor_data(t);
+    default:
+      return (double)HostInt(t, 0);
   }
 }
 
@@ -96,18 +108,22 @@ grt_status* Range(grt_kernel_ctx* ctx) {
          delta_f = HostDouble(ctx->inputs[2]);
   if (delta_f == 0) return grt_status_new(GRT_INVALID_ARGUMENT, "Requires delta != 0: 0");
   if (delta_f > 0 && start_f > limit_f)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Requires start <= limit when delta > 0: %g/%g", start_f, limit_f);
+    return grt_status_new(GRT_INVALID_ARGUMENT, "Requires start <= limit when delta > 0: %g/%g",
+                          start_f, limit_f);
   if (delta_f < 0 && start_f < limit_f)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Requires start >= limit when delta < 0: %g/%g", start_f, limit_f);
+    return grt_status_new(GRT_INVALID_ARGUMENT, "Requires start >= limit when delta < 0: %g/%g",
+                          start_f, limit_f);
   long long start_i = 0, delta_i = 0;
   int64_t n;
   if (integer) {
     start_i = HostInt(ctx->inputs[0], 0);
     long long limit_i = HostInt(ctx->inputs[1], 0);
     delta_i = HostInt(ctx->inputs[2], 0);
-    unsigned long long span = limit_i >= start_i ? (unsigned long long)limit_i - (unsigned long long)start_i
-                                                 : (unsigned long long)start_i - (unsigned long long)limit_i;
-    unsigned long long step = delta_i > 0 ? (unsigned long long)delta_i : 0ull - (unsigned long long)delta_i;
+    unsigned long long span = limit_i >= start_i
+                                  ? (unsigned long long)limit_i - (unsigned long long)start_i
+                                  : (unsigned long long)start_i - (unsigned long long)limit_i;
+    unsigned long long step =
+        delta_i > 0 ? (unsigned long long)delta_i : 0ull - (unsigned long long)delta_i;
     n = (int64_t)((span + step - 1) / step);
   } else {
     double count = ceil(fabs((limit_f - start_f) / delta_f));
@@ -123,8 +139,8 @@ grt_status* Range(grt_kernel_ctx* ctx) {
     for (int64_t i = 0; i < n; i++) p[i] = (int32_t)(start_i + i * delta_i);
     return NULL;
   }
-  RangeKernel<<<Blocks(n), kThreads, 0, grt_cuda_stream(ctx->stream)>>>(n, dt, start_i, delta_i, start_f, delta_f,
-                                                                        grt_tensor_data(y));
+  RangeKernel<<<Blocks(n), kThreads, 0, grt_cuda_stream(ctx->stream)>>>(
+      n, dt, start_i, delta_i, start_f, delta_f, grt_tensor_data(y));
   return Launched("Range");
 }
 

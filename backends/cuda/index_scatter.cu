@@ -19,8 +19,9 @@ using namespace index;
 
 enum Mode { kUpdate, kAdd, kMax, kMin };
 
-__global__ void ScatterKernel(int mode, int64_t count, int64_t k, int64_t slice, Dims stride, grt_dtype it,
-                              const void* ind, grt_dtype dt, const void* up, void* out, int size) {
+__global__ void ScatterKernel(int mode, int64_t count, int64_t k, int64_t slice, Dims stride,
+                              grt_dtype it, const void* ind, grt_dtype dt, const void* up,
+                              void* out, int size) {
   bool fl = IsFloat(dt);
   for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < slice;
        e += (int64_t)gridDim.x * blockDim.x) {
@@ -32,10 +33,13 @@ __global__ void ScatterKernel(int mode, int64_t count, int64_t k, int64_t slice,
         CopyElem(out, at, up, from, size);
       } else if (fl) {
         double a = LoadF(dt, out, at), b = LoadF(dt, up, from);
-        StoreF(dt, out, at, mode == kAdd ? a + b : mode == kMax ? (a > b ? a : b) : (a < b ? a : b));
+        StoreF(dt, out, at,
+               mode == kAdd   ? a + b
+               : mode == kMax ? (a > b ? a : b)
+                              : (a < b ? a : b));
       } else {
         long long a = LoadI(dt, out, at), b = LoadI(dt, up, from);
-        long long r = mode == kAdd ? (long long)((unsigned long long)a + (unsigned long long)b)
+        long long r = mode == kAdd   ? (long long)((unsigned long long)a + (unsigned long long)b)
                       : mode == kMax ? (a > b ? a : b)
                                      : (a < b ? a : b);
         StoreI(dt, out, at, r);
@@ -56,8 +60,9 @@ grt_status* Scatter(grt_kernel_ctx* ctx, int mode, const char* name) {
   int32_t ir = is.rank;
   int64_t k = is.dims[ir - 1];
   if (k > ts.rank)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "indices.shape[-1] = %lld exceeds the tensor's rank %d",
-                          (long long)k, (int)ts.rank);
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "indices.shape[-1] = %lld exceeds the tensor's rank %d", (long long)k,
+                          (int)ts.rank);
   bool ok = us.rank == ir - 1 + ts.rank - (int32_t)k;
   int64_t count = 1, slice = 1;
   for (int32_t i = 0; ok && i < ir - 1; i++) {
@@ -69,8 +74,9 @@ grt_status* Scatter(grt_kernel_ctx* ctx, int mode, const char* name) {
     slice *= ts.dims[i];
   }
   if (!ok)
-    return grt_status_new(GRT_INVALID_ARGUMENT,
-                          "updates must have shape indices.shape[:-1] + tensor.shape[indices.shape[-1]:]");
+    return grt_status_new(
+        GRT_INVALID_ARGUMENT,
+        "updates must have shape indices.shape[:-1] + tensor.shape[indices.shape[-1]:]");
   cudaStream_t s = grt_cuda_stream(ctx->stream);
   Dims stride;
   int64_t bad;
@@ -89,9 +95,9 @@ grt_status* Scatter(grt_kernel_ctx* ctx, int mode, const char* name) {
                                     "cudaMemcpyAsync")))
     return st;
   if (count == 0 || slice == 0) return NULL;
-  ScatterKernel<<<Blocks(slice), kThreads, 0, s>>>(mode, count, k, slice, stride, grt_tensor_dtype(ind),
-                                                   grt_tensor_data(ind), dt, grt_tensor_data(up),
-                                                   grt_tensor_data(out), (int)grt_dtype_size(dt));
+  ScatterKernel<<<Blocks(slice), kThreads, 0, s>>>(
+      mode, count, k, slice, stride, grt_tensor_dtype(ind), grt_tensor_data(ind), dt,
+      grt_tensor_data(up), grt_tensor_data(out), (int)grt_dtype_size(dt));
   return Launched(name);
 }
 

@@ -22,12 +22,18 @@ inline bool OutputOnHost(const grt_kernel_ctx* ctx, int k) {
 inline int64_t HostInt(const grt_tensor* t, int64_t i) {
   const void* d = grt_tensor_data(t);
   switch (grt_tensor_dtype(t)) {
-    case GRT_INT32: return static_cast<const int32_t*>(d)[i];
-    case GRT_INT64: return static_cast<const int64_t*>(d)[i];
-    case GRT_INT16: return static_cast<const int16_t*>(d)[i];
-    case GRT_INT8: return static_cast<const int8_t*>(d)[i];
-    case GRT_UINT8: return static_cast<const uint8_t*>(d)[i];
-    default: return 0;
+    case GRT_INT32:
+      return static_cast<const int32_t*>(d)[i];
+    case GRT_INT64:
+      return static_cast<const int64_t*>(d)[i];
+    case GRT_INT16:
+      return static_cast<const int16_t*>(d)[i];
+    case GRT_INT8:
+      return static_cast<const int8_t*>(d)[i];
+    case GRT_UINT8:
+      return static_cast<const uint8_t*>(d)[i];
+    default:
+      return 0;
   }
 }
 
@@ -51,7 +57,8 @@ inline bool SameShape(const grt_tensor* a, const grt_tensor* b) {
 inline const char* ShapeStr(const grt_tensor* t, char* buf, size_t size) {
   size_t at = (size_t)snprintf(buf, size, "[");
   for (int32_t d = 0; d < grt_tensor_rank(t) && at < size; d++)
-    at += (size_t)snprintf(buf + at, size - at, "%s%lld", d ? "," : "", (long long)grt_tensor_dim(t, d));
+    at += (size_t)snprintf(buf + at, size - at, "%s%lld", d ? "," : "",
+                           (long long)grt_tensor_dim(t, d));
   if (at < size) snprintf(buf + at, size - at, "]");
   return buf;
 }

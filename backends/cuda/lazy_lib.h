@@ -24,16 +24,16 @@ typedef struct {
 } grt_lazy_symbol;
 
 typedef struct {
-  const char* what;                /* "cuBLAS": how messages name it */
-  const char* const* sonames;      /* tried in order, NULL-terminated */
-  const grt_lazy_symbol* symbols;  /* every call, resolved together */
+  const char* what;               /* "cuBLAS": how messages name it */
+  const char* const* sonames;     /* tried in order, NULL-terminated */
+  const grt_lazy_symbol* symbols; /* every call, resolved together */
   size_t n_symbols;
-  void* table;                     /* the struct the addresses go into */
+  void* table; /* the struct the addresses go into */
   /* State, zero-initialised but for mu (PTHREAD_MUTEX_INITIALIZER). */
   pthread_mutex_t mu;
-  int state;                       /* 0 untried, 1 open, 2 failed (atomic) */
+  int state; /* 0 untried, 1 open, 2 failed (atomic) */
   void* handle;
-  char error[512];                 /* why it failed, kept for every later caller */
+  char error[512]; /* why it failed, kept for every later caller */
 } grt_lazy_lib;
 
 /* A table's field for `symbol`, typed from the library's own header (the

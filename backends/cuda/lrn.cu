@@ -26,7 +26,8 @@ __device__ inline float Norm(const Lrn& p, const float* row, int64_t d) {
 }
 
 __global__ void LrnKernel(Lrn p, int64_t n, const float* x, float* y) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
     int64_t d = i % p.depth;
     const float* row = x + (i - d);
     y[i] = x[i] * powf(Norm(p, row, d), -p.beta);
@@ -34,19 +35,22 @@ __global__ void LrnKernel(Lrn p, int64_t n, const float* x, float* y) {
 }
 
 __global__ void LrnGradKernel(Lrn p, int64_t n, const float* dy, const float* x, float* dx) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
     int64_t d = i % p.depth, base = i - d;
     const float* row = x + base;
     const float* grow = dy + base;
     int64_t lo = d - p.r < 0 ? 0 : d - p.r, hi = d + p.r >= p.depth ? p.depth - 1 : d + p.r;
     float acc = 0;
-    for (int64_t j = lo; j <= hi; j++) acc += grow[j] * row[j] * powf(Norm(p, row, j), -p.beta - 1.0f);
+    for (int64_t j = lo; j <= hi; j++)
+      acc += grow[j] * row[j] * powf(Norm(p, row, j), -p.beta - 1.0f);
     dx[i] = grow[d] * powf(Norm(p, row, d), -p.beta) - 2.0f * p.alpha * p.beta * row[d] * acc;
   }
 }
 
 grt_status* Params(const grt_kernel_ctx* ctx, const grt_tensor* x, Lrn* p) {
-  if (grt_tensor_rank(x) != 4) return grt_status_new(GRT_INVALID_ARGUMENT, "input must be 4-dimensional");
+  if (grt_tensor_rank(x) != 4)
+    return grt_status_new(GRT_INVALID_ARGUMENT, "input must be 4-dimensional");
   if (grt_tensor_dtype(x) != GRT_FLOAT32) return NoKernel("LRN", grt_tensor_dtype(x));
   grt_status* st = grt_kernel_attr_int(ctx, "depth_radius", &p->r);
   if (!st) st = grt_kernel_attr_float(ctx, "alpha", &p->alpha);
@@ -68,8 +72,8 @@ grt_status* LrnCompute(grt_kernel_ctx* ctx) {
   if ((st = grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &s, &y))) return st;
   int64_t n = NumElements(s);
   if (n == 0) return NULL;
-  LrnKernel<<<Blocks(n), kThreads, 0, grt_cuda_stream(ctx->stream)>>>(p, n, (const float*)grt_tensor_data(x),
-                                                                      (float*)grt_tensor_data(y));
+  LrnKernel<<<Blocks(n), kThreads, 0, grt_cuda_stream(ctx->stream)>>>(
+      p, n, (const float*)grt_tensor_data(x), (float*)grt_tensor_data(y));
   return Launched("LRN");
 }
 
@@ -80,14 +84,16 @@ grt_status* LrnGradCompute(grt_kernel_ctx* ctx) {
   grt_status* st = Params(ctx, x, &p);
   if (st) return st;
   if (!SameShape(dy, x) || grt_tensor_dtype(dy) != GRT_FLOAT32)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "LRNGrad: input_grads and input_image must have the same shape");
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "LRNGrad: input_grads and input_image must have the same shape");
   grt_shape s = ShapeOf(x);
   grt_tensor* dx;
   if ((st = grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &s, &dx))) return st;
   int64_t n = NumElements(s);
   if (n == 0) return NULL;
   LrnGradKernel<<<Blocks(n), kThreads, 0, grt_cuda_stream(ctx->stream)>>>(
-      p, n, (const float*)grt_tensor_data(dy), (const float*)grt_tensor_data(x), (float*)grt_tensor_data(dx));
+      p, n, (const float*)grt_tensor_data(dy), (const float*)grt_tensor_data(x),
+      (float*)grt_tensor_data(dx));
   return Launched("LRNGrad");
 }
 

@@ -47,16 +47,40 @@ __host__ __device__ inline uint16_t FloatToBf16(float f) {
 __device__ inline Value Load(grt_dtype dt, const void* p, int64_t i) {
   Value v = {true, 0, 0};
   switch (dt) {
-    case GRT_FLOAT16: v.is_int = false; v.f = __half2float(((const __half*)p)[i]); break;
-    case GRT_BFLOAT16: v.is_int = false; v.f = Bf16ToFloat(((const uint16_t*)p)[i]); break;
-    case GRT_FLOAT32: v.is_int = false; v.f = ((const float*)p)[i]; break;
-    case GRT_FLOAT64: v.is_int = false; v.f = ((const double*)p)[i]; break;
-    case GRT_INT8: v.i = ((const int8_t*)p)[i]; break;
-    case GRT_INT16: v.i = ((const int16_t*)p)[i]; break;
-    case GRT_INT32: v.i = ((const int32_t*)p)[i]; break;
-    case GRT_INT64: v.i = ((const long long*)p)[i]; break;
-    case GRT_UINT8: v.i = ((const uint8_t*)p)[i]; break;
-    default: v.i = ((const uint8_t*)p)[i] != 0; break;  // bool
+    case GRT_FLOAT16:
+      v.is_int = false;
+      v.f = __half2float(((const __half*)p)[i]);
+      break;
+    case GRT_BFLOAT16:
+      v.is_int = false;
+      v.f = Bf16ToFloat(((const uint16_t*)p)[i]);
+      break;
+    case GRT_FLOAT32:
+      v.is_int = false;
+      v.f = ((const float*)p)[i];
+      break;
+    case GRT_FLOAT64:
+      v.is_int = false;
+      v.f = ((const double*)p)[i];
+      break;
+    case GRT_INT8:
+      v.i = ((const int8_t*)p)[i];
+      break;
+    case GRT_INT16:
+      v.i = ((const int16_t*)p)[i];
+      break;
+    case GRT_INT32:
+      v.i = ((const int32_t*)p)[i];
+      break;
+    case GRT_INT64:
+      v.i = ((const long long*)p)[i];
+      break;
+    case GRT_UINT8:
+      v.i = ((const uint8_t*)p)[i];
+      break;
+    default:
+      v.i = ((const uint8_t*)p)[i] != 0;
+      break;  // bool
   }
   return v;
 }
@@ -65,16 +89,36 @@ __device__ inline Value Load(grt_dtype dt, const void* p, int64_t i) {
 __device__ inline void Store(grt_dtype dt, void* p, int64_t i, Value v) {
   double f = v.is_int ? (double)v.i : v.f;
   switch (dt) {
-    case GRT_FLOAT16: ((__half*)p)[i] = __float2half_rn(v.is_int ? (float)v.i : (float)v.f); break;
-    case GRT_BFLOAT16: ((uint16_t*)p)[i] = FloatToBf16(v.is_int ? (float)v.i : (float)v.f); break;
-    case GRT_FLOAT32: ((float*)p)[i] = v.is_int ? (float)v.i : (float)v.f; break;
-    case GRT_FLOAT64: ((double*)p)[i] = f; break;
-    case GRT_INT8: ((int8_t*)p)[i] = v.is_int ? (int8_t)v.i : (int8_t)v.f; break;
-    case GRT_INT16: ((int16_t*)p)[i] = v.is_int ? (int16_t)v.i : (int16_t)v.f; break;
-    case GRT_INT32: ((int32_t*)p)[i] = v.is_int ? (int32_t)v.i : (int32_t)v.f; break;
-    case GRT_INT64: ((long long*)p)[i] = v.is_int ? v.i : (long long)v.f; break;
-    case GRT_UINT8: ((uint8_t*)p)[i] = v.is_int ? (uint8_t)v.i : (uint8_t)v.f; break;
-    default: ((uint8_t*)p)[i] = v.is_int ? v.i != 0 : v.f != 0; break;  // bool
+    case GRT_FLOAT16:
+      ((__half*)p)[i] = __float2half_rn(v.is_int ? (float)v.i : (float)v.f);
+      break;
+    case GRT_BFLOAT16:
+      ((uint16_t*)p)[i] = FloatToBf16(v.is_int ? (float)v.i : (float)v.f);
+      break;
+    case GRT_FLOAT32:
+      ((float*)p)[i] = v.is_int ? (float)v.i : (float)v.f;
+      break;
+    case GRT_FLOAT64:
+      ((double*)p)[i] = f;
+      break;
+    case GRT_INT8:
+      ((int8_t*)p)[i] = v.is_int ? (int8_t)v.i : (int8_t)v.f;
+      break;
+    case GRT_INT16:
+      ((int16_t*)p)[i] = v.is_int ? (int16_t)v.i : (int16_t)v.f;
+      break;
+    case GRT_INT32:
+      ((int32_t*)p)[i] = v.is_int ? (int32_t)v.i : (int32_t)v.f;
+      break;
+    case GRT_INT64:
+      ((long long*)p)[i] = v.is_int ? v.i : (long long)v.f;
+      break;
+    case GRT_UINT8:
+      ((uint8_t*)p)[i] = v.is_int ? (uint8_t)v.i : (uint8_t)v.f;
+      break;
+    default:
+      ((uint8_t*)p)[i] = v.is_int ? v.i != 0 : v.f != 0;
+      break;  // bool
   }
 }
 
@@ -98,8 +142,8 @@ grt_status* CastCompute(grt_kernel_ctx* ctx) {
   if ((st = grt_kernel_alloc_output(ctx, 0, to, &s, &y))) return st;
   int64_t n = NumElements(s);
   if (n == 0) return NULL;
-  CastKernel<<<Blocks(n), kThreads, 0, grt_cuda_stream(ctx->stream)>>>(n, from, grt_tensor_data(x), to,
-                                                                       grt_tensor_data(y));
+  CastKernel<<<Blocks(n), kThreads, 0, grt_cuda_stream(ctx->stream)>>>(n, from, grt_tensor_data(x),
+                                                                       to, grt_tensor_data(y));
   return Launched("Cast");
 }
 
@@ -107,25 +151,34 @@ grt_status* CastCompute(grt_kernel_ctx* ctx) {
 
 enum Cmp { kLess, kGreater, kGreaterEqual, kEqual };
 
-__host__ __device__ inline bool Compare(int op, bool is_int, long long a, long long b, double x, double y) {
+__host__ __device__ inline bool Compare(int op, bool is_int, long long a, long long b, double x,
+                                        double y) {
   if (is_int) {
     switch (op) {
-      case kLess: return a < b;
-      case kGreater: return a > b;
-      case kGreaterEqual: return a >= b;
-      default: return a == b;
+      case kLess:
+        return a < b;
+      case kGreater:
+        return a > b;
+      case kGreaterEqual:
+        return a >= b;
+      default:
+        return a == b;
     }
   }
   switch (op) {
-    case kLess: return x < y;
-    case kGreater: return x > y;
-    case kGreaterEqual: return x >= y;
-    default: return x == y;
+    case kLess:
+      return x < y;
+    case kGreater:
+      return x > y;
+    case kGreaterEqual:
+      return x >= y;
+    default:
+      return x == y;
   }
 }
 
-__global__ void CompareKernel(int op, Bcast bc, int64_t n, grt_dtype dt, const void* a, const void* b,
-                              uint8_t* out) {
+__global__ void CompareKernel(int op, Bcast bc, int64_t n, grt_dtype dt, const void* a,
+                              const void* b, uint8_t* out) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     int64_t ia = i, ib = i;
@@ -200,7 +253,9 @@ grt_status* CompareCompute(grt_kernel_ctx* ctx, int op, const char* name) {
 
 grt_status* LessCompute(grt_kernel_ctx* c) { return CompareCompute(c, kLess, "Less"); }
 grt_status* GreaterCompute(grt_kernel_ctx* c) { return CompareCompute(c, kGreater, "Greater"); }
-grt_status* GreaterEqualCompute(grt_kernel_ctx* c) { return CompareCompute(c, kGreaterEqual, "GreaterEqual"); }
+grt_status* GreaterEqualCompute(grt_kernel_ctx* c) {
+  return CompareCompute(c, kGreaterEqual, "GreaterEqual");
+}
 grt_status* EqualCompute(grt_kernel_ctx* c) { return CompareCompute(c, kEqual, "Equal"); }
 
 __global__ void NotKernel(int64_t n, const uint8_t* x, uint8_t* y) {
@@ -217,8 +272,8 @@ grt_status* LogicalNotCompute(grt_kernel_ctx* ctx) {
   grt_status* st = grt_kernel_alloc_output(ctx, 0, GRT_BOOL, &s, &y);
   int64_t n = NumElements(s);
   if (st || n == 0) return st;
-  NotKernel<<<Blocks(n), kThreads, 0, grt_cuda_stream(ctx->stream)>>>(n, (const uint8_t*)grt_tensor_data(x),
-                                                                      (uint8_t*)grt_tensor_data(y));
+  NotKernel<<<Blocks(n), kThreads, 0, grt_cuda_stream(ctx->stream)>>>(
+      n, (const uint8_t*)grt_tensor_data(x), (uint8_t*)grt_tensor_data(y));
   return Launched("LogicalNot");
 }
 
@@ -226,7 +281,8 @@ grt_status* LogicalNotCompute(grt_kernel_ctx* ctx) {
 
 // row == 0: cond is a scalar (index 0); row == 1: element-wise; else cond[i / row].
 template <typename U>
-__global__ void SelectKernel(int64_t n, int64_t row, const uint8_t* c, const U* t, const U* e, U* out) {
+__global__ void SelectKernel(int64_t n, int64_t row, const uint8_t* c, const U* t, const U* e,
+                             U* out) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x)
     out[i] = c[row == 0 ? 0 : i / row] ? t[i] : e[i];
@@ -252,12 +308,14 @@ grt_status* SelectCompute(grt_kernel_ctx* ctx) {
     row = 0;
   } else if (grt_tensor_rank(cond) == 1 && grt_tensor_rank(t) != 1) {
     if (grt_tensor_rank(t) == 0)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "'then' must be at least a vector, but saw shape: %s",
+      return grt_status_new(GRT_INVALID_ARGUMENT,
+                            "'then' must be at least a vector, but saw shape: %s",
                             ShapeStr(t, a, sizeof a));
     if (grt_tensor_dim(t, 0) != grt_tensor_dim(cond, 0))
-      return grt_status_new(GRT_INVALID_ARGUMENT,
-                            "Number of batches of 'then' must match size of 'cond', but saw: %lld vs. %lld",
-                            (long long)grt_tensor_dim(t, 0), (long long)grt_tensor_dim(cond, 0));
+      return grt_status_new(
+          GRT_INVALID_ARGUMENT,
+          "Number of batches of 'then' must match size of 'cond', but saw: %lld vs. %lld",
+          (long long)grt_tensor_dim(t, 0), (long long)grt_tensor_dim(cond, 0));
     row = grt_tensor_dim(t, 0) ? n / grt_tensor_dim(t, 0) : 1;
   } else {
     if (!SameShape(cond, t))
@@ -275,12 +333,22 @@ grt_status* SelectCompute(grt_kernel_ctx* ctx) {
   const void *pt = grt_tensor_data(t), *pe = grt_tensor_data(e);
   void* po = grt_tensor_data(y);
   switch (grt_dtype_size(grt_tensor_dtype(t))) {
-    case 1: SelectKernel<uint8_t><<<Blocks(n), kThreads, 0, str>>>(n, row, c, (const uint8_t*)pt, (const uint8_t*)pe, (uint8_t*)po); break;
-    case 2: SelectKernel<uint16_t><<<Blocks(n), kThreads, 0, str>>>(n, row, c, (const uint16_t*)pt, (const uint16_t*)pe, (uint16_t*)po); break;
-    case 4: SelectKernel<uint32_t><<<Blocks(n), kThreads, 0, str>>>(n, row, c, (const uint32_t*)pt, (const uint32_t*)pe, (uint32_t*)po); break;
+    case 1:
+      SelectKernel<uint8_t><<<Blocks(n), kThreads, 0, str>>>(n, row, c, (const uint8_t*)pt,
+                                                             (const uint8_t*)pe, (uint8_t*)po);
+      break;
+    case 2:
+      SelectKernel<uint16_t><<<Blocks(n), kThreads, 0, str>>>(n, row, c, (const uint16_t*)pt,
+                                                              (const uint16_t*)pe, (uint16_t*)po);
+      break;
+    case 4:
+      SelectKernel<uint32_t><<<Blocks(n), kThreads, 0, str>>>(n, row, c, (const uint32_t*)pt,
+                                                              (const uint32_t*)pe, (uint32_t*)po);
+      break;
     default:
-      SelectKernel<unsigned long long><<<Blocks(n), kThreads, 0, str>>>(
-          n, row, c, (const unsigned long long*)pt, (const unsigned long long*)pe, (unsigned long long*)po);
+      SelectKernel<unsigned long long>
+          <<<Blocks(n), kThreads, 0, str>>>(n, row, c, (const unsigned long long*)pt,
+                                            (const unsigned long long*)pe, (unsigned long long*)po);
   }
   return Launched("Select");
 }
@@ -326,8 +394,11 @@ grt_status* AddNCompute(grt_kernel_ctx* ctx) {
   char a[96], b[96];
   for (int k = 1; k < ctx->n_inputs; k++)
     if (!SameShape(ctx->inputs[k], x0) || grt_tensor_dtype(ctx->inputs[k]) != dt)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "AddN : Inputs to operation AddN of type %s must have the same size and shape.  Input 0: %s != input %d: %s",
-                            "AddN", ShapeStr(x0, a, sizeof a), k, ShapeStr(ctx->inputs[k], b, sizeof b));
+      return grt_status_new(GRT_INVALID_ARGUMENT,
+                            "AddN : Inputs to operation AddN of type %s must have the same size "
+                            "and shape.  Input 0: %s != input %d: %s",
+                            "AddN", ShapeStr(x0, a, sizeof a), k,
+                            ShapeStr(ctx->inputs[k], b, sizeof b));
   grt_shape s = ShapeOf(x0);
   grt_tensor* y;
   grt_status* st = grt_kernel_alloc_output(ctx, 0, dt, &s, &y);
@@ -338,16 +409,21 @@ grt_status* AddNCompute(grt_kernel_ctx* ctx) {
     int32_t* o = (int32_t*)grt_tensor_data(y);
     for (int64_t i = 0; i < n; i++) {
       uint32_t acc = 0;  // wraps, as the CPU's
-      for (int k = 0; k < ctx->n_inputs; k++) acc += (uint32_t)((const int32_t*)grt_tensor_data(ctx->inputs[k]))[i];
+      for (int k = 0; k < ctx->n_inputs; k++)
+        acc += (uint32_t)((const int32_t*)grt_tensor_data(ctx->inputs[k]))[i];
       o[i] = (int32_t)acc;
     }
     return NULL;
   }
   switch (dt) {
-    case GRT_FLOAT32: return AddNTyped<float>(ctx, n, (float*)grt_tensor_data(y));
-    case GRT_FLOAT64: return AddNTyped<double>(ctx, n, (double*)grt_tensor_data(y));
-    case GRT_INT64: return AddNTyped<long long>(ctx, n, (long long*)grt_tensor_data(y));
-    default: return NoKernel("AddN", dt);
+    case GRT_FLOAT32:
+      return AddNTyped<float>(ctx, n, (float*)grt_tensor_data(y));
+    case GRT_FLOAT64:
+      return AddNTyped<double>(ctx, n, (double*)grt_tensor_data(y));
+    case GRT_INT64:
+      return AddNTyped<long long>(ctx, n, (long long*)grt_tensor_data(y));
+    default:
+      return NoKernel("AddN", dt);
   }
 }
 
@@ -356,9 +432,13 @@ grt_status* AddNCompute(grt_kernel_ctx* ctx) {
 template <typename T>
 __device__ inline T PowOf(T x, T y);
 template <>
-__device__ inline float PowOf<float>(float x, float y) { return powf(x, y); }
+__device__ inline float PowOf<float>(float x, float y) {
+  return powf(x, y);
+}
 template <>
-__device__ inline double PowOf<double>(double x, double y) { return pow(x, y); }
+__device__ inline double PowOf<double>(double x, double y) {
+  return pow(x, y);
+}
 template <>
 __device__ inline long long PowOf<long long>(long long x, long long e) {
   unsigned long long r = 1, b = (unsigned long long)x;
@@ -387,14 +467,16 @@ grt_status* NegativeExponents(grt_kernel_ctx* ctx, const grt_tensor* y) {
   long long* host = (long long*)malloc(bytes ? bytes : 1);
   if (!host) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory reading Pow's exponents");
   cudaStream_t s = grt_cuda_stream(ctx->stream);
-  grt_status* st = grt_cuda_error(cudaMemcpyAsync(host, grt_tensor_data(y), bytes, cudaMemcpyDeviceToHost, s),
-                                  "cudaMemcpyAsync");
+  grt_status* st =
+      grt_cuda_error(cudaMemcpyAsync(host, grt_tensor_data(y), bytes, cudaMemcpyDeviceToHost, s),
+                     "cudaMemcpyAsync");
   if (!st) st = grt_cuda_error(cudaStreamSynchronize(s), "cudaStreamSynchronize");
   bool negative = false;
   for (int64_t i = 0; !st && i < grt_tensor_num_elements(y); i++) negative |= host[i] < 0;
   free(host);
   if (!st && negative)
-    st = grt_status_new(GRT_INVALID_ARGUMENT, "Integers to negative integer powers are not allowed");
+    st =
+        grt_status_new(GRT_INVALID_ARGUMENT, "Integers to negative integer powers are not allowed");
   return st;
 }
 
@@ -418,16 +500,18 @@ grt_status* PowCompute(grt_kernel_ctx* ctx) {
   switch (dt) {
     case GRT_FLOAT32:
       PowKernel<float><<<Blocks(n), kThreads, 0, s>>>(bc, n, (const float*)grt_tensor_data(a),
-                                                     (const float*)grt_tensor_data(b), (float*)grt_tensor_data(y));
+                                                      (const float*)grt_tensor_data(b),
+                                                      (float*)grt_tensor_data(y));
       break;
     case GRT_FLOAT64:
       PowKernel<double><<<Blocks(n), kThreads, 0, s>>>(bc, n, (const double*)grt_tensor_data(a),
-                                                      (const double*)grt_tensor_data(b), (double*)grt_tensor_data(y));
+                                                       (const double*)grt_tensor_data(b),
+                                                       (double*)grt_tensor_data(y));
       break;
     case GRT_INT64:
-      PowKernel<long long><<<Blocks(n), kThreads, 0, s>>>(bc, n, (const long long*)grt_tensor_data(a),
-                                                         (const long long*)grt_tensor_data(b),
-                                                         (long long*)grt_tensor_data(y));
+      PowKernel<long long><<<Blocks(n), kThreads, 0, s>>>(
+          bc, n, (const long long*)grt_tensor_data(a), (const long long*)grt_tensor_data(b),
+          (long long*)grt_tensor_data(y));
       break;
     default:
       return NoKernel("Pow", dt);
@@ -459,7 +543,8 @@ __global__ void ArgMaxKernel(int64_t A, int64_t B, int64_t C, const T* x, I* out
 }
 
 template <typename T>
-void LaunchArgMax(grt_dtype out_type, int64_t A, int64_t B, int64_t C, const T* x, void* out, cudaStream_t s) {
+void LaunchArgMax(grt_dtype out_type, int64_t A, int64_t B, int64_t C, const T* x, void* out,
+                  cudaStream_t s) {
   if (out_type == GRT_INT32)
     ArgMaxKernel<T, int32_t><<<Blocks(A * C), kThreads, 0, s>>>(A, B, C, x, (int32_t*)out);
   else
@@ -478,11 +563,13 @@ grt_status* ArgMaxCompute(grt_kernel_ctx* ctx) {
   grt_shape in = ShapeOf(x);
   int64_t axis = HostInt(dim_t, 0);
   if (axis < -in.rank || axis >= in.rank)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Expected dimension in the range [%d, %d), but got %lld",
-                          -(int)in.rank, (int)in.rank, (long long)axis);
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "Expected dimension in the range [%d, %d), but got %lld", -(int)in.rank,
+                          (int)in.rank, (long long)axis);
   if (axis < 0) axis += in.rank;
   if (in.dims[axis] == 0)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Reduction axis %lld is empty in shape", (long long)axis);
+    return grt_status_new(GRT_INVALID_ARGUMENT, "Reduction axis %lld is empty in shape",
+                          (long long)axis);
   grt_shape out = {0, {0}};
   int64_t A = 1, C = 1;
   for (int32_t d = 0; d < in.rank; d++) {
@@ -495,9 +582,16 @@ grt_status* ArgMaxCompute(grt_kernel_ctx* ctx) {
   if (A * C == 0) return NULL;
   cudaStream_t s = grt_cuda_stream(ctx->stream);
   switch (grt_tensor_dtype(x)) {
-    case GRT_FLOAT32: LaunchArgMax<float>(out_type, A, in.dims[axis], C, (const float*)grt_tensor_data(x), grt_tensor_data(y), s); break;
-    case GRT_FLOAT64: LaunchArgMax<double>(out_type, A, in.dims[axis], C, (const double*)grt_tensor_data(x), grt_tensor_data(y), s); break;
-    default: return NoKernel("ArgMax", grt_tensor_dtype(x));
+    case GRT_FLOAT32:
+      LaunchArgMax<float>(out_type, A, in.dims[axis], C, (const float*)grt_tensor_data(x),
+                          grt_tensor_data(y), s);
+      break;
+    case GRT_FLOAT64:
+      LaunchArgMax<double>(out_type, A, in.dims[axis], C, (const double*)grt_tensor_data(x),
+                           grt_tensor_data(y), s);
+      break;
+    default:
+      return NoKernel("ArgMax", grt_tensor_dtype(x));
   }
   return Launched("ArgMax");
 }
@@ -531,13 +625,17 @@ grt_status* OneHotCompute(grt_kernel_ctx* ctx) {
   if (grt_tensor_rank(on) != 0 || grt_tensor_rank(off) != 0)
     return grt_status_new(GRT_INVALID_ARGUMENT, "on_value and off_value must be scalars");
   int64_t depth = HostInt(depth_t, 0);
-  if (depth < 0) return grt_status_new(GRT_INVALID_ARGUMENT, "depth must be non-negative, got: %lld", (long long)depth);
+  if (depth < 0)
+    return grt_status_new(GRT_INVALID_ARGUMENT, "depth must be non-negative, got: %lld",
+                          (long long)depth);
   grt_shape in = ShapeOf(indices);
   int32_t rank = in.rank + 1;
   if (axis < -1 || axis >= rank)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Expected axis to be -1 or between [0, %d).  But received: %lld",
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "Expected axis to be -1 or between [0, %d).  But received: %lld",
                           (int)rank, (long long)axis);
-  if (rank > GRT_MAX_RANK) return grt_status_new(GRT_INVALID_ARGUMENT, "OneHot: rank %d is too high", (int)rank);
+  if (rank > GRT_MAX_RANK)
+    return grt_status_new(GRT_INVALID_ARGUMENT, "OneHot: rank %d is too high", (int)rank);
   if (axis == -1) axis = in.rank;
   grt_shape out = {rank, {0}};
   int64_t post = 1;
@@ -549,16 +647,26 @@ grt_status* OneHotCompute(grt_kernel_ctx* ctx) {
   int64_t n = NumElements(out);
   if (n == 0) return NULL;
   cudaStream_t s = grt_cuda_stream(ctx->stream);
-  const void *pi = grt_tensor_data(indices), *pon = grt_tensor_data(on), *poff = grt_tensor_data(off);
+  const void *pi = grt_tensor_data(indices), *pon = grt_tensor_data(on),
+             *poff = grt_tensor_data(off);
   void* po = grt_tensor_data(y);
   switch (grt_dtype_size(t)) {
-    case 1: OneHotKernel<uint8_t><<<Blocks(n), kThreads, 0, s>>>(n, depth, post, it, pi, (const uint8_t*)pon, (const uint8_t*)poff, (uint8_t*)po); break;
-    case 2: OneHotKernel<uint16_t><<<Blocks(n), kThreads, 0, s>>>(n, depth, post, it, pi, (const uint16_t*)pon, (const uint16_t*)poff, (uint16_t*)po); break;
-    case 4: OneHotKernel<uint32_t><<<Blocks(n), kThreads, 0, s>>>(n, depth, post, it, pi, (const uint32_t*)pon, (const uint32_t*)poff, (uint32_t*)po); break;
+    case 1:
+      OneHotKernel<uint8_t><<<Blocks(n), kThreads, 0, s>>>(
+          n, depth, post, it, pi, (const uint8_t*)pon, (const uint8_t*)poff, (uint8_t*)po);
+      break;
+    case 2:
+      OneHotKernel<uint16_t><<<Blocks(n), kThreads, 0, s>>>(
+          n, depth, post, it, pi, (const uint16_t*)pon, (const uint16_t*)poff, (uint16_t*)po);
+      break;
+    case 4:
+      OneHotKernel<uint32_t><<<Blocks(n), kThreads, 0, s>>>(
+          n, depth, post, it, pi, (const uint32_t*)pon, (const uint32_t*)poff, (uint32_t*)po);
+      break;
     default:
-      OneHotKernel<unsigned long long><<<Blocks(n), kThreads, 0, s>>>(
-          n, depth, post, it, pi, (const unsigned long long*)pon, (const unsigned long long*)poff,
-          (unsigned long long*)po);
+      OneHotKernel<unsigned long long>
+          <<<Blocks(n), kThreads, 0, s>>>(n, depth, post, it, pi, (const unsigned long long*)pon,
+                                          (const unsigned long long*)poff, (unsigned long long*)po);
   }
   return Launched("OneHot");
 }

@@ -29,7 +29,9 @@ static grt_lazy_lib g_cublas = {
     .mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
-grt_status* grt_cublas_open(const char* needed_for) { return grt_lazy_lib_open(&g_cublas, needed_for); }
+grt_status* grt_cublas_open(const char* needed_for) {
+  return grt_lazy_lib_open(&g_cublas, needed_for);
+}
 
 static grt_status* blas_error(cublasStatus_t s, const char* what) {
   if (s == CUBLAS_STATUS_SUCCESS) return NULL;
@@ -47,14 +49,17 @@ static grt_status* gemm(cuda_device* d, grt_dtype dt, bool ta, bool tb, int64_t 
   if (dt == GRT_FLOAT32) {
     const float one = 1.0f, zero = 0.0f;
     s = grt_cublas.SgemmStridedBatched(d->blas, op_b, op_a, (int)n, (int)m, (int)k, &one, b, ldb,
-                                       stride_b, a, lda, stride_a, &zero, c, ldc, stride_c, (int)batch);
+                                       stride_b, a, lda, stride_a, &zero, c, ldc, stride_c,
+                                       (int)batch);
   } else {
     const double one = 1.0, zero = 0.0;
     s = grt_cublas.DgemmStridedBatched(d->blas, op_b, op_a, (int)n, (int)m, (int)k, &one, b, ldb,
-                                       stride_b, a, lda, stride_a, &zero, c, ldc, stride_c, (int)batch);
+                                       stride_b, a, lda, stride_a, &zero, c, ldc, stride_c,
+                                       (int)batch);
   }
   pthread_mutex_unlock(&d->blas_mu);
-  return blas_error(s, dt == GRT_FLOAT32 ? "cublasSgemmStridedBatched" : "cublasDgemmStridedBatched");
+  return blas_error(s,
+                    dt == GRT_FLOAT32 ? "cublasSgemmStridedBatched" : "cublasDgemmStridedBatched");
 }
 
 static grt_status* check_dtype(const char* op, grt_dtype dt) {
@@ -78,8 +83,9 @@ static grt_status* matmul_compute(grt_kernel_ctx* ctx) {
   int64_t m = grt_tensor_dim(a, ta ? 1 : 0), k = grt_tensor_dim(a, ta ? 0 : 1);
   int64_t k2 = grt_tensor_dim(b, tb ? 1 : 0), n = grt_tensor_dim(b, tb ? 0 : 1);
   if (k != k2)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Matrix size-incompatible: In[0] k=%lld, In[1] k=%lld",
-                          (long long)k, (long long)k2);
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "Matrix size-incompatible: In[0] k=%lld, In[1] k=%lld", (long long)k,
+                          (long long)k2);
   if (!fits_int(m) || !fits_int(n) || !fits_int(k))
     return grt_status_new(GRT_UNIMPLEMENTED, "MatMul dimensions past 2^31 on the GPU");
   grt_shape shape = {2, {m, n}};
@@ -113,8 +119,9 @@ static grt_status* batch_matmul_compute(grt_kernel_ctx* ctx) {
   int64_t m = grt_tensor_dim(x, rx - (adj_x ? 1 : 2)), k = grt_tensor_dim(x, rx - (adj_x ? 2 : 1));
   int64_t k2 = grt_tensor_dim(y, ry - (adj_y ? 1 : 2)), n = grt_tensor_dim(y, ry - (adj_y ? 2 : 1));
   if (k != k2)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Matrix size-incompatible: In[0] k=%lld, In[1] k=%lld",
-                          (long long)k, (long long)k2);
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "Matrix size-incompatible: In[0] k=%lld, In[1] k=%lld", (long long)k,
+                          (long long)k2);
   if (!fits_int(m) || !fits_int(n) || !fits_int(k))
     return grt_status_new(GRT_UNIMPLEMENTED, "BatchMatMulV2 dimensions past 2^31 on the GPU");
   /* Broadcast the batch dimensions. */
@@ -127,7 +134,8 @@ static grt_status* batch_matmul_compute(grt_kernel_ctx* ctx) {
     int32_t ix = i - (br - bx), iy = i - (br - by);
     int64_t dx = ix >= 0 ? grt_tensor_dim(x, ix) : 1, dy = iy >= 0 ? grt_tensor_dim(y, iy) : 1;
     if (dx != dy && dx != 1 && dy != 1)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "In[0] and In[1] must have compatible batch dimensions");
+      return grt_status_new(GRT_INVALID_ARGUMENT,
+                            "In[0] and In[1] must have compatible batch dimensions");
     if (dx != dy) same = false;
     dims[i] = dx > dy ? dx : dy;
     xs[i] = dx == 1 ? 0 : sx;

@@ -57,21 +57,23 @@ static grt_status* reduce_by_copies(const grt_all_reduce_args* a) {
   grt_dtype t = grt_tensor_dtype(a->inputs[0]);
   if (bytes == 0) return NULL;
   grt_status* st = NULL;
-  for (int32_t k = 1; !st && k < a->n; k++) st = order(member(a, k), compute_stream(member(a, k)), s0);
+  for (int32_t k = 1; !st && k < a->n; k++)
+    st = order(member(a, k), compute_stream(member(a, k)), s0);
   grt_allocator* mem = &d0->device_memory.base;
   void* scratch = NULL;
   if (!st && a->n > 1) {
     scratch = mem->alloc(mem, bytes, 256);
     if (!scratch)
-      st = grt_status_new(GRT_RESOURCE_EXHAUSTED, "all-reduce '%s': out of memory for %zu bytes of scratch on %s",
+      st = grt_status_new(GRT_RESOURCE_EXHAUSTED,
+                          "all-reduce '%s': out of memory for %zu bytes of scratch on %s",
                           a->shared_name, bytes, d0->base.name);
   }
   if (!st) st = grt_cuda_error(cudaSetDevice(d0->physical), "cudaSetDevice");
   void* acc = grt_tensor_data(a->outputs[0]);
   if (!st)
-    st = grt_cuda_error(cudaMemcpyAsync(acc, grt_tensor_data(a->inputs[0]), bytes,
-                                        cudaMemcpyDeviceToDevice, s0),
-                        "cudaMemcpyAsync");
+    st = grt_cuda_error(
+        cudaMemcpyAsync(acc, grt_tensor_data(a->inputs[0]), bytes, cudaMemcpyDeviceToDevice, s0),
+        "cudaMemcpyAsync");
   for (int32_t k = 1; !st && k < a->n; k++) {
     st = grt_cuda_error(cudaMemcpyPeerAsync(scratch, d0->physical, grt_tensor_data(a->inputs[k]),
                                             member(a, k)->physical, bytes, s0),
@@ -107,11 +109,11 @@ static pthread_mutex_t g_sets_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* The NCCL calls made here, through a table filled on the first all-reduce
  * over NCCL (lazy_lib.h): no other run maps NCCL. */
-#define GRT_NCCL_CALLS(X)              \
-  X(CommInitAll, ncclCommInitAll)      \
-  X(AllReduce, ncclAllReduce)          \
-  X(GroupStart, ncclGroupStart)        \
-  X(GroupEnd, ncclGroupEnd)            \
+#define GRT_NCCL_CALLS(X)         \
+  X(CommInitAll, ncclCommInitAll) \
+  X(AllReduce, ncclAllReduce)     \
+  X(GroupStart, ncclGroupStart)   \
+  X(GroupEnd, ncclGroupEnd)       \
   X(GetErrorString, ncclGetErrorString)
 
 typedef struct {
@@ -182,18 +184,31 @@ static grt_status* comms_for(const int* devices, int n, comm_set** out) {
 
 static bool nccl_type(grt_dtype t, ncclDataType_t* out) {
   switch (t) {
-    case GRT_FLOAT16: *out = ncclFloat16; return true;
-    case GRT_FLOAT32: *out = ncclFloat32; return true;
-    case GRT_FLOAT64: *out = ncclFloat64; return true;
-    case GRT_INT32: *out = ncclInt32; return true;
-    case GRT_INT64: *out = ncclInt64; return true;
-    default: return false;
+    case GRT_FLOAT16:
+      *out = ncclFloat16;
+      return true;
+    case GRT_FLOAT32:
+      *out = ncclFloat32;
+      return true;
+    case GRT_FLOAT64:
+      *out = ncclFloat64;
+      return true;
+    case GRT_INT32:
+      *out = ncclInt32;
+      return true;
+    case GRT_INT64:
+      *out = ncclInt64;
+      return true;
+    default:
+      return false;
   }
 }
 
 static const ncclRedOp_t kOps[] = {
-    [GRT_REDUCE_SUM] = ncclSum, [GRT_REDUCE_PROD] = ncclProd,
-    [GRT_REDUCE_MIN] = ncclMin, [GRT_REDUCE_MAX] = ncclMax,
+    [GRT_REDUCE_SUM] = ncclSum,
+    [GRT_REDUCE_PROD] = ncclProd,
+    [GRT_REDUCE_MIN] = ncclMin,
+    [GRT_REDUCE_MAX] = ncclMax,
 };
 
 static grt_status* reduce_by_nccl(const grt_all_reduce_args* a) {
@@ -216,14 +231,17 @@ static grt_status* reduce_by_nccl(const grt_all_reduce_args* a) {
   pthread_mutex_lock(&c->mu);
   st = nccl_error(g_nccl.GroupStart(), "ncclGroupStart");
   for (int32_t k = 0; !st && k < a->n; k++)
-    st = nccl_error(g_nccl.AllReduce(grt_tensor_data(a->inputs[k]), grt_tensor_data(a->outputs[k]), count,
-                                     dt, kOps[a->reduction], c->comms[k], compute_stream(member(a, k))),
-                    "ncclAllReduce");
+    st = nccl_error(
+        g_nccl.AllReduce(grt_tensor_data(a->inputs[k]), grt_tensor_data(a->outputs[k]), count, dt,
+                         kOps[a->reduction], c->comms[k], compute_stream(member(a, k))),
+        "ncclAllReduce");
   /* A group once started is always ended, even after a failed call. */
   grt_status* end = nccl_error(g_nccl.GroupEnd(), "ncclGroupEnd");
   pthread_mutex_unlock(&c->mu);
-  if (!st) st = end;
-  else grt_status_free(end);
+  if (!st)
+    st = end;
+  else
+    grt_status_free(end);
   return st;
 }
 

@@ -27,23 +27,39 @@ struct Reduce {
 template <typename T>
 __host__ __device__ inline T Lowest();
 template <>
-__host__ __device__ inline float Lowest<float>() { return -INFINITY; }
+__host__ __device__ inline float Lowest<float>() {
+  return -INFINITY;
+}
 template <>
-__host__ __device__ inline double Lowest<double>() { return -INFINITY; }
+__host__ __device__ inline double Lowest<double>() {
+  return -INFINITY;
+}
 template <>
-__host__ __device__ inline int32_t Lowest<int32_t>() { return INT32_MIN; }
+__host__ __device__ inline int32_t Lowest<int32_t>() {
+  return INT32_MIN;
+}
 template <>
-__host__ __device__ inline long long Lowest<long long>() { return LLONG_MIN; }
+__host__ __device__ inline long long Lowest<long long>() {
+  return LLONG_MIN;
+}
 template <typename T>
 __host__ __device__ inline T Highest();
 template <>
-__host__ __device__ inline float Highest<float>() { return INFINITY; }
+__host__ __device__ inline float Highest<float>() {
+  return INFINITY;
+}
 template <>
-__host__ __device__ inline double Highest<double>() { return INFINITY; }
+__host__ __device__ inline double Highest<double>() {
+  return INFINITY;
+}
 template <>
-__host__ __device__ inline int32_t Highest<int32_t>() { return INT32_MAX; }
+__host__ __device__ inline int32_t Highest<int32_t>() {
+  return INT32_MAX;
+}
 template <>
-__host__ __device__ inline long long Highest<long long>() { return LLONG_MAX; }
+__host__ __device__ inline long long Highest<long long>() {
+  return LLONG_MAX;
+}
 
 template <typename T>
 __host__ __device__ inline T ReduceOne(const Reduce& r, int op, const T* x, int64_t o) {
@@ -60,10 +76,14 @@ __host__ __device__ inline T ReduceOne(const Reduce& r, int op, const T* x, int6
       q /= r.red_dims[d];
     }
     T v = x[off];
-    if (op == kMax) acc = v > acc ? v : acc;
-    else if (op == kMin) acc = v < acc ? v : acc;
-    else if (op == kProd) acc *= v;
-    else acc += v;
+    if (op == kMax)
+      acc = v > acc ? v : acc;
+    else if (op == kMin)
+      acc = v < acc ? v : acc;
+    else if (op == kProd)
+      acc *= v;
+    else
+      acc += v;
   }
   if (op == kMean && r.red_count) acc /= T(r.red_count);
   return acc;
@@ -92,12 +112,14 @@ grt_status* ReduceCompute(grt_kernel_ctx* ctx, int op, const char* name) {
   int64_t ni = grt_tensor_num_elements(idx);
   grt_dtype it = grt_tensor_dtype(idx);
   if (it != GRT_INT32 && it != GRT_INT64)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "%s: reduction_indices must be int32 or int64", name);
+    return grt_status_new(GRT_INVALID_ARGUMENT, "%s: reduction_indices must be int32 or int64",
+                          name);
   for (int64_t i = 0; i < ni; i++) {
     int64_t a = it == GRT_INT32 ? ((const int32_t*)grt_tensor_data(idx))[i]
                                 : ((const int64_t*)grt_tensor_data(idx))[i];
     if (a < -rank || a >= rank)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "Invalid reduction dimension (%lld for input with %d dimension(s)",
+      return grt_status_new(GRT_INVALID_ARGUMENT,
+                            "Invalid reduction dimension (%lld for input with %d dimension(s)",
                             (long long)a, (int)rank);
     reduced[a < 0 ? a + rank : a] = true;
   }
@@ -137,10 +159,10 @@ grt_status* ReduceCompute(grt_kernel_ctx* ctx, int op, const char* name) {
   cudaStream_t s = grt_cuda_stream(ctx->stream);
   if (dt == GRT_FLOAT32)
     ReduceKernel<float><<<Blocks(n), kThreads, 0, s>>>(r, op, n, (const float*)grt_tensor_data(x),
-                                                      (float*)grt_tensor_data(o));
+                                                       (float*)grt_tensor_data(o));
   else if (dt == GRT_FLOAT64)
     ReduceKernel<double><<<Blocks(n), kThreads, 0, s>>>(r, op, n, (const double*)grt_tensor_data(x),
-                                                       (double*)grt_tensor_data(o));
+                                                        (double*)grt_tensor_data(o));
   else if (dt == GRT_INT64 && op != kMean)
     ReduceKernel<long long><<<Blocks(n), kThreads, 0, s>>>(
         r, op, n, (const long long*)grt_tensor_data(x), (long long*)grt_tensor_data(o));
@@ -158,13 +180,21 @@ grt_status* ProdCompute(grt_kernel_ctx* c) { return ReduceCompute(c, kProd, "Pro
 // ---- softmax and cross-entropy: one thread per row of the last axis --------
 
 template <typename T>
-__device__ inline T Exp(T x) { return exp(x); }
+__device__ inline T Exp(T x) {
+  return exp(x);
+}
 template <>
-__device__ inline float Exp<float>(float x) { return expf(x); }
+__device__ inline float Exp<float>(float x) {
+  return expf(x);
+}
 template <typename T>
-__device__ inline T Log(T x) { return log(x); }
+__device__ inline T Log(T x) {
+  return log(x);
+}
 template <>
-__device__ inline float Log<float>(float x) { return logf(x); }
+__device__ inline float Log<float>(float x) {
+  return logf(x);
+}
 
 template <typename T>
 __global__ void SoftmaxKernel(int64_t rows, int64_t cols, const T* x, T* y) {
@@ -228,11 +258,11 @@ grt_status* SoftmaxCompute(grt_kernel_ctx* ctx) {
   if (n == 0) return NULL;
   cudaStream_t cs = grt_cuda_stream(ctx->stream);
   if (dt == GRT_FLOAT32)
-    SoftmaxKernel<float><<<Blocks(rows), kThreads, 0, cs>>>(rows, cols, (const float*)grt_tensor_data(x),
-                                                           (float*)grt_tensor_data(y));
+    SoftmaxKernel<float><<<Blocks(rows), kThreads, 0, cs>>>(
+        rows, cols, (const float*)grt_tensor_data(x), (float*)grt_tensor_data(y));
   else if (dt == GRT_FLOAT64)
-    SoftmaxKernel<double><<<Blocks(rows), kThreads, 0, cs>>>(rows, cols, (const double*)grt_tensor_data(x),
-                                                            (double*)grt_tensor_data(y));
+    SoftmaxKernel<double><<<Blocks(rows), kThreads, 0, cs>>>(
+        rows, cols, (const double*)grt_tensor_data(x), (double*)grt_tensor_data(y));
   else
     return Unsupported("Softmax", dt);
   return grt_cuda_launch_error("Softmax");
@@ -248,8 +278,9 @@ grt_status* XentCompute(grt_kernel_ctx* ctx, bool sparse, const char* name) {
   if (sparse ? (grt_tensor_rank(labels) != 1 || grt_tensor_dim(labels, 0) != rows)
              : (grt_tensor_rank(labels) != 2 || grt_tensor_dim(labels, 0) != rows ||
                 grt_tensor_dim(labels, 1) != cols))
-    return grt_status_new(GRT_INVALID_ARGUMENT, "%s: logits and labels must have the same first dimension%s",
-                          name, sparse ? "" : " and shape");
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "%s: logits and labels must have the same first dimension%s", name,
+                          sparse ? "" : " and shape");
   grt_dtype dt = grt_tensor_dtype(logits);
   grt_shape ls = {1, {rows}}, bs = {2, {rows, cols}};
   grt_tensor *loss, *bp;
@@ -259,15 +290,20 @@ grt_status* XentCompute(grt_kernel_ctx* ctx, bool sparse, const char* name) {
   cudaStream_t cs = grt_cuda_stream(ctx->stream);
   grt_dtype lt = grt_tensor_dtype(labels);
   const void* lab = grt_tensor_data(labels);
-#define XENT(T, L)                                                                          \
-  XentKernel<T, L><<<Blocks(rows), kThreads, 0, cs>>>(                                        \
-      rows, cols, (const T*)grt_tensor_data(logits), sparse ? nullptr : (const T*)lab,        \
+#define XENT(T, L)                                                                     \
+  XentKernel<T, L><<<Blocks(rows), kThreads, 0, cs>>>(                                 \
+      rows, cols, (const T*)grt_tensor_data(logits), sparse ? nullptr : (const T*)lab, \
       sparse ? (const L*)lab : nullptr, (T*)grt_tensor_data(loss), (T*)grt_tensor_data(bp))
-  if (dt == GRT_FLOAT32 && (!sparse || lt == GRT_INT32)) XENT(float, int32_t);
-  else if (dt == GRT_FLOAT32 && lt == GRT_INT64) XENT(float, long long);
-  else if (dt == GRT_FLOAT64 && (!sparse || lt == GRT_INT32)) XENT(double, int32_t);
-  else if (dt == GRT_FLOAT64 && lt == GRT_INT64) XENT(double, long long);
-  else return Unsupported(name, dt);
+  if (dt == GRT_FLOAT32 && (!sparse || lt == GRT_INT32))
+    XENT(float, int32_t);
+  else if (dt == GRT_FLOAT32 && lt == GRT_INT64)
+    XENT(float, long long);
+  else if (dt == GRT_FLOAT64 && (!sparse || lt == GRT_INT32))
+    XENT(double, int32_t);
+  else if (dt == GRT_FLOAT64 && lt == GRT_INT64)
+    XENT(double, long long);
+  else
+    return Unsupported(name, dt);
 #undef XENT
   return grt_cuda_launch_error(name);
 }
@@ -284,7 +320,8 @@ grt_status* SparseXentCompute(grt_kernel_ctx* c) {
 // NHWC and the spatial size for NCHW.
 
 template <typename T>
-__global__ void BiasAddKernel(int64_t n, int64_t channels, int64_t inner, const T* x, const T* b, T* y) {
+__global__ void BiasAddKernel(int64_t n, int64_t channels, int64_t inner, const T* x, const T* b,
+                              T* y) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x)
     y[i] = x[i] + b[(i / inner) % channels];
@@ -302,7 +339,8 @@ __global__ void BiasGradKernel(int64_t n, int64_t channels, int64_t inner, const
 }
 
 // channels and inner for `t` in `format`.
-grt_status* ChannelLayout(grt_kernel_ctx* ctx, const grt_tensor* t, int64_t* channels, int64_t* inner) {
+grt_status* ChannelLayout(grt_kernel_ctx* ctx, const grt_tensor* t, int64_t* channels,
+                          int64_t* inner) {
   const char* format = "NHWC";
   grt_status* st = grt_kernel_attr_string(ctx, "data_format", &format);
   if (st) {  // absent: NHWC
@@ -329,7 +367,9 @@ grt_status* BiasAddCompute(grt_kernel_ctx* ctx) {
   grt_status* st = ChannelLayout(ctx, x, &channels, &inner);
   if (st) return st;
   if (grt_tensor_rank(b) != 1 || grt_tensor_dim(b, 0) != channels)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "Must provide as many biases as the channel dimension of the input tensor");
+    return grt_status_new(
+        GRT_INVALID_ARGUMENT,
+        "Must provide as many biases as the channel dimension of the input tensor");
   grt_shape s = ShapeOf(x);
   grt_dtype dt = grt_tensor_dtype(x);
   grt_tensor* y;
@@ -338,11 +378,13 @@ grt_status* BiasAddCompute(grt_kernel_ctx* ctx) {
   if (st || n == 0) return st;
   cudaStream_t cs = grt_cuda_stream(ctx->stream);
   if (dt == GRT_FLOAT32)
-    BiasAddKernel<float><<<Blocks(n), kThreads, 0, cs>>>(n, channels, inner, (const float*)grt_tensor_data(x),
-                                                        (const float*)grt_tensor_data(b), (float*)grt_tensor_data(y));
+    BiasAddKernel<float><<<Blocks(n), kThreads, 0, cs>>>(
+        n, channels, inner, (const float*)grt_tensor_data(x), (const float*)grt_tensor_data(b),
+        (float*)grt_tensor_data(y));
   else if (dt == GRT_FLOAT64)
-    BiasAddKernel<double><<<Blocks(n), kThreads, 0, cs>>>(n, channels, inner, (const double*)grt_tensor_data(x),
-                                                         (const double*)grt_tensor_data(b), (double*)grt_tensor_data(y));
+    BiasAddKernel<double><<<Blocks(n), kThreads, 0, cs>>>(
+        n, channels, inner, (const double*)grt_tensor_data(x), (const double*)grt_tensor_data(b),
+        (double*)grt_tensor_data(y));
   else
     return Unsupported("BiasAdd", dt);
   return grt_cuda_launch_error("BiasAdd");
@@ -361,11 +403,11 @@ grt_status* BiasAddGradCompute(grt_kernel_ctx* ctx) {
   int64_t n = grt_tensor_num_elements(g);
   cudaStream_t cs = grt_cuda_stream(ctx->stream);
   if (dt == GRT_FLOAT32)
-    BiasGradKernel<float><<<Blocks(channels), kThreads, 0, cs>>>(n, channels, inner, (const float*)grt_tensor_data(g),
-                                                                (float*)grt_tensor_data(out));
+    BiasGradKernel<float><<<Blocks(channels), kThreads, 0, cs>>>(
+        n, channels, inner, (const float*)grt_tensor_data(g), (float*)grt_tensor_data(out));
   else if (dt == GRT_FLOAT64)
-    BiasGradKernel<double><<<Blocks(channels), kThreads, 0, cs>>>(n, channels, inner, (const double*)grt_tensor_data(g),
-                                                                 (double*)grt_tensor_data(out));
+    BiasGradKernel<double><<<Blocks(channels), kThreads, 0, cs>>>(
+        n, channels, inner, (const double*)grt_tensor_data(g), (double*)grt_tensor_data(out));
   else
     return Unsupported("BiasAddGrad", dt);
   return grt_cuda_launch_error("BiasAddGrad");

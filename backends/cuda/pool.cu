@@ -19,22 +19,28 @@ struct PoolGeom {
   int64_t kh, kw, sh, sw, ph, pw;  // window, strides, padding before
 };
 
-__host__ __device__ inline int64_t Offset(const PoolGeom& g, int64_t n, int64_t c, int64_t h, int64_t w, int64_t H,
-                                          int64_t W) {
+__host__ __device__ inline int64_t Offset(const PoolGeom& g, int64_t n, int64_t c, int64_t h,
+                                          int64_t w, int64_t H, int64_t W) {
   return g.nchw ? ((n * g.c + c) * H + h) * W + w : ((n * H + h) * W + w) * g.c + c;
 }
 
 // Output element i -> (n, c, y, x) in the output's layout.
-__host__ __device__ inline void Decompose(const PoolGeom& g, int64_t i, int64_t H, int64_t W, int64_t* n, int64_t* c,
-                                          int64_t* y, int64_t* x) {
+__host__ __device__ inline void Decompose(const PoolGeom& g, int64_t i, int64_t H, int64_t W,
+                                          int64_t* n, int64_t* c, int64_t* y, int64_t* x) {
   if (g.nchw) {
-    *x = i % W; i /= W;
-    *y = i % H; i /= H;
-    *c = i % g.c; *n = i / g.c;
+    *x = i % W;
+    i /= W;
+    *y = i % H;
+    i /= H;
+    *c = i % g.c;
+    *n = i / g.c;
   } else {
-    *c = i % g.c; i /= g.c;
-    *x = i % W; i /= W;
-    *y = i % H; *n = i / H;
+    *c = i % g.c;
+    i /= g.c;
+    *x = i % W;
+    i /= W;
+    *y = i % H;
+    *n = i / H;
   }
 }
 
@@ -63,8 +69,8 @@ grt_shape OutShape(const PoolGeom& g) {
 }
 
 // The window of output (y, x), clamped to the input.
-__device__ inline void WindowOf(const PoolGeom& g, int64_t y, int64_t x, int64_t* h0, int64_t* h1, int64_t* w0,
-                                int64_t* w1) {
+__device__ inline void WindowOf(const PoolGeom& g, int64_t y, int64_t x, int64_t* h0, int64_t* h1,
+                                int64_t* w0, int64_t* w1) {
   int64_t hs = y * g.sh - g.ph, ws = x * g.sw - g.pw;
   *h0 = hs < 0 ? 0 : hs;
   *w0 = ws < 0 ? 0 : ws;
@@ -73,8 +79,8 @@ __device__ inline void WindowOf(const PoolGeom& g, int64_t y, int64_t x, int64_t
 }
 
 // max: the first largest element's offset (-1 for an empty window).
-__device__ inline int64_t ArgMaxOf(const PoolGeom& g, const float* x, int64_t n, int64_t c, int64_t y, int64_t xo,
-                                   float* best) {
+__device__ inline int64_t ArgMaxOf(const PoolGeom& g, const float* x, int64_t n, int64_t c,
+                                   int64_t y, int64_t xo, float* best) {
   int64_t h0, h1, w0, w1, at = -1;
   WindowOf(g, y, xo, &h0, &h1, &w0, &w1);
   *best = -INFINITY;
@@ -90,7 +96,8 @@ __device__ inline int64_t ArgMaxOf(const PoolGeom& g, const float* x, int64_t n,
 }
 
 __global__ void MaxPoolKernel(PoolGeom g, int64_t total, const float* x, float* y) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+       i += (int64_t)gridDim.x * blockDim.x) {
     int64_t n, c, oy, ox;
     Decompose(g, i, g.oh, g.ow, &n, &c, &oy, &ox);
     float best;
@@ -100,7 +107,8 @@ __global__ void MaxPoolKernel(PoolGeom g, int64_t total, const float* x, float* 
 }
 
 __global__ void AvgPoolKernel(PoolGeom g, int64_t total, const float* x, float* y) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+       i += (int64_t)gridDim.x * blockDim.x) {
     int64_t n, c, oy, ox, h0, h1, w0, w1;
     Decompose(g, i, g.oh, g.ow, &n, &c, &oy, &ox);
     WindowOf(g, oy, ox, &h0, &h1, &w0, &w1);
@@ -112,8 +120,10 @@ __global__ void AvgPoolKernel(PoolGeom g, int64_t total, const float* x, float* 
   }
 }
 
-__global__ void MaxPoolGradKernel(PoolGeom g, int64_t total, const float* x, const float* dy, float* dx) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+__global__ void MaxPoolGradKernel(PoolGeom g, int64_t total, const float* x, const float* dy,
+                                  float* dx) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+       i += (int64_t)gridDim.x * blockDim.x) {
     int64_t n, c, oy, ox;
     Decompose(g, i, g.oh, g.ow, &n, &c, &oy, &ox);
     float best;
@@ -123,7 +133,8 @@ __global__ void MaxPoolGradKernel(PoolGeom g, int64_t total, const float* x, con
 }
 
 __global__ void AvgPoolGradKernel(PoolGeom g, int64_t total, const float* dy, float* dx) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+       i += (int64_t)gridDim.x * blockDim.x) {
     int64_t n, c, h, w;
     Decompose(g, i, g.ih, g.iw, &n, &c, &h, &w);
     // Outputs whose window [y*s - p, y*s - p + k) holds h.
@@ -161,9 +172,11 @@ grt_status* Pool(grt_kernel_ctx* ctx, bool max, const char* op) {
   if (n == 0) return NULL;
   cudaStream_t s = grt_cuda_stream(ctx->stream);
   if (max)
-    MaxPoolKernel<<<Blocks(n), kThreads, 0, s>>>(g, n, (const float*)grt_tensor_data(x), (float*)grt_tensor_data(y));
+    MaxPoolKernel<<<Blocks(n), kThreads, 0, s>>>(g, n, (const float*)grt_tensor_data(x),
+                                                 (float*)grt_tensor_data(y));
   else
-    AvgPoolKernel<<<Blocks(n), kThreads, 0, s>>>(g, n, (const float*)grt_tensor_data(x), (float*)grt_tensor_data(y));
+    AvgPoolKernel<<<Blocks(n), kThreads, 0, s>>>(g, n, (const float*)grt_tensor_data(x),
+                                                 (float*)grt_tensor_data(y));
   return Launched(op);
 }
 
@@ -179,18 +192,21 @@ grt_status* MaxPoolGradCompute(grt_kernel_ctx* ctx) {
   if ((st = MakePool(ctx, ShapeOf(x), &g))) return st;
   grt_shape ys = OutShape(g);
   if (NumElements(ShapeOf(dy)) != NumElements(ys) || grt_tensor_rank(dy) != 4)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "MaxPoolGrad: grad does not match the pooled shape");
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "MaxPoolGrad: grad does not match the pooled shape");
   grt_shape xs = ShapeOf(x);
   grt_tensor* dx;
   if ((st = grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &xs, &dx))) return st;
   cudaStream_t s = grt_cuda_stream(ctx->stream);
   if (grt_tensor_byte_size(dx) &&
-      (st = grt_cuda_error(cudaMemsetAsync(grt_tensor_data(dx), 0, grt_tensor_byte_size(dx), s), "cudaMemsetAsync")))
+      (st = grt_cuda_error(cudaMemsetAsync(grt_tensor_data(dx), 0, grt_tensor_byte_size(dx), s),
+                           "cudaMemsetAsync")))
     return st;
   int64_t n = NumElements(ys);
   if (n == 0) return NULL;
   MaxPoolGradKernel<<<Blocks(n), kThreads, 0, s>>>(g, n, (const float*)grt_tensor_data(x),
-                                                   (const float*)grt_tensor_data(dy), (float*)grt_tensor_data(dx));
+                                                   (const float*)grt_tensor_data(dy),
+                                                   (float*)grt_tensor_data(dx));
   return Launched("MaxPoolGrad");
 }
 
@@ -200,12 +216,14 @@ grt_status* AvgPoolGradCompute(grt_kernel_ctx* ctx) {
   grt_status* st = NeedF32("AvgPoolGrad", dy);
   if (st) return st;
   if (!IsIndexType(grt_tensor_dtype(sizes)) || grt_tensor_num_elements(sizes) != 4)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "orig_input_shape must be a 4-element int32/int64 vector");
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "orig_input_shape must be a 4-element int32/int64 vector");
   grt_shape xs = {4, {HostInt(sizes, 0), HostInt(sizes, 1), HostInt(sizes, 2), HostInt(sizes, 3)}};
   PoolGeom g;
   if ((st = MakePool(ctx, xs, &g))) return st;
   if (NumElements(ShapeOf(dy)) != NumElements(OutShape(g)) || grt_tensor_rank(dy) != 4)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "AvgPoolGrad: grad does not match the pooled shape");
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "AvgPoolGrad: grad does not match the pooled shape");
   grt_tensor* dx;
   if ((st = grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &xs, &dx))) return st;
   int64_t n = NumElements(xs);

@@ -38,7 +38,8 @@ struct RandomState {
 
 grt_status* Create(const grt_node* node, void** out) {
   RandomState* s = static_cast<RandomState*>(calloc(1, sizeof(RandomState)));
-  if (!s) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory creating a random generator");
+  if (!s)
+    return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory creating a random generator");
   pthread_mutex_init(&s->mu, nullptr);
   *out = s;
   return nullptr;
@@ -144,13 +145,14 @@ grt_status* Compute(grt_kernel_ctx* ctx, int dist, const char* name) {
   grt_dtype it = grt_tensor_dtype(shape);
   int64_t rank = grt_tensor_num_elements(shape);
   if (grt_tensor_rank(shape) != 1 || rank > GRT_MAX_RANK || (it != GRT_INT32 && it != GRT_INT64))
-    return grt_status_new(GRT_INVALID_ARGUMENT, "shape must be a vector of {int32,int64} of at most %d",
-                          GRT_MAX_RANK);
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "shape must be a vector of {int32,int64} of at most %d", GRT_MAX_RANK);
   grt_shape s = {(int32_t)rank, {0}};
   for (int64_t i = 0; i < rank; i++) {
     s.dims[i] = it == GRT_INT32 ? ((const int32_t*)grt_tensor_data(shape))[i]
                                 : ((const int64_t*)grt_tensor_data(shape))[i];
-    if (s.dims[i] < 0) return grt_status_new(GRT_INVALID_ARGUMENT, "shape has a negative dimension");
+    if (s.dims[i] < 0)
+      return grt_status_new(GRT_INVALID_ARGUMENT, "shape has a negative dimension");
   }
   grt_tensor* out;
   st = grt_kernel_alloc_output(ctx, 0, dt, &s, &out);
@@ -171,15 +173,19 @@ grt_status* Compute(grt_kernel_ctx* ctx, int dist, const char* name) {
   int64_t groups = (n + group - 1) / group;
   cudaStream_t cs = grt_cuda_stream(ctx->stream);
   if (dt == GRT_FLOAT32)
-    FillKernel<float><<<Blocks(groups), kThreads, 0, cs>>>(dist, base, n, (float*)grt_tensor_data(out));
+    FillKernel<float>
+        <<<Blocks(groups), kThreads, 0, cs>>>(dist, base, n, (float*)grt_tensor_data(out));
   else
-    FillKernel<double><<<Blocks(groups), kThreads, 0, cs>>>(dist, base, n, (double*)grt_tensor_data(out));
+    FillKernel<double>
+        <<<Blocks(groups), kThreads, 0, cs>>>(dist, base, n, (double*)grt_tensor_data(out));
   return grt_cuda_launch_error(name);
 }
 
 grt_status* UniformCompute(grt_kernel_ctx* c) { return Compute(c, kUniform, "RandomUniform"); }
 grt_status* NormalCompute(grt_kernel_ctx* c) { return Compute(c, kNormal, "RandomStandardNormal"); }
-grt_status* TruncatedCompute(grt_kernel_ctx* c) { return Compute(c, kTruncated, "TruncatedNormal"); }
+grt_status* TruncatedCompute(grt_kernel_ctx* c) {
+  return Compute(c, kTruncated, "TruncatedNormal");
+}
 
 const grt_op_kernel kKernels[] = {
     {"RandomUniform", UniformCompute, Create, Free, 0},

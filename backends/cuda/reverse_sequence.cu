@@ -19,8 +19,9 @@ __global__ void CheckLensKernel(int64_t batch, int64_t seq, grt_dtype lt, const 
   }
 }
 
-__global__ void ReverseKernel(int64_t n, int64_t seq_stride, int64_t seq, int64_t batch_stride, int64_t batch,
-                              grt_dtype lt, const void* lens, const void* x, void* y, int size) {
+__global__ void ReverseKernel(int64_t n, int64_t seq_stride, int64_t seq, int64_t batch_stride,
+                              int64_t batch, grt_dtype lt, const void* lens, const void* x, void* y,
+                              int size) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     int64_t at = (i / seq_stride) % seq;
@@ -35,10 +36,12 @@ grt_status* ReverseSequence(grt_kernel_ctx* ctx) {
   grt_status* st;
   if ((st = grt_kernel_attr_int(ctx, "seq_dim", &seq_dim))) return st;
   if ((st = grt_kernel_attr_int(ctx, "batch_dim", &batch_dim))) return st;
-  if (!IsIndexType(grt_tensor_dtype(lens))) return NoKernel("ReverseSequence", grt_tensor_dtype(lens));
+  if (!IsIndexType(grt_tensor_dtype(lens)))
+    return NoKernel("ReverseSequence", grt_tensor_dtype(lens));
   grt_shape xs = ShapeOf(x), ls = ShapeOf(lens);
   int32_t rank = xs.rank;
-  if ((st = grt_op_reverse_sequence_check(&xs, seq_dim, batch_dim, &ls))) return st;  // the CPU's checks
+  if ((st = grt_op_reverse_sequence_check(&xs, seq_dim, batch_dim, &ls)))
+    return st;  // the CPU's checks
   int64_t batch = xs.dims[batch_dim], seq = xs.dims[seq_dim];
   cudaStream_t s = grt_cuda_stream(ctx->stream);
   grt_dtype lt = grt_tensor_dtype(lens);
@@ -49,20 +52,23 @@ grt_status* ReverseSequence(grt_kernel_ctx* ctx) {
                                                        (unsigned long long*)grt_tensor_data(word));
     int64_t bad;
     if ((st = ReadFault(ctx, word, &bad))) return st;
-    if (bad >= 0) return grt_op_reverse_sequence_length(&xs, seq_dim, bad, DeviceIndex(ctx, lens, bad));
+    if (bad >= 0)
+      return grt_op_reverse_sequence_length(&xs, seq_dim, bad, DeviceIndex(ctx, lens, bad));
   }
   grt_tensor* y;
   if ((st = grt_kernel_alloc_output(ctx, 0, grt_tensor_dtype(x), &xs, &y))) return st;
   int64_t n = NumElements(xs);
   if (n == 0) return NULL;
-  ReverseKernel<<<Blocks(n), kThreads, 0, s>>>(n, Product(xs, (int32_t)seq_dim + 1, rank), seq,
-                                               Product(xs, (int32_t)batch_dim + 1, rank), batch, lt,
-                                               grt_tensor_data(lens), grt_tensor_data(x), grt_tensor_data(y),
-                                               (int)grt_dtype_size(grt_tensor_dtype(x)));
+  ReverseKernel<<<Blocks(n), kThreads, 0, s>>>(
+      n, Product(xs, (int32_t)seq_dim + 1, rank), seq, Product(xs, (int32_t)batch_dim + 1, rank),
+      batch, lt, grt_tensor_data(lens), grt_tensor_data(x), grt_tensor_data(y),
+      (int)grt_dtype_size(grt_tensor_dtype(x)));
   return Launched("ReverseSequence");
 }
 
 }  // namespace
 }  // namespace grt_cuda
 
-extern "C" grt_status* grt_cuda_reverse_sequence(grt_kernel_ctx* c) { return grt_cuda::ReverseSequence(c); }
+extern "C" grt_status* grt_cuda_reverse_sequence(grt_kernel_ctx* c) {
+  return grt_cuda::ReverseSequence(c);
+}

@@ -102,7 +102,8 @@ grt_status* Hold(const grt_kernel_ctx* ctx, int n, bool lock, const char* uninit
     h->values[i] = grt_var_value(h->vars[i], lock);
     h->n = i + 1;
     if (!h->values[i]) {
-      grt_status* st = grt_status_new(GRT_FAILED_PRECONDITION, "%s%s", uninit, grt_var_name(h->vars[i]));
+      grt_status* st =
+          grt_status_new(GRT_FAILED_PRECONDITION, "%s%s", uninit, grt_var_name(h->vars[i]));
       h->n = i;
       Release(h);
       return st;
@@ -151,11 +152,11 @@ grt_status* AssignUpdate(grt_kernel_ctx* ctx, bool sub, const char* op) {
     switch (dt) {
       case GRT_FLOAT32:
         UpdateKernel<float><<<Blocks(n), kThreads, 0, s>>>(n, sub, (float*)grt_tensor_data(x),
-                                                          (const float*)grt_tensor_data(value));
+                                                           (const float*)grt_tensor_data(value));
         break;
       case GRT_FLOAT64:
         UpdateKernel<double><<<Blocks(n), kThreads, 0, s>>>(n, sub, (double*)grt_tensor_data(x),
-                                                           (const double*)grt_tensor_data(value));
+                                                            (const double*)grt_tensor_data(value));
         break;
       case GRT_INT64:
         UpdateKernelI64<<<Blocks(n), kThreads, 0, s>>>(n, sub, (long long*)grt_tensor_data(x),
@@ -193,11 +194,20 @@ struct ApplyOp {
   bool has_nesterov;
 };
 
-const ApplyOp kGd = {kGradientDescent, "ApplyGradientDescent", 1, {"var"}, 2, "delta", 1, {1}, {"alpha"}, false};
-const ApplyOp kMom = {kMomentum, "ApplyMomentum", 2, {"var", "accum"}, 3, "grad", 2, {2, 4},
-                      {"lr", "momentum"}, true};
-const ApplyOp kAdamOp = {kAdam, "ApplyAdam", 3, {"var", "m", "v"}, 9, "grad", 6, {3, 4, 5, 6, 7, 8},
-                         {"beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon"}, true};
+const ApplyOp kGd = {
+    kGradientDescent, "ApplyGradientDescent", 1, {"var"}, 2, "delta", 1, {1}, {"alpha"}, false};
+const ApplyOp kMom = {kMomentum, "ApplyMomentum",    2,   {"var", "accum"}, 3, "grad", 2,
+                      {2, 4},    {"lr", "momentum"}, true};
+const ApplyOp kAdamOp = {kAdam,
+                         "ApplyAdam",
+                         3,
+                         {"var", "m", "v"},
+                         9,
+                         "grad",
+                         6,
+                         {3, 4, 5, 6, 7, 8},
+                         {"beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon"},
+                         true};
 
 template <typename T>
 struct ApplyArgs {
@@ -211,9 +221,13 @@ struct ApplyArgs {
 template <typename T>
 __device__ inline T Sqrt(T x);
 template <>
-__device__ inline float Sqrt<float>(float x) { return sqrtf(x); }
+__device__ inline float Sqrt<float>(float x) {
+  return sqrtf(x);
+}
 template <>
-__device__ inline double Sqrt<double>(double x) { return sqrt(x); }
+__device__ inline double Sqrt<double>(double x) {
+  return sqrt(x);
+}
 
 // The CPU's loops (backends/cpu/training.c), one element per thread.
 template <typename T>
@@ -254,7 +268,8 @@ void LaunchApply(const ApplyOp& op, const Held& h, const grt_kernel_ctx* ctx, bo
   ApplyArgs<T> a = {};
   for (int r = 0; r < op.n_refs; r++) a.ref[r] = (T*)grt_tensor_data(h.values[r]);
   a.grad = (const T*)grt_tensor_data(ctx->inputs[op.grad]);
-  for (int k = 0; k < op.n_scalars; k++) a.sc[k] = (const T*)grt_tensor_data(ctx->inputs[op.scalars[k]]);
+  for (int k = 0; k < op.n_scalars; k++)
+    a.sc[k] = (const T*)grt_tensor_data(ctx->inputs[op.scalars[k]]);
   a.n = grt_tensor_num_elements(h.values[0]);
   a.nesterov = nesterov;
   if (a.n > 0) ApplyKernel<T><<<Blocks(a.n), kThreads, 0, s>>>(op.kind, a);
@@ -295,7 +310,8 @@ grt_status* Apply(grt_kernel_ctx* ctx, const ApplyOp& op) {
   if ((st = grt_kernel_attr_bool(ctx, "use_locking", &lock))) return st;
   if (op.has_nesterov && (st = grt_kernel_attr_bool(ctx, "use_nesterov", &nesterov))) return st;
   Held h;
-  if ((st = Hold(ctx, op.n_refs, lock, "Attempting to use uninitialized variables: ", &h))) return st;
+  if ((st = Hold(ctx, op.n_refs, lock, "Attempting to use uninitialized variables: ", &h)))
+    return st;
   const grt_tensor* var = h.values[0];
   char a[96], b[96];
   for (int r = 0; r < op.n_refs && !st; r++) {

@@ -24,7 +24,8 @@ struct Masks {
 struct DenseSpec {
   int64_t begin[GRT_MAX_RANK], end[GRT_MAX_RANK], stride[GRT_MAX_RANK];
   bool begin_masked[GRT_MAX_RANK], end_masked[GRT_MAX_RANK], shrink[GRT_MAX_RANK];
-  int32_t gather[kMaxSparse + GRT_MAX_RANK];  // per final dimension: a dense index, kNewAxis or kShrinkAxis
+  int32_t gather[kMaxSparse +
+                 GRT_MAX_RANK];  // per final dimension: a dense index, kNewAxis or kShrinkAxis
   int32_t n_gather;
 };
 
@@ -38,8 +39,8 @@ void TakeAll(DenseSpec* d, int32_t full) {
   d->gather[d->n_gather++] = full;
 }
 
-grt_status* BuildDense(const Masks& m, int32_t ns, const int64_t* b, const int64_t* e, const int64_t* st,
-                       int32_t rank, DenseSpec* d) {
+grt_status* BuildDense(const Masks& m, int32_t ns, const int64_t* b, const int64_t* e,
+                       const int64_t* st, int32_t rank, DenseSpec* d) {
   if (m.ellipsis & (m.ellipsis - 1))
     return grt_status_new(GRT_INVALID_ARGUMENT, "Multiple ellipses in slice spec not allowed");
   // New axes after the ellipsis do not consume input dimensions.
@@ -63,7 +64,8 @@ grt_status* BuildDense(const Masks& m, int32_t ns, const int64_t* b, const int64
       d->gather[d->n_gather++] = kNewAxis;
     } else {
       if (full == rank)
-        return grt_status_new(GRT_INVALID_ARGUMENT, "Index out of range using input dim %d; input has only %d dims",
+        return grt_status_new(GRT_INVALID_ARGUMENT,
+                              "Index out of range using input dim %d; input has only %d dims",
                               (int)full, (int)rank);
       d->begin[full] = b[i];
       d->end[full] = e[i];
@@ -92,8 +94,8 @@ grt_status* ReadSpec(const grt_tensor* t, const char* what, int64_t* out, int32_
     return grt_status_new(GRT_INVALID_ARGUMENT, "%s must be an int32/int64 vector", what);
   int64_t len = grt_tensor_dim(t, 0);
   if (len > kMaxSparse)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "%s has %lld elements, at most %d are supported", what,
-                          (long long)len, kMaxSparse);
+    return grt_status_new(GRT_INVALID_ARGUMENT, "%s has %lld elements, at most %d are supported",
+                          what, (long long)len, kMaxSparse);
   for (int64_t i = 0; i < len; i++) out[i] = HostInt(t, i);
   *n = (int32_t)len;
   return NULL;
@@ -109,10 +111,12 @@ grt_status* StridedSliceCompute(grt_kernel_ctx* ctx) {
   if (s) return s;
   if (nb != ne || nb != ns)
     return grt_status_new(GRT_INVALID_ARGUMENT,
-                          "Expected begin, end, and strides to be 1D equal size tensors, but got sizes %d, %d, and %d instead.",
+                          "Expected begin, end, and strides to be 1D equal size tensors, but got "
+                          "sizes %d, %d, and %d instead.",
                           (int)nb, (int)ne, (int)ns);
   Masks m;
-  if ((s = grt_kernel_attr_int(ctx, "begin_mask", &m.begin)) || (s = grt_kernel_attr_int(ctx, "end_mask", &m.end)) ||
+  if ((s = grt_kernel_attr_int(ctx, "begin_mask", &m.begin)) ||
+      (s = grt_kernel_attr_int(ctx, "end_mask", &m.end)) ||
       (s = grt_kernel_attr_int(ctx, "ellipsis_mask", &m.ellipsis)) ||
       (s = grt_kernel_attr_int(ctx, "new_axis_mask", &m.new_axis)) ||
       (s = grt_kernel_attr_int(ctx, "shrink_axis_mask", &m.shrink)))
@@ -131,7 +135,8 @@ grt_status* StridedSliceCompute(grt_kernel_ctx* ctx) {
       // foo[-1] arrives as begin -1, end 0: rebuild end as begin + 1.
       int64_t v = d.begin[i] < 0 ? dim + d.begin[i] : d.begin[i];
       if (v < 0 || v >= dim)
-        return grt_status_new(GRT_INVALID_ARGUMENT, "slice index %lld of dimension %d out of bounds.",
+        return grt_status_new(GRT_INVALID_ARGUMENT,
+                              "slice index %lld of dimension %d out of bounds.",
                               (long long)d.begin[i], (int)i);
       d.begin[i] = v;
       d.end[i] = v + 1;
@@ -146,7 +151,8 @@ grt_status* StridedSliceCompute(grt_kernel_ctx* ctx) {
   for (int32_t k = 0; k < d.n_gather; k++) {
     if (d.gather[k] == kShrinkAxis) continue;
     if (out.rank == GRT_MAX_RANK)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "the result would have rank above the maximum %d", GRT_MAX_RANK);
+      return grt_status_new(GRT_INVALID_ARGUMENT, "the result would have rank above the maximum %d",
+                            GRT_MAX_RANK);
     out.dims[out.rank++] = d.gather[k] == kNewAxis ? 1 : proc[d.gather[k]];
   }
   grt_tensor* y;
@@ -161,8 +167,9 @@ grt_status* StridedSliceCompute(grt_kernel_ctx* ctx) {
     box.src_strides[i] = src.src_strides[i] * d.stride[i];
   }
   size_t es = grt_dtype_size(grt_tensor_dtype(x));
-  return CopyBox(ctx, OutputOnHost(ctx, 0), es, box, n, (const char*)grt_tensor_data(x) + (size_t)base * es,
-                 grt_tensor_data(y), "StridedSlice");
+  return CopyBox(ctx, OutputOnHost(ctx, 0), es, box, n,
+                 (const char*)grt_tensor_data(x) + (size_t)base * es, grt_tensor_data(y),
+                 "StridedSlice");
 }
 
 const grt_op_kernel kKernels[] = {

@@ -14,7 +14,8 @@
 #include "kernels/kernel_table.h"
 #include "ops/dtype_sets.h"
 
-#define GPU(op, constraints, host) {op, "GPU", constraints, host, 0}
+#define GPU(op, constraints, host) \
+  { op, "GPU", constraints, host, 0 }
 /* An element-wise op: device memory for `types`, host memory for int32. */
 #define CWISE(op, types) GPU(op, "T: " types GRT_INT32_ON_HOST, "")
 #define REDUCE(op, types) \
@@ -31,25 +32,30 @@ static const grt_kernel_spec kRows[] = {
     GPU("ZerosLike", "T: " GRT_TYPES_INT32, "y"),
     GPU("OnesLike", "T: " GRT_TYPES_FLOAT_INT64_BOOL, ""),
     GPU("OnesLike", "T: " GRT_TYPES_INT32, "y"),
-    GPU("Reshape", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; Tshape: " GRT_TYPES_INDEX, "shape"),
+    GPU("Reshape", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; Tshape: " GRT_TYPES_INDEX,
+        "shape"),
     GPU("Squeeze", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, ""),
     GPU("ExpandDims", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; Tdim: " GRT_TYPES_INDEX, "dim"),
     GPU("Pack", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, ""),
     GPU("Unpack", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, ""),
     GPU("ConcatV2", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; Tidx: " GRT_TYPES_INDEX, "axis"),
     GPU("Split", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, "split_dim"),
-    GPU("Slice", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; Index: " GRT_TYPES_INDEX, "begin, size"),
-    GPU("StridedSlice", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; Index: " GRT_TYPES_INDEX, "begin, end, strides"),
-    GPU("Tile", "T: {float16, bfloat16, float32, float64, int16, int32, int64, bool}; Tmultiples: "
-        GRT_TYPES_INDEX, "multiples"),
+    GPU("Slice", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; Index: " GRT_TYPES_INDEX,
+        "begin, size"),
+    GPU("StridedSlice", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; Index: " GRT_TYPES_INDEX,
+        "begin, end, strides"),
+    GPU("Tile",
+        "T: {float16, bfloat16, float32, float64, int16, int32, int64, bool}; "
+        "Tmultiples: " GRT_TYPES_INDEX,
+        "multiples"),
     GPU("Transpose", "Tperm: " GRT_TYPES_INDEX, "perm"), /* every dtype, int32 in device memory */
-    GPU("Fill", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; index_type: " GRT_TYPES_INDEX, "dims"),
+    GPU("Fill", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST "; index_type: " GRT_TYPES_INDEX,
+        "dims"),
     GPU("Shape", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, "output"),
     GPU("Size", "T: " GRT_TYPES_NO_INT32 GRT_INT32_ON_HOST, "output"),
     GPU("Rank", "T: " GRT_TYPES_REAL_NO_INT32, "output"),
     GPU("Rank", "T: {int32, bool}", "input, output"),
-    GPU("OneHot", "T: " GRT_TYPES_FLOAT_INDEX_BOOL "; TI: {int32, int64, uint8}",
-        "depth"),
+    GPU("OneHot", "T: " GRT_TYPES_FLOAT_INDEX_BOOL "; TI: {int32, int64, uint8}", "depth"),
     GPU("BroadcastGradientArgs", "T: " GRT_TYPES_INDEX, "s0, s1, r0, r1"),
     /* math_ops: element-wise */
     CWISE("Add", GRT_TYPES_FLOAT_INT64),
@@ -88,7 +94,9 @@ static const grt_kernel_spec kRows[] = {
     REDUCE("Prod", GRT_TYPES_FLOAT_INT64),
     REDUCE("Max", GRT_TYPES_FLOAT_INT64),
     REDUCE("Min", GRT_TYPES_FLOAT_INT64),
-    GPU("ArgMax", "T: " GRT_TYPES_FLOAT "; Tidx: " GRT_TYPES_INDEX "; output_type: " GRT_TYPES_INDEX, "dimension"),
+    GPU("ArgMax",
+        "T: " GRT_TYPES_FLOAT "; Tidx: " GRT_TYPES_INDEX "; output_type: " GRT_TYPES_INDEX,
+        "dimension"),
     /* nn_ops */
     GPU("Relu", "T: " GRT_TYPES_FLOAT, ""),
     GPU("ReluGrad", "T: " GRT_TYPES_FLOAT, ""),
@@ -127,7 +135,8 @@ static const grt_kernel_spec kRows[] = {
     GPU("Cumsum", "T: " GRT_TYPES_FLOAT_INDEX "; Tidx: " GRT_TYPES_INDEX, "axis"),
     GPU("TopKV2", "T: " GRT_TYPES_FLOAT_INDEX, "k"),
     /* Einsum: no GPU row (the CUDA plugin has no kernel; it runs on the CPU) */
-    GPU("Pad", "T: " GRT_TYPES_FLOAT_INT64_BOOL GRT_INT32_ON_HOST "; Tpaddings: " GRT_TYPES_INDEX, "paddings"),
+    GPU("Pad", "T: " GRT_TYPES_FLOAT_INT64_BOOL GRT_INT32_ON_HOST "; Tpaddings: " GRT_TYPES_INDEX,
+        "paddings"),
     GPU("PadV2", "T: " GRT_TYPES_FLOAT_INT64_BOOL GRT_INT32_ON_HOST "; Tpaddings: " GRT_TYPES_INDEX,
         "paddings"),
     GPU("MirrorPad", "T: " GRT_TYPES_FLOAT "; Tpaddings: " GRT_TYPES_INDEX, "paddings"),
@@ -142,15 +151,24 @@ static const grt_kernel_spec kRows[] = {
     GPU("RandomStandardNormal", "dtype: " GRT_TYPES_FLOAT "; T: " GRT_TYPES_INDEX, "shape"),
     GPU("TruncatedNormal", "dtype: " GRT_TYPES_FLOAT "; T: " GRT_TYPES_INDEX, "shape"),
     /* math_ops, bitwise_ops: ops added for ONNX import */
-    GPU("Sin", "T: " GRT_TYPES_FLOAT, ""), GPU("Cos", "T: " GRT_TYPES_FLOAT, ""),
-    GPU("Tan", "T: " GRT_TYPES_FLOAT, ""), GPU("Asin", "T: " GRT_TYPES_FLOAT, ""),
-    GPU("Acos", "T: " GRT_TYPES_FLOAT, ""), GPU("Atan", "T: " GRT_TYPES_FLOAT, ""),
-    GPU("Sinh", "T: " GRT_TYPES_FLOAT, ""), GPU("Cosh", "T: " GRT_TYPES_FLOAT, ""),
-    GPU("Asinh", "T: " GRT_TYPES_FLOAT, ""), GPU("Acosh", "T: " GRT_TYPES_FLOAT, ""),
-    GPU("Atanh", "T: " GRT_TYPES_FLOAT, ""), GPU("Floor", "T: " GRT_TYPES_FLOAT, ""),
-    GPU("Ceil", "T: " GRT_TYPES_FLOAT, ""), GPU("Round", "T: " GRT_TYPES_FLOAT, ""),
-    CWISE("Sign", GRT_TYPES_FLOAT_INT64), GPU("Erf", "T: " GRT_TYPES_FLOAT, ""),
-    GPU("IsNan", "T: " GRT_TYPES_FLOAT, ""), GPU("IsInf", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("Sin", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("Cos", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("Tan", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("Asin", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("Acos", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("Atan", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("Sinh", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("Cosh", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("Asinh", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("Acosh", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("Atanh", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("Floor", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("Ceil", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("Round", "T: " GRT_TYPES_FLOAT, ""),
+    CWISE("Sign", GRT_TYPES_FLOAT_INT64),
+    GPU("Erf", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("IsNan", "T: " GRT_TYPES_FLOAT, ""),
+    GPU("IsInf", "T: " GRT_TYPES_FLOAT, ""),
     GPU("FloorMod", "T: {float32, float64}" GRT_INT32_ON_HOST, ""),
     GPU("TruncateMod", "T: {int32}", "x, y, z"),
     GPU("LeftShift", "T: {int8, int16, int32, int64, uint8}", ""),

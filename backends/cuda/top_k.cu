@@ -21,8 +21,8 @@ __device__ inline bool Above(grt_dtype dt, const void* x, int64_t a, int64_t b) 
   return va > vb;
 }
 
-__global__ void TopKKernel(int64_t rows, int64_t n, int64_t k, grt_dtype dt, const void* x, grt_dtype it,
-                           void* idx, void* vals, int size) {
+__global__ void TopKKernel(int64_t rows, int64_t n, int64_t k, grt_dtype dt, const void* x,
+                           grt_dtype it, void* idx, void* vals, int size) {
   for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < rows;
        r += (int64_t)gridDim.x * blockDim.x) {
     const int64_t base = r * n, out = r * k;
@@ -36,7 +36,8 @@ __global__ void TopKKernel(int64_t rows, int64_t n, int64_t k, grt_dtype dt, con
       }
       StoreI(it, idx, out + p, j);
     }
-    for (int64_t j = 0; j < k; j++) CopyElem(vals, out + j, x, base + LoadI(it, idx, out + j), size);
+    for (int64_t j = 0; j < k; j++)
+      CopyElem(vals, out + j, x, base + LoadI(it, idx, out + j), size);
   }
 }
 
@@ -49,8 +50,9 @@ grt_status* TopK(grt_kernel_ctx* ctx) {
   if (xs.rank < 1) return grt_status_new(GRT_INVALID_ARGUMENT, "input must be >= 1-D");
   int64_t n = xs.dims[xs.rank - 1];
   if (n < k)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "input must have at least k columns. Had %lld, needed %lld",
-                          (long long)n, (long long)k);
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "input must have at least k columns. Had %lld, needed %lld", (long long)n,
+                          (long long)k);
   grt_dtype dt = grt_tensor_dtype(x), it = GRT_INT32;
   if (dt == GRT_BOOL || dt > GRT_BOOL) return NoKernel("TopKV2", dt);
   grt_status* st = grt_kernel_attr_type(ctx, "index_type", &it);
@@ -67,7 +69,8 @@ grt_status* TopK(grt_kernel_ctx* ctx) {
   int64_t rows = n ? NumElements(xs) / n : 0;
   if (k == 0 || rows == 0) return NULL;
   TopKKernel<<<Blocks(rows), kThreads, 0, grt_cuda_stream(ctx->stream)>>>(
-      rows, n, k, dt, grt_tensor_data(x), it, grt_tensor_data(idx), grt_tensor_data(vals), (int)grt_dtype_size(dt));
+      rows, n, k, dt, grt_tensor_data(x), it, grt_tensor_data(idx), grt_tensor_data(vals),
+      (int)grt_dtype_size(dt));
   return Launched("TopKV2");
 }
 

@@ -39,8 +39,8 @@ __global__ void CountKernel(int64_t n, grt_dtype dt, const void* x, long long* o
   }
 }
 
-__global__ void WriteKernel(int64_t n, grt_dtype dt, const void* x, const long long* offsets, int32_t rank,
-                            Dims dims, long long* out) {
+__global__ void WriteKernel(int64_t n, grt_dtype dt, const void* x, const long long* offsets,
+                            int32_t rank, Dims dims, long long* out) {
   int t = threadIdx.x;
   int64_t chunk = (n + kWhereThreads - 1) / kWhereThreads;
   int64_t lo = t * chunk, hi = lo + chunk < n ? lo + chunk : n;
@@ -69,12 +69,14 @@ grt_status* Where(grt_kernel_ctx* ctx) {
   if (n > 0) {
     grt_shape os = {1, {kWhereThreads + 1}};
     if ((st = grt_kernel_alloc_temp(ctx, GRT_INT64, &os, &offsets))) return st;
-    CountKernel<<<1, kWhereThreads, 0, s>>>(n, dt, grt_tensor_data(x), (long long*)grt_tensor_data(offsets));
+    CountKernel<<<1, kWhereThreads, 0, s>>>(n, dt, grt_tensor_data(x),
+                                            (long long*)grt_tensor_data(offsets));
     st = grt_cuda_launch_error("Where");
     if (!st)
-      st = grt_cuda_error(cudaMemcpyAsync(&total, (long long*)grt_tensor_data(offsets) + kWhereThreads, 8,
-                                          cudaMemcpyDeviceToHost, s),
-                          "cudaMemcpyAsync");
+      st = grt_cuda_error(
+          cudaMemcpyAsync(&total, (long long*)grt_tensor_data(offsets) + kWhereThreads, 8,
+                          cudaMemcpyDeviceToHost, s),
+          "cudaMemcpyAsync");
     if (!st) st = grt_cuda_error(cudaStreamSynchronize(s), "cudaStreamSynchronize");
     if (st) {
       grt_tensor_free(offsets);
@@ -87,8 +89,9 @@ grt_status* Where(grt_kernel_ctx* ctx) {
   if (!st && total > 0 && xs.rank > 0) {
     Dims dims = {};
     for (int32_t d = 0; d < xs.rank; d++) dims.d[d] = xs.dims[d];
-    WriteKernel<<<1, kWhereThreads, 0, s>>>(n, dt, grt_tensor_data(x), (const long long*)grt_tensor_data(offsets),
-                                            xs.rank, dims, (long long*)grt_tensor_data(y));
+    WriteKernel<<<1, kWhereThreads, 0, s>>>(n, dt, grt_tensor_data(x),
+                                            (const long long*)grt_tensor_data(offsets), xs.rank,
+                                            dims, (long long*)grt_tensor_data(y));
     st = Launched("Where");
   }
   // The temporary is freed after the kernel that reads it is queued: the

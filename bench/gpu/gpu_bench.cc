@@ -24,21 +24,21 @@
 
 namespace {
 
-#define CHECK_GRT(expr)                                                    \
-  do {                                                                     \
-    grt_status* s_ = (expr);                                               \
-    if (s_) {                                                              \
+#define CHECK_GRT(expr)                                                           \
+  do {                                                                            \
+    grt_status* s_ = (expr);                                                      \
+    if (s_) {                                                                     \
       fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, grt_status_message(s_)); \
-      exit(1);                                                             \
-    }                                                                      \
+      exit(1);                                                                    \
+    }                                                                             \
   } while (0)
-#define CHECK_CUDA(expr)                                                              \
-  do {                                                                                \
-    cudaError_t e_ = (expr);                                                          \
-    if (e_ != cudaSuccess) {                                                          \
-      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));    \
-      exit(1);                                                                        \
-    }                                                                                 \
+#define CHECK_CUDA(expr)                                                          \
+  do {                                                                            \
+    cudaError_t e_ = (expr);                                                      \
+    if (e_ != cudaSuccess) {                                                      \
+      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
+      exit(1);                                                                    \
+    }                                                                             \
   } while (0)
 
 double Now() {
@@ -108,7 +108,8 @@ double GrtChainSeconds(int n, int chain, int reps) {
   std::string prev = "a";
   for (int i = 0; i < chain; i++) {
     std::string name = "m" + std::to_string(i);
-    j += R"(,{"name":")" + name + R"(","op":"MatMul","inputs":[")" + prev + R"(","b"],"device":"/device:GPU:0"})";
+    j += R"(,{"name":")" + name + R"(","op":"MatMul","inputs":[")" + prev +
+         R"(","b"],"device":"/device:GPU:0"})";
     prev = name;
   }
   j += R"(,{"name":"y","op":"Sum","inputs":[")" + prev + R"(","axes"],"device":"/device:GPU:0"}]})";
@@ -144,8 +145,8 @@ double GrtOverheadUs(int ops, Mode mode) {
     {"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[16]}},
     {"name":"a0","op":"Identity","inputs":["x"],"device":"/device:GPU:0"})";
   for (int i = 1; i <= ops; i++)
-    j += R"(,{"name":"a)" + std::to_string(i) + R"(","op":"Add","inputs":["a)" + std::to_string(i - 1) +
-         R"(","x"],"device":"/device:GPU:0"})";
+    j += R"(,{"name":"a)" + std::to_string(i) + R"(","op":"Add","inputs":["a)" +
+         std::to_string(i - 1) + R"(","x"],"device":"/device:GPU:0"})";
   j += "]}";
   grt_graph* g = nullptr;
   CHECK_GRT(grt_graph_from_json(j.c_str(), j.size(), &g));
@@ -171,8 +172,10 @@ double GrtOverheadUs(int ops, Mode mode) {
   for (int i = 0; i < 9; i++) {
     grt_tensor* out = nullptr;
     double t0 = Now();
-    if (c) CHECK_GRT(grt_callable_run(c, &x, &out, nullptr));
-    else CHECK_GRT(grt_session_run(s, &feed, 1, &fetch, 1, nullptr, 0, &out, nullptr));
+    if (c)
+      CHECK_GRT(grt_callable_run(c, &x, &out, nullptr));
+    else
+      CHECK_GRT(grt_session_run(s, &feed, 1, &fetch, 1, nullptr, 0, &out, nullptr));
     if (i >= 3) t.push_back(Now() - t0);
     // a_ops = x * (ops + 1): the result is checked, not only timed.
     const float* y = static_cast<const float*>(grt_tensor_data(out));
@@ -217,13 +220,15 @@ int main(int argc, char** argv) {
     // Ten chained products minus the feeds, copies and sum alone.
     double with = GrtChainSeconds(n, 10, 5), without = GrtChainSeconds(n, 0, 5);
     double grt = (with - without) / 10;
-    printf("MatMul %d^3 %s: cuBLAS direct %.2f ms (%.1f TFLOP/s), grt %.2f ms (%.1f TFLOP/s), "
-           "grt/cuBLAS throughput %.3f\n",
-           n, tf32 ? "tf32" : "fp32", direct * 1e3, flop / direct / 1e12, grt * 1e3,
-           flop / grt / 1e12, direct / grt);
+    printf(
+        "MatMul %d^3 %s: cuBLAS direct %.2f ms (%.1f TFLOP/s), grt %.2f ms (%.1f TFLOP/s), "
+        "grt/cuBLAS throughput %.3f\n",
+        n, tf32 ? "tf32" : "fp32", direct * 1e3, flop / direct / 1e12, grt * 1e3, flop / grt / 1e12,
+        direct / grt);
   }
   printf("chain of 10000 Adds on GPU:0: %.2f us per op\n", GrtOverheadUs(10000, kSessionRun));
-  printf("chain of 10000 Adds on GPU:0, callable: %.2f us per op\n", GrtOverheadUs(10000, kCallable));
+  printf("chain of 10000 Adds on GPU:0, callable: %.2f us per op\n",
+         GrtOverheadUs(10000, kCallable));
   printf("chain of 10000 Adds on GPU:0, callable with graph_capture: %.2f us per op\n",
          GrtOverheadUs(10000, kCaptured));
   return 0;

@@ -20,4 +20,4 @@
 #define GRT_PRINTF(f, a)
 #endif
 
-#endif  /* GRT_API_H_ */
+#endif /* GRT_API_H_ */

@@ -122,8 +122,7 @@ typedef struct grt_device_ops {
   /* Runs kernel k for ctx on stream s: queues its work there and returns;
    * outputs exist (allocated, shaped) on return, their contents once the
    * stream reaches them. NULL: the device calls k->compute(ctx) itself. */
-  grt_status* (*launch)(grt_device* d, grt_stream* s, const grt_op_kernel* k,
-                        grt_kernel_ctx* ctx);
+  grt_status* (*launch)(grt_device* d, grt_stream* s, const grt_op_kernel* k, grt_kernel_ctx* ctx);
   /* Bytes in use and the peak so far, in one memory kind (may be NULL). */
   void (*memory_stats)(grt_device* d, grt_memory_kind kind, size_t* in_use, size_t* peak);
 
@@ -200,7 +199,7 @@ typedef struct grt_backend_options {
 /* What the session tells a backend about the device it wants. */
 typedef struct grt_device_config {
   int32_t id;
-  const char* name;           /* canonical; lives as long as the device */
+  const char* name; /* canonical; lives as long as the device */
   /* The values of the backend's options (grt_backend.options), one per
    * declared option in its order: what the session set, checked, else the
    * default. Valid during the call: a backend copies what it keeps. */
@@ -216,26 +215,27 @@ typedef struct grt_device_config {
 
 /* ---- kernels ------------------------------------------------------------- */
 
-typedef struct grt_node grt_node;             /* a graph node (attrs via grt_kernel_attr_*) */
-typedef struct grt_var grt_var;               /* a variable's storage (Ref edges) */
-typedef struct grt_threadpool grt_threadpool; /* for grt_parallel_for */
+typedef struct grt_node grt_node;                 /* a graph node (attrs via grt_kernel_attr_*) */
+typedef struct grt_var grt_var;                   /* a variable's storage (Ref edges) */
+typedef struct grt_threadpool grt_threadpool;     /* for grt_parallel_for */
 typedef struct grt_cancel_token grt_cancel_token; /* a run's cancellation and deadline */
 
 struct grt_kernel_ctx {
   const grt_node* node;
   int32_t n_inputs;
-  grt_tensor* const* inputs;   /* values; for Ref inputs the variable's tensor or NULL */
-  grt_var* const* input_refs;  /* the variable for each Ref input (or plain input read from one), else NULL */
+  grt_tensor* const* inputs; /* values; for Ref inputs the variable's tensor or NULL */
+  grt_var* const*
+      input_refs; /* the variable for each Ref input (or plain input read from one), else NULL */
   int32_t n_outputs;
-  grt_tensor** outputs;        /* the kernel sets each (one reference, owned by the executor) */
-  grt_var** output_refs;       /* the kernel sets these for Ref outputs */
-  grt_allocator* allocator;    /* device memory, for outputs and scratch */
+  grt_tensor** outputs;          /* the kernel sets each (one reference, owned by the executor) */
+  grt_var** output_refs;         /* the kernel sets these for Ref outputs */
+  grt_allocator* allocator;      /* device memory, for outputs and scratch */
   grt_allocator* host_allocator; /* host memory, for HostMemory outputs */
-  uint64_t host_outputs;       /* bit k: output k is a HostMemory output */
-  grt_stream* stream;          /* the compute stream the kernel's work goes on */
-  grt_threadpool* intra_op;    /* for grt_parallel_for; may be NULL */
-  void* state;                 /* from create_state, per node, lives with the session */
-  int64_t step;                /* counts runs of the session, from 0 */
+  uint64_t host_outputs;         /* bit k: output k is a HostMemory output */
+  grt_stream* stream;            /* the compute stream the kernel's work goes on */
+  grt_threadpool* intra_op;      /* for grt_parallel_for; may be NULL */
+  void* state;                   /* from create_state, per node, lives with the session */
+  int64_t step;                  /* counts runs of the session, from 0 */
   /* The run's cancellation (grt_session_cancel) and deadline; test it with
    * grt_kernel_cancelled. NULL: the run cannot be cancelled. */
   const grt_cancel_token* cancel;
@@ -365,8 +365,8 @@ typedef struct grt_all_reduce_args {
   grt_device* const* devices;
   const grt_tensor* const* inputs;
   grt_tensor* const* outputs;
-  grt_threadpool* intra_op;        /* for grt_parallel_for; may be NULL */
-  const grt_cancel_token* cancel;  /* the run's (grt_kernel_cancelled's token) */
+  grt_threadpool* intra_op;       /* for grt_parallel_for; may be NULL */
+  const grt_cancel_token* cancel; /* the run's (grt_kernel_cancelled's token) */
 } grt_all_reduce_args;
 
 /* ---- backends ------------------------------------------------------------ */
@@ -428,7 +428,8 @@ GRT_API size_t grt_backends_report(char* buf, size_t size);
 
 /* ---- stream and event calls ----------------------------------------------- */
 
-GRT_MUST_USE static inline grt_status* grt_stream_memcpy(grt_stream* s, void* dst, const void* src, size_t n) {
+GRT_MUST_USE static inline grt_status* grt_stream_memcpy(grt_stream* s, void* dst, const void* src,
+                                                         size_t n) {
   return s->ops->memcpy(s, dst, src, n);
 }
 GRT_MUST_USE static inline grt_status* grt_stream_record_event(grt_stream* s, grt_event* e) {
@@ -460,4 +461,4 @@ static inline void grt_device_free(grt_device* d) {
  * reshape and gather geometry, shape-only kernels. */
 #include "grt/op_semantics.h"
 
-#endif  /* GRT_BACKEND_H_ */
+#endif /* GRT_BACKEND_H_ */

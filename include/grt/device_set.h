@@ -60,7 +60,8 @@ GRT_API GRT_MUST_USE grt_status* grt_device_set_from_spec(const char* spec, grt_
 GRT_API GRT_MUST_USE grt_status* grt_device_set_from_machine(int32_t n_cpus, grt_device_set** out);
 
 /* A copy of `ds` (caller owns *out). */
-GRT_API GRT_MUST_USE grt_status* grt_device_set_copy(const grt_device_set* ds, grt_device_set** out);
+GRT_API GRT_MUST_USE grt_status* grt_device_set_copy(const grt_device_set* ds,
+                                                     grt_device_set** out);
 GRT_API void grt_device_set_free(grt_device_set* ds); /* NULL is a no-op */
 
 GRT_API int32_t grt_device_set_count(const grt_device_set* ds);
@@ -92,4 +93,4 @@ GRT_API GRT_MUST_USE grt_status* grt_device_set_write(const grt_device_set* ds, 
 }
 #endif
 
-#endif  /* GRT_DEVICE_SET_H_ */
+#endif /* GRT_DEVICE_SET_H_ */

@@ -105,28 +105,37 @@ GRT_API GRT_MUST_USE grt_status* grt_graph_to_json(grt_graph* g, char** out_text
 GRT_API GRT_MUST_USE grt_status* grt_graph_add_node(grt_graph* g, const char* name, const char* op,
                                                     int32_t* out_index);
 /* Requested device ("" or NULL: unconstrained). Kept exactly as written. */
-GRT_API GRT_MUST_USE grt_status* grt_graph_set_device(grt_graph* g, int32_t node, const char* device);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_device(grt_graph* g, int32_t node,
+                                                      const char* device);
 /* "src", "src:k" for a data input, "^src" for a control input. Data inputs
  * must all come before control inputs are added, as in the text form. */
 GRT_API GRT_MUST_USE grt_status* grt_graph_add_input(grt_graph* g, int32_t node, const char* input);
-GRT_API GRT_MUST_USE grt_status* grt_graph_add_colocation(grt_graph* g, int32_t node, const char* other);
+GRT_API GRT_MUST_USE grt_status* grt_graph_add_colocation(grt_graph* g, int32_t node,
+                                                          const char* other);
 
-GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_int(grt_graph* g, int32_t node, const char* name, int64_t v);
-GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_float(grt_graph* g, int32_t node, const char* name, float v);
-GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_bool(grt_graph* g, int32_t node, const char* name, bool v);
-GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_string(grt_graph* g, int32_t node, const char* name,
-                                                           const char* v);
-GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_type(grt_graph* g, int32_t node, const char* name, grt_dtype v);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_int(grt_graph* g, int32_t node,
+                                                        const char* name, int64_t v);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_float(grt_graph* g, int32_t node,
+                                                          const char* name, float v);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_bool(grt_graph* g, int32_t node,
+                                                         const char* name, bool v);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_string(grt_graph* g, int32_t node,
+                                                           const char* name, const char* v);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_type(grt_graph* g, int32_t node,
+                                                         const char* name, grt_dtype v);
 /* rank -1: unknown rank; a dim -1: unknown dimension. */
-GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_shape(grt_graph* g, int32_t node, const char* name,
-                                                          int32_t rank, const int64_t* dims);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_shape(grt_graph* g, int32_t node,
+                                                          const char* name, int32_t rank,
+                                                          const int64_t* dims);
 /* Takes a new reference to `t`; the caller keeps its own. */
-GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_tensor(grt_graph* g, int32_t node, const char* name,
-                                                           grt_tensor* t);
-GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_int_list(grt_graph* g, int32_t node, const char* name,
-                                                             const int64_t* v, int32_t n);
-GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_type_list(grt_graph* g, int32_t node, const char* name,
-                                                              const grt_dtype* v, int32_t n);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_tensor(grt_graph* g, int32_t node,
+                                                           const char* name, grt_tensor* t);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_int_list(grt_graph* g, int32_t node,
+                                                             const char* name, const int64_t* v,
+                                                             int32_t n);
+GRT_API GRT_MUST_USE grt_status* grt_graph_set_attr_type_list(grt_graph* g, int32_t node,
+                                                              const char* name, const grt_dtype* v,
+                                                              int32_t n);
 
 /* Checks the whole graph against the op registry: unique names, known ops,
  * inputs that exist with ports in range, no cycles, attrs of the declared
@@ -149,12 +158,9 @@ GRT_API GRT_MUST_USE grt_status* grt_graph_validate(grt_graph* g);
  * made unique). With colocate_gradients_with_ops each gradient node joins
  * its forward node's colocation group. The graph is validated before and
  * after; on failure it is left exactly as it was. */
-GRT_API GRT_MUST_USE grt_status* grt_graph_add_gradients(grt_graph* g, const char* prefix,
-                                                         const grt_output* ys, int32_t n_ys,
-                                                         const grt_output* xs, int32_t n_xs,
-                                                         const grt_output* dys,
-                                                         bool colocate_gradients_with_ops,
-                                                         grt_output* dx);
+GRT_API GRT_MUST_USE grt_status* grt_graph_add_gradients(
+    grt_graph* g, const char* prefix, const grt_output* ys, int32_t n_ys, const grt_output* xs,
+    int32_t n_xs, const grt_output* dys, bool colocate_gradients_with_ops, grt_output* dx);
 
 /* ---- queries ----------------------------------------------------------- */
 
@@ -167,7 +173,8 @@ GRT_API const char* grt_graph_node_op(const grt_graph* g, int32_t node);
 GRT_API const char* grt_graph_node_device(const grt_graph* g, int32_t node);
 GRT_API int32_t grt_graph_node_num_inputs(const grt_graph* g, int32_t node);
 /* Data input i as the source node's name and output port. */
-GRT_API const char* grt_graph_node_input(const grt_graph* g, int32_t node, int32_t i, int32_t* out_port);
+GRT_API const char* grt_graph_node_input(const grt_graph* g, int32_t node, int32_t i,
+                                         int32_t* out_port);
 GRT_API int32_t grt_graph_node_num_control_inputs(const grt_graph* g, int32_t node);
 GRT_API const char* grt_graph_node_control_input(const grt_graph* g, int32_t node, int32_t i);
 GRT_API int32_t grt_graph_node_num_colocations(const grt_graph* g, int32_t node);
@@ -175,25 +182,27 @@ GRT_API const char* grt_graph_node_colocation(const grt_graph* g, int32_t node, 
 /* Attr type as set on the node (GRT_ATTR_NONE when not set). */
 GRT_API grt_attr_type grt_graph_node_attr_type(const grt_graph* g, int32_t node, const char* name);
 /* Attr getters fall back to the op's declared default; NOT_FOUND otherwise. */
-GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_int(const grt_graph* g, int32_t node, const char* name,
-                                                         int64_t* out);
-GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_float(const grt_graph* g, int32_t node, const char* name,
-                                                           float* out);
-GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_bool(const grt_graph* g, int32_t node, const char* name,
-                                                          bool* out);
-GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_string(const grt_graph* g, int32_t node, const char* name,
-                                                            const char** out);
+GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_int(const grt_graph* g, int32_t node,
+                                                         const char* name, int64_t* out);
+GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_float(const grt_graph* g, int32_t node,
+                                                           const char* name, float* out);
+GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_bool(const grt_graph* g, int32_t node,
+                                                          const char* name, bool* out);
+GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_string(const grt_graph* g, int32_t node,
+                                                            const char* name, const char** out);
 GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_type_value(const grt_graph* g, int32_t node,
                                                                 const char* name, grt_dtype* out);
 /* A borrowed tensor owned by the graph (grt_tensor_ref it to keep it). */
-GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_tensor(const grt_graph* g, int32_t node, const char* name,
+GRT_API GRT_MUST_USE grt_status* grt_graph_node_attr_tensor(const grt_graph* g, int32_t node,
+                                                            const char* name,
                                                             const grt_tensor** out);
 /* After a successful validate: the number of outputs and output k's dtype
  * and inferred shape (rank -1 where unknown). */
 GRT_API int32_t grt_graph_node_num_outputs(const grt_graph* g, int32_t node);
 GRT_API grt_dtype grt_graph_node_output_type(const grt_graph* g, int32_t node, int32_t k);
-GRT_API GRT_MUST_USE grt_status* grt_graph_node_output_shape(const grt_graph* g, int32_t node, int32_t k,
-                                                             int32_t* out_rank, int64_t* out_dims);
+GRT_API GRT_MUST_USE grt_status* grt_graph_node_output_shape(const grt_graph* g, int32_t node,
+                                                             int32_t k, int32_t* out_rank,
+                                                             int64_t* out_dims);
 /* Total bytes of constant tensor data held by the graph's attrs. */
 GRT_API size_t grt_graph_constant_bytes(const grt_graph* g);
 
@@ -201,4 +210,4 @@ GRT_API size_t grt_graph_constant_bytes(const grt_graph* g);
 }
 #endif
 
-#endif  /* GRT_GRAPH_H_ */
+#endif /* GRT_GRAPH_H_ */

@@ -36,4 +36,4 @@ GRT_API const char* grt_version(void);
 }
 #endif
 
-#endif  /* GRT_GRT_H_ */
+#endif /* GRT_GRT_H_ */

@@ -36,4 +36,4 @@ GRT_API void grt_set_log_sink(grt_log_fn fn, void* arg);
 }
 #endif
 
-#endif  /* GRT_LOG_H_ */
+#endif /* GRT_LOG_H_ */

@@ -29,9 +29,9 @@ extern "C" {
  * allocation fails: the node fails with RESOURCE_EXHAUSTED and the session
  * stays usable. Any other allocation past the limit fails as running out of
  * memory does: the call that made it (loading a graph, creating a session,
- * a run) returns RESOURCE_EXHAUSTED and frees what it had made. "Soft" because concurrent allocations are checked without a
- * lock between them, so the count may pass the limit by what is in flight,
- * and because memory held when the limit is lowered is not taken back. */
+ * a run) returns RESOURCE_EXHAUSTED and frees what it had made. "Soft" because concurrent
+ * allocations are checked without a lock between them, so the count may pass the limit by what is
+ * in flight, and because memory held when the limit is lowered is not taken back. */
 GRT_API int64_t grt_soft_heap_limit64(int64_t n);
 
 /* The bytes counted now (see above). */
@@ -49,4 +49,4 @@ GRT_API int64_t grt_release_memory(void);
 }
 #endif
 
-#endif  /* GRT_MEMORY_H_ */
+#endif /* GRT_MEMORY_H_ */

@@ -36,11 +36,11 @@ enum {
 /* Spatial values are {height, width}; pads {top, bottom, left, right}. */
 typedef struct grt_window {
   bool nchw;
-  int64_t ksize[2];     /* 0 unless GRT_WINDOW_KSIZE */
+  int64_t ksize[2]; /* 0 unless GRT_WINDOW_KSIZE */
   int64_t strides[2];
   int64_t dilations[2]; /* 1 unless GRT_WINDOW_DILATIONS */
   grt_padding padding;
-  int64_t pads[4];      /* EXPLICIT only */
+  int64_t pads[4]; /* EXPLICIT only */
 } grt_window;
 
 /* The window attrs of the kernel's node (data_format, strides, dilations,
@@ -137,8 +137,8 @@ GRT_API GRT_MUST_USE grt_status* grt_op_gather_geometry(const grt_shape* params,
  * rank ("seq_dim == batch_dim == 1", "seq_dim must be < input rank ( 3 vs.
  * 2)"), seq_lengths a vector as long as the batch axis ("seq_lengths must
  * be a vector of length 4"). */
-GRT_API GRT_MUST_USE grt_status* grt_op_reverse_sequence_check(const grt_shape* in,
-                                                               int64_t seq_dim, int64_t batch_dim,
+GRT_API GRT_MUST_USE grt_status* grt_op_reverse_sequence_check(const grt_shape* in, int64_t seq_dim,
+                                                               int64_t batch_dim,
                                                                const grt_shape* seq_lengths);
 /* Entry b of seq_lengths, `len`: NULL when it is in [0, in.dims[seq_dim]],
  * else "seq_lens(1) > input.dims(1) or negative: 7". */

@@ -93,8 +93,8 @@ typedef struct grt_mirrored_train_options {
   int32_t towers;
   const char* const* tower_devices;
   grt_optimizer optimizer;
-  const char* train_name; /* NULL: "train" */
-  const char* init_name;  /* NULL: "init" */
+  const char* train_name;         /* NULL: "train" */
+  const char* init_name;          /* NULL: "init" */
   grt_all_reduce_impl all_reduce; /* 0: AddN */
 } grt_mirrored_train_options;
 

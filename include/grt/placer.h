@@ -37,9 +37,11 @@ GRT_API void grt_place_options_free(grt_place_options* o); /* NULL is a no-op */
 GRT_API void grt_place_options_set_soft_placement(grt_place_options* o, bool on);
 /* Comma-separated device specs ("/gpu:0,/gpu:1"); "" clears. Fails on a
  * malformed spec, naming it. */
-GRT_API GRT_MUST_USE grt_status* grt_place_options_set_ps_devices(grt_place_options* o, const char* list);
+GRT_API GRT_MUST_USE grt_status* grt_place_options_set_ps_devices(grt_place_options* o,
+                                                                  const char* list);
 /* "greedy" or "round_robin". */
-GRT_API GRT_MUST_USE grt_status* grt_place_options_set_ps_strategy(grt_place_options* o, const char* name);
+GRT_API GRT_MUST_USE grt_status* grt_place_options_set_ps_strategy(grt_place_options* o,
+                                                                   const char* name);
 
 /* ---- placing ----------------------------------------------------------- */
 
@@ -72,7 +74,7 @@ typedef enum grt_place_cause {
   GRT_CAUSE_NO_SUCH_DEVICE = 1,      /* no device in the set matches it */
   GRT_CAUSE_NO_KERNEL = 2,           /* devices match but none has a kernel */
   GRT_CAUSE_COLOCATION_CONFLICT = 3, /* the group asked for incompatible devices */
-  GRT_CAUSE_REF_EDGE = 4, /* a reference input's variable decides (TensorFlow's rule) */
+  GRT_CAUSE_REF_EDGE = 4,            /* a reference input's variable decides (TensorFlow's rule) */
 } grt_place_cause;
 
 /* "explicit", "colocation", "soft_fallback", "default", "consumers", "input",
@@ -135,4 +137,4 @@ GRT_API GRT_MUST_USE grt_status* grt_plan_write_dot(const grt_plan* p, FILE* f);
 }
 #endif
 
-#endif  /* GRT_PLACER_H_ */
+#endif /* GRT_PLACER_H_ */

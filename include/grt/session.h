@@ -54,7 +54,8 @@ typedef struct grt_session_options grt_session_options;
 GRT_API GRT_MUST_USE grt_status* grt_session_options_new(grt_session_options** out);
 GRT_API void grt_session_options_free(grt_session_options* o); /* NULL is a no-op */
 /* Sets one option; fails naming the key (unknown key, or a bad value). */
-GRT_API GRT_MUST_USE grt_status* grt_session_options_set(grt_session_options* o, const char* key, const char* value);
+GRT_API GRT_MUST_USE grt_status* grt_session_options_set(grt_session_options* o, const char* key,
+                                                         const char* value);
 /* Every key the library takes now, one line each, "KEY\tVALUE TYPE\tDEFAULT\t
  * WHAT IT DOES\n": the session's table, then each device type's declared
  * options (CPU's and GPU's, then those of loaded plugins). Writes at most
@@ -75,7 +76,8 @@ typedef struct grt_session grt_session;
 /* Validates and places `g` on this machine's devices and makes the per-node
  * kernel state (variables start uninitialised). The session borrows `g`,
  * which must outlive it unchanged. `opts` may be NULL. Caller owns *out. */
-GRT_API GRT_MUST_USE grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_session** out);
+GRT_API GRT_MUST_USE grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts,
+                                                 grt_session** out);
 GRT_API void grt_session_free(grt_session* s); /* NULL is a no-op */
 
 /* The plan the session runs (owned by the session). */
@@ -103,10 +105,11 @@ GRT_API int64_t grt_trace_num_events(const grt_trace* t);
  * before or after the session is freed);
  * on failure nothing is returned and the session stays usable. `trace` may
  * be NULL. */
-GRT_API GRT_MUST_USE grt_status* grt_session_run(grt_session* s, const grt_feed* feeds, int32_t n_feeds,
-                                                 const char* const* fetches, int32_t n_fetches,
-                                                 const char* const* targets, int32_t n_targets,
-                                                 grt_tensor** out_values, grt_trace* trace);
+GRT_API GRT_MUST_USE grt_status* grt_session_run(grt_session* s, const grt_feed* feeds,
+                                                 int32_t n_feeds, const char* const* fetches,
+                                                 int32_t n_fetches, const char* const* targets,
+                                                 int32_t n_targets, grt_tensor** out_values,
+                                                 grt_trace* trace);
 
 /* ---- per-run options, deadlines and cancellation -------------------------
  * TensorFlow's RunOptions.timeout_in_ms and Session::Close's cancellation.
@@ -197,4 +200,4 @@ GRT_API size_t grt_callable_capture_report(const grt_callable* c, char* buf, siz
 }
 #endif
 
-#endif  /* GRT_SESSION_H_ */
+#endif /* GRT_SESSION_H_ */

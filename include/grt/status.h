@@ -99,4 +99,4 @@ GRT_API GRT_MUST_USE grt_status* grt_status_prefix(grt_status* s, const char* fm
 }
 #endif
 
-#endif  /* GRT_STATUS_H_ */
+#endif /* GRT_STATUS_H_ */

@@ -63,4 +63,4 @@ GRT_API GRT_MUST_USE grt_status* grt_write_file_atomic(const char* path,
 }
 #endif
 
-#endif  /* GRT_TENSOR_IO_H_ */
+#endif /* GRT_TENSOR_IO_H_ */

@@ -23,10 +23,11 @@ extern "C" {
 /* An optimizer and its hyperparameters (fill with grt_optimizer_defaults,
  * then change what you need). */
 typedef struct grt_optimizer {
-  const char* name;     /* "sgd" (ApplyGradientDescent), "momentum" (ApplyMomentum), "adam" (ApplyAdam) */
+  const char*
+      name; /* "sgd" (ApplyGradientDescent), "momentum" (ApplyMomentum), "adam" (ApplyAdam) */
   double learning_rate;
-  double momentum;      /* momentum: default 0.9 */
-  bool use_nesterov;    /* momentum, adam: default false */
+  double momentum;              /* momentum: default 0.9 */
+  bool use_nesterov;            /* momentum, adam: default false */
   double beta1, beta2, epsilon; /* adam: TensorFlow's defaults 0.9, 0.999, 1e-8 */
 } grt_optimizer;
 
@@ -53,13 +54,13 @@ GRT_API GRT_MUST_USE grt_status* grt_graph_add_init(grt_graph* g, const char* na
 
 /* What grt train-graph does (docs/cli.md). */
 typedef struct grt_train_options {
-  const char* loss;              /* "node" or "node:k"; a non-scalar loss is reduced by its mean */
-  const char* const* vars;       /* variable node names; n_vars 0: every variable the loss */
-  int32_t n_vars;                /* depends on whose gradient reaches it */
+  const char* loss;        /* "node" or "node:k"; a non-scalar loss is reduced by its mean */
+  const char* const* vars; /* variable node names; n_vars 0: every variable the loss */
+  int32_t n_vars;          /* depends on whose gradient reaches it */
   grt_optimizer optimizer;
   bool colocate_gradients_with_ops;
-  const char* train_name;        /* NULL: "train" */
-  const char* init_name;         /* NULL: "init" */
+  const char* train_name; /* NULL: "train" */
+  const char* init_name;  /* NULL: "init" */
 } grt_train_options;
 
 /* Adds the gradients of the loss with respect to the variables, the

@@ -66,11 +66,9 @@ GRT_API GRT_MUST_USE grt_status* grt_tensor_new(grt_dtype dtype, int32_t rank, c
  * dtype, rank or dims, misaligned data, out of memory) the deallocator is
  * NOT called and the caller keeps ownership of `data`. Caller owns the
  * reference in *out. */
-GRT_API GRT_MUST_USE grt_status* grt_tensor_wrap(void* data, grt_dtype dtype, int32_t rank,
-                                                 const int64_t* dims,
-                                                 void (*deallocator)(void* data, size_t len,
-                                                                     void* arg),
-                                                 void* arg, grt_tensor** out);
+GRT_API GRT_MUST_USE grt_status* grt_tensor_wrap(
+    void* data, grt_dtype dtype, int32_t rank, const int64_t* dims,
+    void (*deallocator)(void* data, size_t len, void* arg), void* arg, grt_tensor** out);
 
 /* Takes another reference to `t` (returns `t`). */
 GRT_API grt_tensor* grt_tensor_ref(grt_tensor* t);
@@ -90,4 +88,4 @@ GRT_API void* grt_tensor_data(const grt_tensor* t);
 }
 #endif
 
-#endif  /* GRT_TYPES_H_ */
+#endif /* GRT_TYPES_H_ */

@@ -62,4 +62,4 @@ void grt_backend_options_describe(grt_strbuf* out);
 }
 #endif
 
-#endif  /* GRT_RUNTIME_DEVICE_BACKEND_OPTIONS_H_ */
+#endif /* GRT_RUNTIME_DEVICE_BACKEND_OPTIONS_H_ */

@@ -51,4 +51,4 @@ GRT_MUST_USE grt_status* grt_registry_device_new(const grt_device_set* ds, int32
 }
 #endif
 
-#endif  /* GRT_RUNTIME_DEVICE_DEVICE_H_ */
+#endif /* GRT_RUNTIME_DEVICE_DEVICE_H_ */

@@ -29,7 +29,7 @@ typedef struct grt_device_entry {
 
 struct grt_device_set {
   int32_t n;
-  grt_device_entry* devs; /* by type id, then by id */
+  grt_device_entry* devs;              /* by type id, then by id */
   int32_t first[GRT_MAX_DEVICE_TYPES]; /* index of the first device of a type */
   int32_t count[GRT_MAX_DEVICE_TYPES];
 };
@@ -43,4 +43,4 @@ char* grt_device_set_list(const grt_device_set* ds, const char* open, const char
 }
 #endif
 
-#endif  /* GRT_RUNTIME_DEVICE_DEVICE_SET_H_ */
+#endif /* GRT_RUNTIME_DEVICE_DEVICE_SET_H_ */

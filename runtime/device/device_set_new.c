@@ -100,8 +100,8 @@ grt_status* grt_device_spec_parse(const char* spec, grt_device_count* out, int32
   *out_n = 0;
   if (!spec) return GRT_ERROR(INVALID_ARGUMENT, "no device spec given");
   if (max < 0 || (max > 0 && !out))
-    return GRT_ERROR(INVALID_ARGUMENT, "grt_device_spec_parse: room for %d counts at %p",
-                     (int)max, (void*)out);
+    return GRT_ERROR(INVALID_ARGUMENT, "grt_device_spec_parse: room for %d counts at %p", (int)max,
+                     (void*)out);
   bool seen[GRT_MAX_DEVICE_TYPES] = {false};
   int32_t n_out = 0;
   const char* p = spec;
@@ -129,8 +129,8 @@ grt_status* grt_device_spec_parse(const char* spec, grt_device_count* out, int32
       return s;
     }
     if (!colon)
-      return GRT_ERROR(INVALID_ARGUMENT, "device spec '%s': '%s' needs a count, e.g. '%s:1'",
-                       spec, type, type);
+      return GRT_ERROR(INVALID_ARGUMENT, "device spec '%s': '%s' needs a count, e.g. '%s:1'", spec,
+                       type, type);
     const char* num = colon + 1;
     size_t nn = n - tn - 1;
     int64_t v = 0;
@@ -256,7 +256,8 @@ uint32_t grt_device_set_types(const grt_device_set* ds) {
 char* grt_device_set_list(const grt_device_set* ds, const char* open, const char* close) {
   grt_strbuf b = {0};
   grt_strbuf_printf(&b, "%s", open);
-  for (int32_t i = 0; i < ds->n; i++) grt_strbuf_printf(&b, "%s%s", i ? ", " : "", ds->devs[i].name);
+  for (int32_t i = 0; i < ds->n; i++)
+    grt_strbuf_printf(&b, "%s%s", i ? ", " : "", ds->devs[i].name);
   grt_strbuf_printf(&b, "%s", close);
   return b.s;
 }

@@ -21,10 +21,10 @@ enum { kMaxBackends = 16 };
 
 typedef struct {
   const grt_backend* b;
-  void* handle;     /* a plugin's dlopen handle; NULL when built in */
+  void* handle;                     /* a plugin's dlopen handle; NULL when built in */
   grt_backend_describe_fn describe; /* a plugin's optional describer */
-  int32_t devices;  /* the probe's answer; -1 until asked (under g_mu) */
-  char why[192];    /* the probe's reason when it found none */
+  int32_t devices;                  /* the probe's answer; -1 until asked (under g_mu) */
+  char why[192];                    /* the probe's reason when it found none */
 } entry;
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -98,10 +98,10 @@ static grt_status* load(const char* path) {
                      GRT_BACKEND_ENTRY_SYMBOL);
   }
   const grt_backend* b = entry_fn(GRT_BACKEND_API_VERSION);
-  grt_status* st = b ? add(b, h)
-                     : GRT_ERROR(FAILED_PRECONDITION,
-                                 "its entry point returned no backend for API version %u",
-                                 GRT_BACKEND_API_VERSION);
+  grt_status* st =
+      b ? add(b, h)
+        : GRT_ERROR(FAILED_PRECONDITION, "its entry point returned no backend for API version %u",
+                    GRT_BACKEND_API_VERSION);
   if (st) {
     dlclose(h);
     return grt_status_prefix(st, "plugin %s refused", path);
@@ -133,8 +133,10 @@ static void scan_dir(const char* dir) {
     if (is_plugin_name(ent->d_name)) {
       grt_strbuf path = {0};
       grt_strbuf_printf(&path, "%s/%s", dir, ent->d_name);
-      if (path.failed) grt_free(path.s);
-      else names[n++] = path.s;
+      if (path.failed)
+        grt_free(path.s);
+      else
+        names[n++] = path.s;
     }
   closedir(d);
   qsort(names, (size_t)n, sizeof *names, cmp_str);
@@ -190,8 +192,9 @@ static void discover(void) {
    * the library loads, before the kernel registry may be used). */
   for (int32_t i = 0; i < g_n; i++) {
     grt_status* st = register_type(g_entries[i].b);
-    if (st) grt_strbuf_printf(&g_refused, "backend %s: %s\n", g_entries[i].b->type,
-                              grt_status_message(st));
+    if (st)
+      grt_strbuf_printf(&g_refused, "backend %s: %s\n", g_entries[i].b->type,
+                        grt_status_message(st));
     grt_status_free(st);
   }
   g_types_ready = true;

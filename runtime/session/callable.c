@@ -97,18 +97,18 @@ grt_status* grt_session_make_callable(grt_session* s, const grt_output* feeds, i
                                       const grt_output* fetches, int32_t n_fetches,
                                       const int32_t* targets, int32_t n_targets,
                                       grt_callable** out) {
-  GRT_RETURN_IF_ERROR(check_arguments(s, feeds, n_feeds, fetches, n_fetches, targets, n_targets,
-                                      out));
+  GRT_RETURN_IF_ERROR(
+      check_arguments(s, feeds, n_feeds, fetches, n_fetches, targets, n_targets, out));
   const grt_graph* g = s->graph;
   for (int32_t i = 0; i < n_feeds; i++) GRT_RETURN_IF_ERROR(check_output(g, "feed", feeds[i]));
-  for (int32_t i = 0; i < n_fetches; i++)
-    GRT_RETURN_IF_ERROR(check_output(g, "fetch", fetches[i]));
+  for (int32_t i = 0; i < n_fetches; i++) GRT_RETURN_IF_ERROR(check_output(g, "fetch", fetches[i]));
   for (int32_t i = 0; i < n_targets; i++)
     if (targets[i] < 0 || targets[i] >= g->n_nodes)
-      return GRT_ERROR(OUT_OF_RANGE, "target: node index %d is out of range (the graph has %d nodes)",
+      return GRT_ERROR(OUT_OF_RANGE,
+                       "target: node index %d is out of range (the graph has %d nodes)",
                        (int)targets[i], (int)g->n_nodes);
-  grt_run_signature sig = {n_feeds, n_fetches, n_targets, (grt_output*)feeds,
-                           (grt_output*)fetches, (int32_t*)targets};
+  grt_run_signature sig = {
+      n_feeds, n_fetches, n_targets, (grt_output*)feeds, (grt_output*)fetches, (int32_t*)targets};
   return make(s, &sig, out);
 }
 
@@ -116,14 +116,14 @@ grt_status* grt_session_make_callable_by_name(grt_session* s, const char* const*
                                               int32_t n_feeds, const char* const* fetches,
                                               int32_t n_fetches, const char* const* targets,
                                               int32_t n_targets, grt_callable** out) {
-  GRT_RETURN_IF_ERROR(check_arguments(s, feeds, n_feeds, fetches, n_fetches, targets, n_targets,
-                                      out));
+  GRT_RETURN_IF_ERROR(
+      check_arguments(s, feeds, n_feeds, fetches, n_fetches, targets, n_targets, out));
   grt_feed* named = grt_calloc((size_t)n_feeds + 1, sizeof *named);
   if (!named) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory making a callable");
   for (int32_t i = 0; i < n_feeds; i++) named[i].name = feeds[i];
   grt_run_signature sig;
-  grt_status* st = grt_run_signature_resolve(s->graph, named, n_feeds, fetches, n_fetches,
-                                             targets, n_targets, &sig);
+  grt_status* st = grt_run_signature_resolve(s->graph, named, n_feeds, fetches, n_fetches, targets,
+                                             n_targets, &sig);
   grt_free(named);
   if (st) return st;
   st = make(s, &sig, out);

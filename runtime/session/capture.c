@@ -67,8 +67,10 @@ static void saw_var(void* ctx, grt_var* v, const grt_tensor* value, bool by_ref)
         r->cap_vars = cap;
       }
     }
-    if (r->n_vars < r->cap_vars) r->vars[r->n_vars++] = (seen_var){v, value, by_ref};
-    else r->vars_oom = true; /* the recording is dropped: staleness could not be told */
+    if (r->n_vars < r->cap_vars)
+      r->vars[r->n_vars++] = (seen_var){v, value, by_ref};
+    else
+      r->vars_oom = true; /* the recording is dropped: staleness could not be told */
   }
   pthread_mutex_unlock(&r->vars_mu);
 }
@@ -143,21 +145,26 @@ static grt_status* replay(grt_capture* c, const grt_run_options* opts, grt_tenso
   grt_cancel_token_init(&token, &c->s->cancel_epoch, opts ? opts->timeout_ms : 0);
   grt_code stop = grt_cancel_check(&token);
   if (stop == GRT_DEADLINE_EXCEEDED)
-    return grt_status_new(stop, "deadline exceeded: the run passed its timeout of %lld ms before "
-                          "the captured step", (long long)opts->timeout_ms);
+    return grt_status_new(stop,
+                          "deadline exceeded: the run passed its timeout of %lld ms before "
+                          "the captured step",
+                          (long long)opts->timeout_ms);
   if (stop != GRT_OK)
     return grt_status_new(stop, "run cancelled (grt_session_cancel) before the captured step");
   /* The last replay has completed (it was synced), so nothing reads these. */
   for (int32_t i = 0; i < c->e->n_feeds; i++)
-    memcpy(grt_tensor_data(r->staging[i]), grt_tensor_data(feeds[i]), grt_tensor_byte_size(feeds[i]));
+    memcpy(grt_tensor_data(r->staging[i]), grt_tensor_data(feeds[i]),
+           grt_tensor_byte_size(feeds[i]));
   int64_t t0 = trace ? grt_trace_now_ns() : 0;
   for (int32_t i = 0; i < r->n_vars; i++)
     if (r->vars[i].by_ref) grt_var_write_begin(r->vars[i].v);
   grt_stream* compute = c->d->streams[GRT_STREAM_COMPUTE];
   grt_status* st = c->d->ops->replay(c->d, r->graph);
   grt_status* synced = grt_stream_sync(compute);
-  if (!st) st = synced;
-  else grt_status_free(synced);
+  if (!st)
+    st = synced;
+  else
+    grt_status_free(synced);
   for (int32_t i = 0; i < r->n_vars; i++)
     if (r->vars[i].by_ref) grt_var_write_end(r->vars[i].v);
   if (trace)
@@ -217,7 +224,8 @@ static grt_status* record(grt_capture* c, const grt_run_options* opts, grt_tenso
      * fault fails that run too, with its own error; a kernel the device
      * could not record (it says it can, but the recording refused) costs
      * only the capture. */
-    snprintf(c->why, sizeof c->why, "recording on %s failed: %s", c->d->name, grt_status_message(st));
+    snprintf(c->why, sizeof c->why, "recording on %s failed: %s", c->d->name,
+             grt_status_message(st));
     __atomic_store_n(&c->gave_up, 1, __ATOMIC_RELEASE);
     grt_status_free(st);
     return NULL;

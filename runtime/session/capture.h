@@ -27,4 +27,4 @@ GRT_MUST_USE grt_status* grt_capture_call(grt_capture* c, const grt_run_options*
 /* grt_callable_capture_report's line. */
 size_t grt_capture_report(const grt_capture* c, char* buf, size_t size);
 
-#endif  /* GRT_RUNTIME_SESSION_CAPTURE_H_ */
+#endif /* GRT_RUNTIME_SESSION_CAPTURE_H_ */

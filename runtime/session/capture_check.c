@@ -45,9 +45,9 @@ static bool one_device(const grt_session* s, const grt_executable* e, int32_t* o
       return false;
     }
     if (dev >= 0 && n->device != dev) {
-      snprintf(why, size, "node '%s' runs on %s and node '%s' on %s: a captured step runs on one device",
-               node_of(s, &e->nodes[first])->name, s->device[dev]->name, node_of(s, n)->name,
-               d->name);
+      snprintf(
+          why, size, "node '%s' runs on %s and node '%s' on %s: a captured step runs on one device",
+          node_of(s, &e->nodes[first])->name, s->device[dev]->name, node_of(s, n)->name, d->name);
       return false;
     }
     if (dev < 0) dev = n->device, first = x;
@@ -147,7 +147,8 @@ static bool host_reads_fixed(const grt_session* s, const grt_executable* e, cons
       int32_t p = host_producer(e, producer, e->in_slots[n->in_start + i]);
       if (p >= 0 && !host_static[p]) {
         snprintf(why, size,
-                 "node '%s' (%s) reads in host memory a value computed on each call (input %d, from '%s')",
+                 "node '%s' (%s) reads in host memory a value computed on each call (input %d, "
+                 "from '%s')",
                  node_of(s, n)->name, node_of(s, n)->op, (int)i, node_of(s, &e->nodes[p])->name);
         return false;
       }

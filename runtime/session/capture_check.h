@@ -14,4 +14,4 @@ GRT_MUST_USE grt_status* grt_capture_check(const grt_session* s, const grt_execu
                                            const grt_output* feeds, int32_t* device,
                                            int32_t* n_kernels, char* why, size_t size);
 
-#endif  /* GRT_RUNTIME_SESSION_CAPTURE_CHECK_H_ */
+#endif /* GRT_RUNTIME_SESSION_CAPTURE_CHECK_H_ */

@@ -21,10 +21,10 @@ struct grt_capture_pool {
   int32_t n, cap;
   int32_t* free_ids; /* blocks not in use, reusable by the recording */
   int32_t n_free;
-  int32_t* index;    /* open addressing: pointer -> block, -1 empty */
-  size_t index_cap;  /* a power of two, at least twice n */
+  int32_t* index;   /* open addressing: pointer -> block, -1 empty */
+  size_t index_cap; /* a power of two, at least twice n */
   int32_t in_use;
-  bool detached;     /* the recording is gone */
+  bool detached; /* the recording is gone */
 };
 
 static size_t slot_of(const grt_capture_pool* c, const void* p) {

@@ -22,4 +22,4 @@ grt_allocator* grt_capture_pool_allocator(grt_capture_pool* c);
  * in use as they are freed, and the pool itself with the last of them. */
 void grt_capture_pool_release(grt_capture_pool* c);
 
-#endif  /* GRT_RUNTIME_SESSION_CAPTURE_POOL_H_ */
+#endif /* GRT_RUNTIME_SESSION_CAPTURE_POOL_H_ */

@@ -138,11 +138,13 @@ static const grt_ckpt_entry* find_entry(const grt_ckpt_entry* e, int32_t n, cons
 static grt_status* match(const char* path, const grt_node* n, const grt_ckpt_entry* e, int32_t ne,
                          const grt_ckpt_entry** out) {
   const grt_ckpt_entry* x = find_entry(e, ne, n->name);
-  if (!x) return GRT_ERROR(INVALID_ARGUMENT, "variable '%s' is not in the checkpoint %s", n->name, path);
+  if (!x)
+    return GRT_ERROR(INVALID_ARGUMENT, "variable '%s' is not in the checkpoint %s", n->name, path);
   grt_dtype want = n->sig.output_types[0];
   if (x->dtype != want)
-    return GRT_ERROR(INVALID_ARGUMENT, "variable '%s' is %s in the graph but %s in the checkpoint %s",
-                     n->name, grt_dtype_name(want), grt_dtype_name(x->dtype), path);
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "variable '%s' is %s in the graph but %s in the checkpoint %s", n->name,
+                     grt_dtype_name(want), grt_dtype_name(x->dtype), path);
   if (!grt_shape_compatible(&x->shape, &n->sig.output_shapes[0])) {
     char a[GRT_SHAPE_STR_MAX], b[GRT_SHAPE_STR_MAX];
     return GRT_ERROR(INVALID_ARGUMENT,

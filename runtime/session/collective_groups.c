@@ -27,7 +27,7 @@ static const char* const kReductions[] = {"sum", "prod", "min", "max"}; /* grt_r
 typedef struct {
   grt_session* s;
   grt_executable* e;
-  int32_t* members; /* exec nodes, grouped */
+  int32_t* members;  /* exec nodes, grouped */
   int32_t* group_of; /* per exec node: group index or -1 */
 } gb;
 
@@ -58,7 +58,7 @@ static void list_members(const gb* b, const exec_group* g, grt_strbuf* sb) {
   for (int32_t k = 0; k < g->n; k++) {
     int32_t x = b->e->group_members[g->start + k];
     grt_strbuf_printf(sb, "%s'%s' on %s", k ? ", " : "", node_of(b, x)->name,
-                       b->s->device[b->e->nodes[x].device]->name);
+                      b->s->device[b->e->nodes[x].device]->name);
   }
 }
 
@@ -261,9 +261,9 @@ grt_status* grt_collective_groups_build(grt_session* s, grt_executable* e) {
   return st;
 }
 
-grt_status* grt_collective_group_run(grt_session* s, const grt_executable* e,
-                                     const exec_group* g, grt_tensor* const* inputs,
-                                     grt_tensor** outputs, const grt_cancel_token* cancel) {
+grt_status* grt_collective_group_run(grt_session* s, const grt_executable* e, const exec_group* g,
+                                     grt_tensor* const* inputs, grt_tensor** outputs,
+                                     const grt_cancel_token* cancel) {
   grt_status* st = NULL;
   const grt_tensor* in0 = inputs[0];
   for (int32_t k = 0; k < g->n; k++) outputs[k] = NULL;
@@ -271,13 +271,14 @@ grt_status* grt_collective_group_run(grt_session* s, const grt_executable* e,
     if (inputs[k]->dtype != in0->dtype || !grt_shape_equal(&inputs[k]->shape, &in0->shape)) {
       char s1[128], s2[128];
       const grt_graph* graph = s->graph;
-      st = GRT_ERROR(INVALID_ARGUMENT,
-                     "NcclAllReduce group '%s': '%s' got a %s tensor of shape %s but '%s' got a "
-                     "%s tensor of shape %s",
-                     g->shared_name, graph->nodes[e->nodes[e->group_members[g->start + k]].node].name,
-                     grt_dtype_name(inputs[k]->dtype), grt_shape_str(&inputs[k]->shape, s1, sizeof s1),
-                     graph->nodes[e->nodes[e->group_members[g->start]].node].name,
-                     grt_dtype_name(in0->dtype), grt_shape_str(&in0->shape, s2, sizeof s2));
+      st = GRT_ERROR(
+          INVALID_ARGUMENT,
+          "NcclAllReduce group '%s': '%s' got a %s tensor of shape %s but '%s' got a "
+          "%s tensor of shape %s",
+          g->shared_name, graph->nodes[e->nodes[e->group_members[g->start + k]].node].name,
+          grt_dtype_name(inputs[k]->dtype), grt_shape_str(&inputs[k]->shape, s1, sizeof s1),
+          graph->nodes[e->nodes[e->group_members[g->start]].node].name, grt_dtype_name(in0->dtype),
+          grt_shape_str(&in0->shape, s2, sizeof s2));
     }
   }
   grt_device** devs = grt_calloc((size_t)g->n, sizeof *devs);
@@ -290,8 +291,8 @@ grt_status* grt_collective_group_run(grt_session* s, const grt_executable* e,
     st = a == d->memory[GRT_MEMORY_HOST]
              ? grt_tensor_new_packed(a, in0->dtype, &in0->shape, &outputs[k])
              : grt_tensor_new_device(a, in0->dtype, &in0->shape, &outputs[k]);
-    if (st) st = grt_status_prefix(st, "NcclAllReduce group '%s': output on %s", g->shared_name,
-                                   d->name);
+    if (st)
+      st = grt_status_prefix(st, "NcclAllReduce group '%s': output on %s", g->shared_name, d->name);
   }
   if (!st) {
     grt_all_reduce_args a = {

@@ -75,7 +75,8 @@ static char* make_key(const grt_feed* feeds, int32_t nf, const char* const* fetc
   for (int32_t i = 0; i < nf; i++)
     at += (size_t)sprintf(key + at, "%s,", feeds[i].name ? feeds[i].name : "");
   key[at++] = '|';
-  for (int32_t i = 0; i < nx; i++) at += (size_t)sprintf(key + at, "%s,", fetches[i] ? fetches[i] : "");
+  for (int32_t i = 0; i < nx; i++)
+    at += (size_t)sprintf(key + at, "%s,", fetches[i] ? fetches[i] : "");
   key[at++] = '|';
   for (int32_t i = 0; i < nt; i++) tmp[i] = targets[i] ? targets[i] : "";
   qsort(tmp, (size_t)nt, sizeof *tmp, cmp_str);
@@ -160,9 +161,13 @@ static const grt_plan_copy* plan_copy(const grt_plan* p, int32_t src, int32_t po
   while (lo < hi) {
     int32_t mid = lo + (hi - lo) / 2;
     const grt_plan_copy* c = grt_plan_copy_at(p, mid);
-    int less = c->src != src ? c->src < src : c->port != port ? c->port < port : c->dst_device < dst;
-    if (less) lo = mid + 1;
-    else hi = mid;
+    int less = c->src != src     ? c->src < src
+               : c->port != port ? c->port < port
+                                 : c->dst_device < dst;
+    if (less)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   const grt_plan_copy* c = lo < grt_plan_num_copies(p) ? grt_plan_copy_at(p, lo) : NULL;
   return c && c->src == src && c->port == port && c->dst_device == dst ? c : NULL;
@@ -214,7 +219,8 @@ static grt_status* plan_crossing(builder* b, const int32_t* exec_of, int32_t src
     return GRT_ERROR(INTERNAL, "the plan lists no copy of %s:%d to %s", b->g->nodes[src].name,
                      (int)port, grt_device_set_name(b->s->devices, dev));
   int32_t from = exec_of[src];
-  copy_source cs = {from, src, port, port >= 0 ? b->nodes[from].out_start + port : -1,
+  copy_source cs = {from,          src,
+                    port,          port >= 0 ? b->nodes[from].out_start + port : -1,
                     c->src_device, c->src_host_memory};
   return crossing(b, &cs, dev, dst_host, out_recv);
 }
@@ -372,9 +378,9 @@ static grt_status* connect_input(builder* b, int32_t x, int32_t i, int32_t src, 
   const grt_rewritten* rw = b->nodes[x].rw;
   int32_t v = b->nodes[x].node, dev = b->nodes[x].device;
   int32_t fi = fed_index(b, src, port);
-  bool dst_host = rw ? grt_plan_input_in_host_memory(b->s->plan, rw->input_owner[i],
-                                                     rw->input_index[i])
-                     : grt_plan_input_in_host_memory(b->s->plan, v, i);
+  bool dst_host =
+      rw ? grt_plan_input_in_host_memory(b->s->plan, rw->input_owner[i], rw->input_index[i])
+         : grt_plan_input_in_host_memory(b->s->plan, v, i);
   int32_t recv = -1;
   if (fi >= 0 && host_addressable(b, dev)) {
     slots[i] = b->e->feed_slots[fi]; /* fed values are host tensors */
@@ -452,7 +458,11 @@ static grt_status* route_fetches(builder* b) {
     } else if (host_addressable(b, b->nodes[from].device)) {
       e->fetch_slots[i] = b->nodes[from].out_start + port;
     } else {
-      copy_source cs = {from, v, port, b->nodes[from].out_start + port, b->nodes[from].device,
+      copy_source cs = {from,
+                        v,
+                        port,
+                        b->nodes[from].out_start + port,
+                        b->nodes[from].device,
                         grt_plan_output_in_host_memory(b->s->plan, v, port)};
       int32_t recv;
       st = crossing(b, &cs, kHostDevice, true, &recv);
@@ -526,7 +536,8 @@ static grt_status* link_successors(builder* b) {
     e->succ[e->nodes[b->edge_from.v[i]].succ_end++] = b->edge_to.v[i];
   grt_free(fill);
   for (int32_t x = 0; x < e->n_nodes; x++) {
-    for (int32_t i = 0; i < e->nodes[x].n_inputs; i++) e->slot_uses[e->in_slots[e->nodes[x].in_start + i]]++;
+    for (int32_t i = 0; i < e->nodes[x].n_inputs; i++)
+      e->slot_uses[e->in_slots[e->nodes[x].in_start + i]]++;
     if (e->nodes[x].pending == 0) e->initial[e->n_initial++] = x;
   }
   for (int32_t i = 0; i < b->nx; i++) e->slot_uses[e->fetch_slots[i]]++;
@@ -657,8 +668,8 @@ grt_status* grt_session_executable(grt_session* s, const grt_feed* feeds, int32_
 
   grt_run_signature sig;
   grt_executable* e = NULL;
-  grt_status* st = grt_run_signature_resolve(s->graph, feeds, n_feeds, fetches, n_fetches,
-                                             targets, n_targets, &sig);
+  grt_status* st = grt_run_signature_resolve(s->graph, feeds, n_feeds, fetches, n_fetches, targets,
+                                             n_targets, &sig);
   if (!st) st = grt_executable_build(s, &sig, &e);
   grt_run_signature_clear(&sig);
   if (st) {

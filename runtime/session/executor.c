@@ -33,20 +33,20 @@ typedef struct run_state {
   grt_session* s;
   const grt_executable* e;
   slot* slots;
-  int32_t* pending;   /* atomic */
-  int32_t* uses;      /* atomic */
-  int32_t* spill;     /* ready nodes a work stack had no room for, under mu */
+  int32_t* pending;       /* atomic */
+  int32_t* uses;          /* atomic */
+  int32_t* spill;         /* ready nodes a work stack had no room for, under mu */
   int32_t* group_waiting; /* atomic, per collective group: members not yet ready */
-  int32_t n_spill;    /* under mu; read atomically to skip the lock */
-  int32_t remaining;  /* atomic: nodes not yet finished */
-  int32_t tasks;      /* atomic: pool tasks not yet ended; decremented under mu */
+  int32_t n_spill;        /* under mu; read atomically to skip the lock */
+  int32_t remaining;      /* atomic: nodes not yet finished */
+  int32_t tasks;          /* atomic: pool tasks not yet ended; decremented under mu */
   int64_t step;
   grt_trace* trace;
-  grt_status* status; /* first error, under mu */
-  int failed;         /* atomic flag mirroring status != NULL */
-  grt_cancel_token cancel; /* grt_session_cancel and the deadline */
+  grt_status* status;         /* first error, under mu */
+  int failed;                 /* atomic flag mirroring status != NULL */
+  grt_cancel_token cancel;    /* grt_session_cancel and the deadline */
   const grt_capture_run* cap; /* a recording run (capture.c), or NULL */
-  int64_t timeout_ms;      /* for messages */
+  int64_t timeout_ms;         /* for messages */
   pthread_mutex_t mu;
   pthread_cond_t done;
 } run_state;
@@ -132,10 +132,11 @@ static grt_status* add_memory_context(const grt_session* s, grt_device* dev, grt
       (asked > limit || in_use > limit - asked)) {
     /* The allocator's own reason (grt_allocator_fail_reason), if it gave one. */
     const char* why = strstr(at, " bytes: ");
-    out = grt_status_new(GRT_RESOURCE_EXHAUSTED,
-                         "memory limit of %lld bytes on %s reached: asked for %llu bytes, %zu in use%s%s%s",
-                         (long long)s->opts.memory_limit, dev->name, asked, in_use,
-                         why ? " (the allocator: " : "", why ? why + 8 : "", why ? ")" : "");
+    out = grt_status_new(
+        GRT_RESOURCE_EXHAUSTED,
+        "memory limit of %lld bytes on %s reached: asked for %llu bytes, %zu in use%s%s%s",
+        (long long)s->opts.memory_limit, dev->name, asked, in_use, why ? " (the allocator: " : "",
+        why ? why + 8 : "", why ? ")" : "");
   } else {
     out = grt_status_new(GRT_RESOURCE_EXHAUSTED,
                          "%s (memory_limit %lld bytes on %s, %zu bytes in use)", msg,
@@ -316,7 +317,8 @@ static grt_status* copy_between(const run_state* r, const exec_node* x, grt_devi
     if (!st) st = grt_stream_record_event(consumer, ev[2]);
     if (!st) st = grt_stream_wait_event(cs, ev[2]);
   }
-  if (!st) st = grt_stream_memcpy(cs, grt_tensor_data(u), grt_tensor_data(t), grt_tensor_byte_size(t));
+  if (!st)
+    st = grt_stream_memcpy(cs, grt_tensor_data(u), grt_tensor_data(t), grt_tensor_byte_size(t));
   bool host_consumer = consumer->synchronous || x->dst_host;
   if (!st && !cs->synchronous) {
     st = grt_device_event_new(cs->device, &ev[kCopyDone]);
@@ -324,12 +326,13 @@ static grt_status* copy_between(const run_state* r, const exec_node* x, grt_devi
     /* While recording, a copy to the host is joined to the recorded
      * device's compute stream: the recording ends there, and the replay's
      * sync covers it. */
-    grt_stream* join = host_consumer && r->cap
-                           ? r->s->device[r->cap->device]->streams[GRT_STREAM_COMPUTE]
-                           : NULL;
-    if (!st && join) st = grt_stream_wait_event(join, ev[kCopyDone]);
+    grt_stream* join =
+        host_consumer && r->cap ? r->s->device[r->cap->device]->streams[GRT_STREAM_COMPUTE] : NULL;
+    if (!st && join)
+      st = grt_stream_wait_event(join, ev[kCopyDone]);
     else if (!st)
-      st = host_consumer ? grt_event_sync(ev[kCopyDone]) : grt_stream_wait_event(consumer, ev[kCopyDone]);
+      st = host_consumer ? grt_event_sync(ev[kCopyDone])
+                         : grt_stream_wait_event(consumer, ev[kCopyDone]);
     if (join) host_consumer = false; /* keep the source until the slot goes */
   }
   if (st || host_consumer) {
@@ -502,8 +505,10 @@ static void run_node(run_state* r, int32_t xi) {
   }
   int64_t t0 = r->trace ? grt_trace_now_ns() : 0;
   grt_status* st = NULL;
-  if (x->kind == EXEC_KERNEL && !x->preset) st = run_kernel(r, x);
-  else if (x->kind == EXEC_SEND) st = run_send(r, x);
+  if (x->kind == EXEC_KERNEL && !x->preset)
+    st = run_kernel(r, x);
+  else if (x->kind == EXEC_SEND)
+    st = run_send(r, x);
   if (st) fail(r, st);
   if (r->trace) {
     const grt_node* n = x->node >= 0 ? &r->s->graph->nodes[x->node] : NULL;
@@ -538,7 +543,8 @@ static void run_group(run_state* r, const exec_group* g) {
   for (int32_t k = 0; !st && k < g->n; k++) {
     const exec_node* x = &e->nodes[e->group_members[g->start + k]];
     st = read_slot(r, e->in_slots[x->in_start], &in[k]);
-    if (st) st = grt_status_prefix(st, "node '%s' (NcclAllReduce)", r->s->graph->nodes[x->node].name);
+    if (st)
+      st = grt_status_prefix(st, "node '%s' (NcclAllReduce)", r->s->graph->nodes[x->node].name);
   }
   if (!st) {
     const grt_cancel_token* prev = grt_cancel_set_current(&r->cancel);
@@ -557,8 +563,10 @@ static void run_group(run_state* r, const exec_group* g) {
       grt_tensor_free(out[k]);
       continue;
     }
-    if (r->uses[x->out_start] == 0) grt_tensor_free(out[k]);
-    else r->slots[x->out_start].t = out[k];
+    if (r->uses[x->out_start] == 0)
+      grt_tensor_free(out[k]);
+    else
+      r->slots[x->out_start].t = out[k];
     if (r->trace) {
       const grt_node* n = &r->s->graph->nodes[x->node];
       grt_trace_add(r->trace, n->name, n->op, "kernel", x->device, thread_id(), t0,
@@ -589,8 +597,10 @@ static void drain(run_state* r, work_stack* w) {
   int32_t done = 0;
   for (;;) {
     int32_t x;
-    if (w->n > 0) x = w->v[--w->n];
-    else if (!spill_pop(r, &x)) break;
+    if (w->n > 0)
+      x = w->v[--w->n];
+    else if (!spill_pop(r, &x))
+      break;
     if (r->e->nodes[x].collective) {
       done += arrive(r, &r->e->nodes[x], w);
       continue;
@@ -612,8 +622,8 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
   size_t n = (size_t)e->n_nodes, ns = (size_t)e->n_slots;
   /* One block for the per-run arrays. */
   size_t ng = (size_t)e->n_groups;
-  size_t bytes = ns * sizeof(slot) + 2 * n * sizeof(int32_t) + ns * sizeof(int32_t) +
-                 ng * sizeof(int32_t);
+  size_t bytes =
+      ns * sizeof(slot) + 2 * n * sizeof(int32_t) + ns * sizeof(int32_t) + ng * sizeof(int32_t);
   char* block = grt_malloc(bytes + 1);
   if (!block) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory starting a run");
   run_state r;
@@ -686,8 +696,9 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
   return st;
 }
 
-grt_status* grt_executor_run_ex(grt_session* s, const grt_executable* e, const grt_run_options* opts,
-                                grt_tensor* const* feeds, grt_tensor** out_values, grt_trace* trace,
+grt_status* grt_executor_run_ex(grt_session* s, const grt_executable* e,
+                                const grt_run_options* opts, grt_tensor* const* feeds,
+                                grt_tensor** out_values, grt_trace* trace,
                                 const grt_capture_run* cap) {
   /* With graph_capture a recording holds the lock exclusively: this run's
    * work must not land in it. (A recording run itself is under it.) */

@@ -35,9 +35,9 @@ typedef struct {
   const grt_plan* plan;
   grt_device* const* devices;
   int32_t n_devices;
-  int32_t* data_uses;     /* data edges out of each node */
-  uint8_t* control_src;   /* a control input of some node */
-  uint8_t* used;          /* already in a replacement */
+  int32_t* data_uses;   /* data edges out of each node */
+  uint8_t* control_src; /* a control input of some node */
+  uint8_t* used;        /* already in a replacement */
 } scan;
 
 static const grt_node* node(const scan* sc, int32_t v) { return &sc->g->nodes[v]; }
@@ -59,7 +59,8 @@ static bool swallowable(const scan* sc, int32_t v) {
 }
 
 /* The device every member is on, and it has `op`'s kernel; else NULL. */
-static grt_device* common_device(const scan* sc, const int32_t* members, int32_t n, const char* op) {
+static grt_device* common_device(const scan* sc, const int32_t* members, int32_t n,
+                                 const char* op) {
   int32_t d = grt_plan_node_device(sc->plan, members[0]);
   for (int32_t i = 1; i < n; i++)
     if (grt_plan_node_device(sc->plan, members[i]) != d) return NULL;
@@ -115,8 +116,9 @@ static grt_status* copy_bool(grt_graph* rg, int32_t i, const grt_node* mm, const
 
 /* Adds the replacement for members (MatMul first, root last) to r. bias is
  * the BiasAdd (-1: a MatMul marked only), act the activation op or NULL. */
-static grt_status* add_replacement(grt_remap* r, const scan* sc, const int32_t* members, int32_t n_members,
-                                   int32_t bias, const char* act, grt_device* dev) {
+static grt_status* add_replacement(grt_remap* r, const scan* sc, const int32_t* members,
+                                   int32_t n_members, int32_t bias, const char* act,
+                                   grt_device* dev) {
   int32_t mm = members[0], root = members[n_members - 1];
   const grt_node* m = node(sc, mm);
   bool conv = strcmp(m->op, "MatMul") != 0; /* Conv2D or DepthwiseConv2dNative */
@@ -185,7 +187,7 @@ static grt_status* add_replacement(grt_remap* r, const scan* sc, const int32_t* 
     w->n_inputs = 3;
   }
   w->kernel = dev->backend->kernel(op);
-  w->node = NULL;             /* set once the graph stops growing */
+  w->node = NULL;                /* set once the graph stops growing */
   w->state = (void*)(intptr_t)i; /* the node's index until then */
   r->n++;
   for (int32_t k = 0; k < n_members; k++) ((scan*)sc)->used[members[k]] = 1;
@@ -219,7 +221,8 @@ static grt_status* try_fuse(grt_remap* r, const scan* sc, int32_t v) {
     fused = "_FusedConv2D";
     if (strcmp(data_format(node(sc, mm)), data_format(node(sc, bias))) != 0) return NULL;
   }
-  if (mm < 0 || !swallowable(sc, mm) || node(sc, v)->sig.output_types[0] != GRT_FLOAT32) return NULL;
+  if (mm < 0 || !swallowable(sc, mm) || node(sc, v)->sig.output_types[0] != GRT_FLOAT32)
+    return NULL;
   members[k++] = mm;
   if (bias != v) members[k++] = bias;
   members[k++] = v;
@@ -229,7 +232,8 @@ static grt_status* try_fuse(grt_remap* r, const scan* sc, int32_t v) {
 }
 
 /* Ops whose input 1 is weights their oneDNN kernel can pack once. */
-static const char* const kPackable[] = {"MatMul", "Conv2D", "DepthwiseConv2dNative", "Conv2DBackpropInput"};
+static const char* const kPackable[] = {"MatMul", "Conv2D", "DepthwiseConv2dNative",
+                                        "Conv2DBackpropInput"};
 
 static bool packable(const char* op) {
   for (size_t i = 0; i < sizeof kPackable / sizeof kPackable[0]; i++)
@@ -353,7 +357,8 @@ const grt_rewritten* grt_remap_for(const grt_remap* r, int32_t v, const uint8_t*
   for (int32_t k = 0; k + 1 < w->n_members; k++)
     if (touched[w->members[k]]) return NULL;
   if (w->weights_const >= 0 && touched[w->weights_const]) return NULL;
-  if (w->weights_read >= 0 && touched[w->weights_read]) return NULL; /* a fed read is not the variable */
+  if (w->weights_read >= 0 && touched[w->weights_read])
+    return NULL; /* a fed read is not the variable */
   return w;
 }
 

@@ -36,18 +36,19 @@ extern "C" {
 
 /* One replacement node. */
 typedef struct grt_rewritten {
-  int32_t root;                               /* graph node whose outputs it produces */
-  int32_t members[GRT_REWRITE_MAX_MEMBERS];   /* graph nodes it stands for, root last */
+  int32_t root;                             /* graph node whose outputs it produces */
+  int32_t members[GRT_REWRITE_MAX_MEMBERS]; /* graph nodes it stands for, root last */
   int32_t n_members;
-  const grt_node* node;                       /* op, attrs and signature of the replacement */
+  const grt_node* node; /* op, attrs and signature of the replacement */
   int32_t n_inputs;
-  grt_input inputs[GRT_REWRITE_MAX_INPUTS];   /* src: graph node indices */
+  grt_input inputs[GRT_REWRITE_MAX_INPUTS];    /* src: graph node indices */
   int32_t input_owner[GRT_REWRITE_MAX_INPUTS]; /* the member whose input it was ... */
   int32_t input_index[GRT_REWRITE_MAX_INPUTS]; /* ... and which (the plan's host-memory flags) */
   const grt_op_kernel* kernel;
   void* state;
   int32_t weights_const; /* the Const whose tensor the kernel packs once, or -1 */
-  int32_t weights_read;  /* the Identity between the weights' variable and the node, read past; or -1 */
+  int32_t
+      weights_read; /* the Identity between the weights' variable and the node, read past; or -1 */
 } grt_rewritten;
 
 typedef struct grt_remap grt_remap;
@@ -55,8 +56,9 @@ typedef struct grt_remap grt_remap;
 /* Runs the pass over validated graph g placed by `plan` on `devices`
  * (indexed as the plan's device set). *out holds the replacements (none is
  * fine). */
-GRT_MUST_USE grt_status* grt_remap_new(const grt_graph* g, const grt_plan* plan, grt_device* const* devices,
-                                       int32_t n_devices, grt_remap** out);
+GRT_MUST_USE grt_status* grt_remap_new(const grt_graph* g, const grt_plan* plan,
+                                       grt_device* const* devices, int32_t n_devices,
+                                       grt_remap** out);
 void grt_remap_free(grt_remap* r);
 
 /* The replacement rooted at graph node v for a run whose fed, fetched and

@@ -75,13 +75,12 @@ static grt_status* make_kernels(grt_session* s) {
     int32_t d = grt_plan_node_device(s->plan, i);
     grt_device* dev = d >= 0 && d < s->n_devices ? s->device[d] : NULL;
     if (!dev)
-      return GRT_ERROR(UNAVAILABLE,
-                       "node '%s' (%s) is placed on %s, which this machine cannot run", n->name,
-                       n->op, grt_plan_node_device_name(s->plan, i));
+      return GRT_ERROR(UNAVAILABLE, "node '%s' (%s) is placed on %s, which this machine cannot run",
+                       n->name, n->op, grt_plan_node_device_name(s->plan, i));
     const grt_op_kernel* k = dev->backend->kernel(n->op);
     if (!k)
-      return GRT_ERROR(UNIMPLEMENTED, "node '%s': the %s backend has no kernel for op %s",
-                       n->name, dev->backend->type, n->op);
+      return GRT_ERROR(UNIMPLEMENTED, "node '%s': the %s backend has no kernel for op %s", n->name,
+                       dev->backend->type, n->op);
     s->kernels[i] = k;
     if (k->create_state) {
       grt_status* st = k->create_state(n, &s->states[i]);
@@ -99,7 +98,8 @@ static grt_status* log_placement(const grt_plan* plan) {
   FILE* f = open_memstream(&text, &len);
   if (!f) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory writing the placement log");
   grt_status* st = grt_plan_write_log(plan, f);
-  if (fclose(f) != 0 && !st) st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory writing the placement log");
+  if (fclose(f) != 0 && !st)
+    st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory writing the placement log");
   if (!st) grt_log_lines(GRT_LOG_INFO, text, len);
   free(text); /* open_memstream's: plain malloc */
   return st;
@@ -124,7 +124,8 @@ grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_s
   if (!st) st = place(s);
   if (!st) st = make_devices(s);
   if (!st) st = make_kernels(s);
-  if (!st && s->opts.rewrite) st = grt_remap_new(s->graph, s->plan, s->device, s->n_devices, &s->remap);
+  if (!st && s->opts.rewrite)
+    st = grt_remap_new(s->graph, s->plan, s->device, s->n_devices, &s->remap);
   if (!st) st = grt_threadpool_new((int)s->opts.inter_op_threads, "inter_op", &s->inter_op);
   if (!st) st = grt_threadpool_new((int)s->opts.intra_op_threads, "intra_op", &s->intra_op);
   if (st) {
@@ -201,8 +202,8 @@ static grt_status* check_feed(const grt_session* s, const grt_feed* f) {
 
 grt_status* grt_session_run(grt_session* s, const grt_feed* feeds, int32_t n_feeds,
                             const char* const* fetches, int32_t n_fetches,
-                            const char* const* targets, int32_t n_targets,
-                            grt_tensor** out_values, grt_trace* trace) {
+                            const char* const* targets, int32_t n_targets, grt_tensor** out_values,
+                            grt_trace* trace) {
   return grt_session_run_with_options(s, NULL, feeds, n_feeds, fetches, n_fetches, targets,
                                       n_targets, out_values, trace);
 }

@@ -24,14 +24,14 @@ struct grt_session {
   grt_session_options opts; /* a copy; strings owned */
   grt_device_set* devices;
   grt_plan* plan;
-  grt_device** device;   /* one per device in the set that this machine has */
+  grt_device** device; /* one per device in the set that this machine has */
   int32_t n_devices;
   const grt_op_kernel** kernels; /* per graph node, on its assigned device */
   void** states;                 /* per graph node: kernel state or NULL */
   grt_remap* remap;              /* the graph rewrite's replacements (rewrite_remap.h) */
   grt_threadpool* inter_op;
   grt_threadpool* intra_op;
-  int64_t steps; /* atomic: runs started */
+  int64_t steps;        /* atomic: runs started */
   int64_t cancel_epoch; /* atomic: bumped by grt_session_cancel (base/cancel.h) */
   pthread_mutex_t cache_mu;
   grt_executable* cache; /* linked list, newest first */
@@ -49,7 +49,7 @@ typedef struct exec_node {
   int32_t node;   /* graph node (EXEC_KERNEL), or the copy's source node */
   int32_t device; /* device index */
   uint8_t kind;
-  bool run_inline; /* cheap enough to run on the thread that readied it */
+  bool run_inline;              /* cheap enough to run on the thread that readied it */
   int32_t n_inputs, in_start;   /* slot index per data input: exe->in_slots[in_start + i] */
   int32_t n_outputs, out_start; /* its outputs are slots out_start .. +n_outputs */
   int32_t succ_start, succ_end; /* exe->succ[]: nodes whose pending count it decrements */
@@ -94,11 +94,11 @@ struct grt_executable {
   int32_t n_initial;
   int32_t* initial; /* nodes ready at the start */
   int32_t n_presets;
-  int32_t* presets;  /* KERNEL nodes with a preset value */
+  int32_t* presets; /* KERNEL nodes with a preset value */
   int32_t n_async;
   int32_t* async_devices; /* devices with asynchronous streams the run uses: synced at its end */
   int32_t n_groups;
-  exec_group* groups;        /* collective groups (collective_groups.c) */
+  exec_group* groups; /* collective groups (collective_groups.c) */
   int32_t* group_members;
 };
 
@@ -112,10 +112,10 @@ typedef struct grt_run_signature {
 
 /* Resolves names ("node", "node:k"; targets by node name); errors name the
  * one at fault. Clear with grt_run_signature_clear. */
-GRT_MUST_USE grt_status* grt_run_signature_resolve(const grt_graph* g, const grt_feed* feeds, int32_t nf,
-                                                   const char* const* fetches, int32_t nx,
-                                                   const char* const* targets, int32_t nt,
-                                                   grt_run_signature* out);
+GRT_MUST_USE grt_status* grt_run_signature_resolve(const grt_graph* g, const grt_feed* feeds,
+                                                   int32_t nf, const char* const* fetches,
+                                                   int32_t nx, const char* const* targets,
+                                                   int32_t nt, grt_run_signature* out);
 void grt_run_signature_clear(grt_run_signature* sig);
 
 /* Prunes and partitions the graph for `sig` (not cached; caller frees). */
@@ -123,14 +123,14 @@ GRT_MUST_USE grt_status* grt_executable_build(grt_session* s, const grt_run_sign
                                               grt_executable** out);
 
 /* Checks a fed value against the tensor it stands for (dtype, shape). */
-GRT_MUST_USE grt_status* grt_session_check_feed(const grt_session* s, grt_output at, const char* name,
-                                                const grt_tensor* value);
+GRT_MUST_USE grt_status* grt_session_check_feed(const grt_session* s, grt_output at,
+                                                const char* name, const grt_tensor* value);
 
 /* Builds (or finds in the cache) the executable for a run. */
-GRT_MUST_USE grt_status* grt_session_executable(grt_session* s, const grt_feed* feeds, int32_t n_feeds,
-                                                const char* const* fetches, int32_t n_fetches,
-                                                const char* const* targets, int32_t n_targets,
-                                                grt_executable** out);
+GRT_MUST_USE grt_status* grt_session_executable(grt_session* s, const grt_feed* feeds,
+                                                int32_t n_feeds, const char* const* fetches,
+                                                int32_t n_fetches, const char* const* targets,
+                                                int32_t n_targets, grt_executable** out);
 void grt_executable_free(grt_executable* e);
 
 /* Runs `e` once with the fed tensors (in e's feed order). On success
@@ -161,9 +161,9 @@ typedef struct grt_capture_run {
 
 /* grt_executor_run, recording when `cap` is not NULL. */
 GRT_MUST_USE grt_status* grt_executor_run_ex(grt_session* s, const grt_executable* e,
-                                             const grt_run_options* opts,
-                                             grt_tensor* const* feeds, grt_tensor** out_values,
-                                             grt_trace* trace, const grt_capture_run* cap);
+                                             const grt_run_options* opts, grt_tensor* const* feeds,
+                                             grt_tensor** out_values, grt_trace* trace,
+                                             const grt_capture_run* cap);
 
 /* Collective groups (collective_groups.c). Finds the executable's
  * NcclAllReduce nodes, groups them by shared_name and checks each group
@@ -181,8 +181,8 @@ GRT_MUST_USE grt_status* grt_collective_group_run(grt_session* s, const grt_exec
 
 /* Trace recording (trace.c). */
 void grt_trace_begin_run(grt_trace* t, const grt_session* s);
-void grt_trace_add(grt_trace* t, const char* name, const char* op, const char* cat,
-                   int32_t device, int32_t thread, int64_t start_ns, int64_t dur_ns);
+void grt_trace_add(grt_trace* t, const char* name, const char* op, const char* cat, int32_t device,
+                   int32_t thread, int64_t start_ns, int64_t dur_ns);
 int64_t grt_trace_now_ns(void);
 
-#endif  /* GRT_RUNTIME_SESSION_SESSION_INTERNAL_H_ */
+#endif /* GRT_RUNTIME_SESSION_SESSION_INTERNAL_H_ */

@@ -22,9 +22,12 @@ typedef grt_status* (*parse_fn)(const char* key, const char* value, void* field)
 
 static grt_status* parse_bool(const char* key, const char* v, void* field) {
   bool* out = field;
-  if (!strcasecmp(v, "true") || !strcmp(v, "1")) *out = true;
-  else if (!strcasecmp(v, "false") || !strcmp(v, "0")) *out = false;
-  else return GRT_ERROR(INVALID_ARGUMENT, "option %s: '%s' is not a bool (true/false)", key, v);
+  if (!strcasecmp(v, "true") || !strcmp(v, "1"))
+    *out = true;
+  else if (!strcasecmp(v, "false") || !strcmp(v, "0"))
+    *out = false;
+  else
+    return GRT_ERROR(INVALID_ARGUMENT, "option %s: '%s' is not a bool (true/false)", key, v);
   return NULL;
 }
 
@@ -63,9 +66,12 @@ static grt_status* parse_bytes(const char* key, const char* v, void* field) {
   errno = 0;
   long long n = strtoll(v, &end, 10);
   int64_t unit = 1;
-  if (end != v && (*end == 'K' || *end == 'k')) unit = (int64_t)1 << 10, end++;
-  else if (end != v && (*end == 'M' || *end == 'm')) unit = (int64_t)1 << 20, end++;
-  else if (end != v && (*end == 'G' || *end == 'g')) unit = (int64_t)1 << 30, end++;
+  if (end != v && (*end == 'K' || *end == 'k'))
+    unit = (int64_t)1 << 10, end++;
+  else if (end != v && (*end == 'M' || *end == 'm'))
+    unit = (int64_t)1 << 20, end++;
+  else if (end != v && (*end == 'G' || *end == 'g'))
+    unit = (int64_t)1 << 30, end++;
   int64_t bytes;
   if (!*v || end == v || *end || errno || n < 0 || __builtin_mul_overflow((int64_t)n, unit, &bytes))
     return GRT_ERROR(INVALID_ARGUMENT,
@@ -85,7 +91,8 @@ typedef struct {
   size_t offset;
 } option_row;
 
-#define ROW(k, type, def, doc, fn, field) {k, type, def, doc, fn, offsetof(grt_session_options, field)}
+#define ROW(k, type, def, doc, fn, field) \
+  { k, type, def, doc, fn, offsetof(grt_session_options, field) }
 static const option_row kOptions[] = {
     ROW("allow_soft_placement", "bool", "false",
         "a device request that cannot be met falls back instead of failing", parse_bool,
@@ -93,7 +100,8 @@ static const option_row kOptions[] = {
     ROW("log_device_placement", "bool", "false",
         "the placement log goes to the log sink at level INFO", parse_bool, log_device_placement),
     ROW("inter_op_threads", "integer 0 to 4096", "0",
-        "most threads running ready nodes, started as work needs them; 0: one per online core", parse_count0, inter_op_threads),
+        "most threads running ready nodes, started as work needs them; 0: one per online core",
+        parse_count0, inter_op_threads),
     ROW("intra_op_threads", "integer 0 to 4096", "0",
         "threads kernels split large element counts over; 0: one per online core", parse_count0,
         intra_op_threads),
@@ -112,8 +120,8 @@ static const option_row kOptions[] = {
         "fuse MatMul + BiasAdd (+ Relu) and pack constant weights when the session is made",
         parse_bool, rewrite),
     ROW("graph_capture", "bool", "false",
-        "callables record their step once and replay it on a device that can capture",
-        parse_bool, graph_capture),
+        "callables record their step once and replay it on a device that can capture", parse_bool,
+        graph_capture),
 };
 #undef ROW
 enum { kNumOptions = sizeof kOptions / sizeof kOptions[0] };
@@ -148,8 +156,7 @@ void grt_session_options_free(grt_session_options* o) {
   grt_free(o);
 }
 
-grt_status* grt_session_options_copy_into(const grt_session_options* in,
-                                          grt_session_options* out) {
+grt_status* grt_session_options_copy_into(const grt_session_options* in, grt_session_options* out) {
   grt_session_options* defaults = NULL;
   if (!in) {
     GRT_RETURN_IF_ERROR(grt_session_options_new(&defaults));

@@ -13,10 +13,10 @@ struct grt_session_options {
   bool log_device_placement;
   int64_t inter_op_threads;
   int64_t intra_op_threads;
-  bool rewrite; /* the graph rewrite at session creation (rewrite_remap.h) */
+  bool rewrite;     /* the graph rewrite at session creation (rewrite_remap.h) */
   char* ps_devices; /* grt_malloc'd, "" when unset */
   char* ps_strategy;
-  int64_t memory_limit; /* bytes per device; 0: none */
+  int64_t memory_limit;  /* bytes per device; 0: none */
   bool verify_constants; /* check constants' CRC-32C when the session is made */
   bool graph_capture;    /* callables record and replay their step (capture.c) */
   /* The backends' own keys (cpu.devices, gpu.*, a plugin's), checked by
@@ -31,4 +31,4 @@ GRT_MUST_USE grt_status* grt_session_options_copy_into(const grt_session_options
 /* Frees what *o holds, not o itself. */
 void grt_session_options_clear(grt_session_options* o);
 
-#endif  /* GRT_RUNTIME_SESSION_SESSION_OPTIONS_H_ */
+#endif /* GRT_RUNTIME_SESSION_SESSION_OPTIONS_H_ */

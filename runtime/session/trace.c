@@ -74,8 +74,8 @@ void grt_trace_begin_run(grt_trace* t, const grt_session* s) {
   pthread_mutex_unlock(&t->mu);
 }
 
-void grt_trace_add(grt_trace* t, const char* name, const char* op, const char* cat,
-                   int32_t device, int32_t thread, int64_t start_ns, int64_t dur_ns) {
+void grt_trace_add(grt_trace* t, const char* name, const char* op, const char* cat, int32_t device,
+                   int32_t thread, int64_t start_ns, int64_t dur_ns) {
   pthread_mutex_lock(&t->mu);
   if (t->n == t->cap) {
     int64_t cap = t->cap ? t->cap * 2 : 256;

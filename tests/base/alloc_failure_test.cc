@@ -21,7 +21,8 @@ struct Failing {
 
 void* FailAlloc(grt_allocator* a, size_t size, size_t) {
   if (reinterpret_cast<Failing*>(a)->why)
-    grt_allocator_fail_reason(grt_status_new(GRT_RESOURCE_EXHAUSTED, "in use 7 of limit 9 (asked %zu)", size));
+    grt_allocator_fail_reason(
+        grt_status_new(GRT_RESOURCE_EXHAUSTED, "in use 7 of limit 9 (asked %zu)", size));
   return nullptr;
 }
 void NoFree(grt_allocator*, void*) {}
@@ -41,7 +42,8 @@ std::string AllocError(Failing* f) {
 TEST(AllocFailure, ReasonIsAppendedOnce) {
   Failing with = {{"X", FailAlloc, NoFree}, true};
   Failing without = {{"Y", FailAlloc, NoFree}, false};
-  EXPECT_EQ(AllocError(&with), "X allocator: out of memory allocating 16 bytes: in use 7 of limit 9 (asked 16)");
+  EXPECT_EQ(AllocError(&with),
+            "X allocator: out of memory allocating 16 bytes: in use 7 of limit 9 (asked 16)");
   EXPECT_EQ(AllocError(&without), "Y allocator: out of memory allocating 16 bytes");
   EXPECT_EQ(grt_allocator_take_failure(), nullptr);
 }
@@ -53,7 +55,8 @@ TEST(AllocFailure, StaleReasonIsDroppedBeforeTheNextAllocation) {
 }
 
 TEST(AllocFailure, ReasonsArePerThreadAndFreedWithTheThread) {
-  std::thread t([] { grt_allocator_fail_reason(grt_status_new(GRT_RESOURCE_EXHAUSTED, "theirs")); });
+  std::thread t(
+      [] { grt_allocator_fail_reason(grt_status_new(GRT_RESOURCE_EXHAUSTED, "theirs")); });
   t.join();  // never taken: the thread's key destructor frees it (LeakSanitizer checks)
   EXPECT_EQ(grt_allocator_take_failure(), nullptr);
   grt_allocator_fail_reason(grt_status_new(GRT_RESOURCE_EXHAUSTED, "first"));

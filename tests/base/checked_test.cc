@@ -16,13 +16,33 @@ namespace {
 using i128 = __int128;
 using u128 = unsigned __int128;
 
-const std::vector<int64_t> kI64 = {0,         1,          -1,         2,          -2,
-                                   3037000499, 3037000500, -3037000500, INT32_MAX,  INT32_MIN,
-                                   INT64_MAX, INT64_MIN,  INT64_MAX / 2, INT64_MIN / 2 - 1,
-                                   (int64_t)1 << 32, ((int64_t)1 << 62) + 1};
-const std::vector<size_t> kSize = {0,          1,          2,          4096,
-                                   SIZE_MAX,   SIZE_MAX - 1, SIZE_MAX / 2, SIZE_MAX / 2 + 1,
-                                   (size_t)1 << 32, ((size_t)1 << 32) - 1, (size_t)4294967297ull};
+const std::vector<int64_t> kI64 = {0,
+                                   1,
+                                   -1,
+                                   2,
+                                   -2,
+                                   3037000499,
+                                   3037000500,
+                                   -3037000500,
+                                   INT32_MAX,
+                                   INT32_MIN,
+                                   INT64_MAX,
+                                   INT64_MIN,
+                                   INT64_MAX / 2,
+                                   INT64_MIN / 2 - 1,
+                                   (int64_t)1 << 32,
+                                   ((int64_t)1 << 62) + 1};
+const std::vector<size_t> kSize = {0,
+                                   1,
+                                   2,
+                                   4096,
+                                   SIZE_MAX,
+                                   SIZE_MAX - 1,
+                                   SIZE_MAX / 2,
+                                   SIZE_MAX / 2 + 1,
+                                   (size_t)1 << 32,
+                                   ((size_t)1 << 32) - 1,
+                                   (size_t)4294967297ull};
 
 bool FitsI64(i128 v) { return v >= INT64_MIN && v <= INT64_MAX; }
 
@@ -93,10 +113,18 @@ TEST(Checked, RangeNeverFormsTheWrappedSum) {
 }
 
 TEST(Checked, NumElementsIsTheExactProductOrFails) {
-  const std::vector<std::vector<int64_t>> shapes = {
-      {},           {0},           {5},          {2, 3, 4},        {0, INT64_MAX},
-      {INT64_MAX},  {-1},          {3, -1},      {2147483647, 2147483647},
-      {3037000500, 3037000500},    {4294967296, 4294967296}, {2, 2, 2, 2, 2, 2, 2, 2}};
+  const std::vector<std::vector<int64_t>> shapes = {{},
+                                                    {0},
+                                                    {5},
+                                                    {2, 3, 4},
+                                                    {0, INT64_MAX},
+                                                    {INT64_MAX},
+                                                    {-1},
+                                                    {3, -1},
+                                                    {2147483647, 2147483647},
+                                                    {3037000500, 3037000500},
+                                                    {4294967296, 4294967296},
+                                                    {2, 2, 2, 2, 2, 2, 2, 2}};
   for (const auto& dims : shapes) {
     i128 exact = 1;
     bool ok = true;

@@ -70,7 +70,7 @@ TEST(Dtype, HalfKnownValuesAndRounding) {
   EXPECT_EQ(grt_float_to_half(1.0f), 0x3c00);
   EXPECT_EQ(grt_float_to_half(-2.0f), 0xc000);
   EXPECT_EQ(grt_float_to_half(65504.0f), 0x7bff);
-  EXPECT_EQ(grt_float_to_half(65520.0f), 0x7c00);  // rounds to infinity
+  EXPECT_EQ(grt_float_to_half(65520.0f), 0x7c00);                // rounds to infinity
   EXPECT_EQ(grt_float_to_half(5.960464477539063e-08f), 0x0001);  // smallest subnormal
   EXPECT_EQ(grt_float_to_half(1e-10f), 0x0000);
   // 1 + 2^-11 is halfway between 1 and the next half: ties go to even (1.0).

@@ -136,7 +136,8 @@ TEST(StatusPrefix, KeepsCodeAndSource) {
 // A prefix longer than any fixed buffer is kept whole.
 TEST(StatusPrefix, LongContextKeptWhole) {
   std::string ctx(5000, 'c');
-  StatusPtr s(grt_status_prefix(grt_status_new_at(nullptr, 0, GRT_INTERNAL, "end"), "%s", ctx.c_str()));
+  StatusPtr s(
+      grt_status_prefix(grt_status_new_at(nullptr, 0, GRT_INTERNAL, "end"), "%s", ctx.c_str()));
   EXPECT_EQ(std::string(grt_status_message(s.get())), ctx + ": end");
   EXPECT_EQ(grt_status_source(s.get()), nullptr);
 }

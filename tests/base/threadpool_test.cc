@@ -58,7 +58,8 @@ TEST(ThreadPool, OneTaskAtATimeReusesTheIdleWorker) {
   ASSERT_EQ(grt_threadpool_new(4, "t", &p), nullptr);
   std::atomic<int> ran{0};
   for (int i = 0; i < 20; i++) {
-    ASSERT_TRUE(grt_threadpool_schedule(p, [](void* a) { (*static_cast<std::atomic<int>*>(a))++; }, &ran));
+    ASSERT_TRUE(grt_threadpool_schedule(
+        p, [](void* a) { (*static_cast<std::atomic<int>*>(a))++; }, &ran));
     while (ran <= i) std::this_thread::yield();
     // The worker may still be between its task and its wait: let it sleep.
     std::this_thread::sleep_for(std::chrono::milliseconds(1));

@@ -134,8 +134,8 @@ TEST(Bfc, PicksTheSmallestFreeChunkThatFits) {
   EXPECT_EQ(grt_bfc_alloc(b.a, 1500), B);      // 2K hole is the best fit
   EXPECT_EQ(grt_bfc_alloc(b.a, 3 * kKiB), A);  // then the 4K one
   void* x = grt_bfc_alloc(b.a, 5 * kKiB);
-  EXPECT_EQ(x, C);                               // then the 8K one, split
-  void* y = grt_bfc_alloc(b.a, 3 * kKiB);        // the 3K left of C fits exactly
+  EXPECT_EQ(x, C);                         // then the 8K one, split
+  void* y = grt_bfc_alloc(b.a, 3 * kKiB);  // the 3K left of C fits exactly
   EXPECT_EQ(static_cast<char*>(y), static_cast<char*>(C) + 5 * kKiB);
   // A's 1K remainder serves a 1K request before anything larger.
   EXPECT_EQ(static_cast<char*>(grt_bfc_alloc(b.a, 1 * kKiB)), static_cast<char*>(A) + 3 * kKiB);
@@ -301,10 +301,14 @@ void RandomRun(bool growth, uint32_t seed) {
   size_t in_use = 0, peak = 0;
   auto sizes = [&]() -> size_t {
     switch (rng() % 4) {
-      case 0: return rng() % 512;
-      case 1: return rng() % (16 * kKiB);
-      case 2: return rng() % (256 * kKiB);
-      default: return rng() % (4 * kMiB);
+      case 0:
+        return rng() % 512;
+      case 1:
+        return rng() % (16 * kKiB);
+      case 2:
+        return rng() % (256 * kKiB);
+      default:
+        return rng() % (4 * kMiB);
     }
   };
   for (int step = 0; step < 6000; step++) {

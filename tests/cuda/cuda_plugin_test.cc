@@ -80,7 +80,8 @@ std::vector<std::string> Mapped(const char* part) {
   dl_iterate_phdr(
       [](struct dl_phdr_info* info, size_t, void* arg) {
         Ctx* c = static_cast<Ctx*>(arg);
-        if (info->dlpi_name && strstr(info->dlpi_name, c->part)) c->found.push_back(info->dlpi_name);
+        if (info->dlpi_name && strstr(info->dlpi_name, c->part))
+          c->found.push_back(info->dlpi_name);
         return 0;
       },
       &ctx);
@@ -144,8 +145,10 @@ TEST(CudaPlugin, KernelsAndSupportRowsAgree) {
   }
   for (const std::string& op : rows) {
     bool has = b->kernel(op.c_str()) != nullptr;
-    if (waiting.count(op)) EXPECT_FALSE(has) << op << " has a kernel now: take it off the pending list";
-    else EXPECT_TRUE(has) << "GPU row " << op << " has no CUDA kernel and is not pending";
+    if (waiting.count(op))
+      EXPECT_FALSE(has) << op << " has a kernel now: take it off the pending list";
+    else
+      EXPECT_TRUE(has) << "GPU row " << op << " has no CUDA kernel and is not pending";
   }
   const char* ops[512];
   int n = kernel_ops(ops, 512);
@@ -209,7 +212,8 @@ TEST(CudaPlugin, GpuPinnedGraphRunsOnCpuUnderSoftPlacement) {
   ASSERT_OK(grt_session_options_set(hard, "allow_soft_placement", "false"));
   grt_status* st = grt_session_new(g, hard, &s);
   ASSERT_NE(st, nullptr);
-  EXPECT_NE(std::string(grt_status_message(st)).find("GPU"), std::string::npos) << grt_status_message(st);
+  EXPECT_NE(std::string(grt_status_message(st)).find("GPU"), std::string::npos)
+      << grt_status_message(st);
   grt_status_free(st);
   grt_session_options_free(hard);
   grt_session_options_free(o);

@@ -57,7 +57,8 @@ TEST(GpuOptions, DeclarationsCheckValuesAndNameWhatIsWrong) {
       {GRT_GPU_OPT_VIRTUAL_DEVICES, "1024,x",
        "'1024,x' must be a comma-separated list of positive MiB sizes"},
       {GRT_GPU_OPT_VIRTUAL_DEVICES, "1024,", "'1024,' ends with a comma"},
-      {GRT_GPU_OPT_VIRTUAL_DEVICES, "0", "'0' must be a comma-separated list of positive MiB sizes"},
+      {GRT_GPU_OPT_VIRTUAL_DEVICES, "0",
+       "'0' must be a comma-separated list of positive MiB sizes"},
       {GRT_GPU_OPT_VIRTUAL_DEVICES, "", nullptr},
   };
   for (const Case& c : cases) {
@@ -82,7 +83,8 @@ TEST(GpuOptions, DeclarationsCheckValuesAndNameWhatIsWrong) {
   grt_gpu_options o;
   s = grt_gpu_options_parse(bad, 3, &o);
   ASSERT_NE(s, nullptr);
-  EXPECT_STREQ(grt_status_message(s), "option gpu.memory_fraction: '2' is not a fraction in (0, 1]");
+  EXPECT_STREQ(grt_status_message(s),
+               "option gpu.memory_fraction: '2' is not a fraction in (0, 1]");
   grt_status_free(s);
   // The device count a session sees: each card split as the option says.
   const char* four[] = {"false", "1", "1024,1024,1024,1024"};

@@ -38,9 +38,13 @@ TEST(Describe, DeviceMappingShowsWhatThePluginSays) {
   grt_device_set* ds = nullptr;
   ASSERT_EQ(grt_device_set_from_machine(1, &ds), nullptr);
   std::string m = Mapping(ds);
-  EXPECT_NE(m.find("/job:localhost/replica:0/task:0/device:GPU:1 -> device: 1, name: stand-in card 1, "
-                   "memory: 0 MiB\n"), std::string::npos) << m;
-  EXPECT_NE(m.find("device:CPU:0 -> device: 0, name: logical CPU device\n"), std::string::npos) << m;
+  EXPECT_NE(
+      m.find("/job:localhost/replica:0/task:0/device:GPU:1 -> device: 1, name: stand-in card 1, "
+             "memory: 0 MiB\n"),
+      std::string::npos)
+      << m;
+  EXPECT_NE(m.find("device:CPU:0 -> device: 0, name: logical CPU device\n"), std::string::npos)
+      << m;
   grt_device_set_free(ds);
 
   // The session's values for the GPU's options, checked by their
@@ -53,9 +57,11 @@ TEST(Describe, DeviceMappingShowsWhatThePluginSays) {
   ASSERT_EQ(split, nullptr) << grt_status_message(split);
   m = Mapping(ds);
   EXPECT_NE(m.find("device:GPU:3 -> device: 0, name: stand-in card 0, memory: 2048 MiB\n"),
-            std::string::npos) << m;
+            std::string::npos)
+      << m;
   EXPECT_NE(m.find("device:GPU:6 -> device: 1, name: stand-in card 1, memory: 1024 MiB\n"),
-            std::string::npos) << m;
+            std::string::npos)
+      << m;
   // The same through the public API, from session options.
   grt_session_options* o = nullptr;
   ASSERT_EQ(grt_session_options_new(&o), nullptr);

@@ -42,7 +42,7 @@ __attribute__((visibility("default"))) size_t grt_backend_describe(const grt_dev
   }
   int n = o.virtual_count > 1 ? o.virtual_count : 1;
   long long mib = n > 1 ? (long long)o.virtual_mib[cfg->id % n] : 0;
-  int len = snprintf(buf, size, "device: %d, name: stand-in card %d, memory: %lld MiB", (int)(cfg->id / n),
-                     (int)(cfg->id / n), mib);
+  int len = snprintf(buf, size, "device: %d, name: stand-in card %d, memory: %lld MiB",
+                     (int)(cfg->id / n), (int)(cfg->id / n), mib);
   return len < 0 ? 0 : (size_t)len;
 }

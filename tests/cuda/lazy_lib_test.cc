@@ -26,7 +26,8 @@ const grt_lazy_symbol kMath[] = {
     {"sqrt", offsetof(MathApi, sqrt_)},
 };
 
-grt_lazy_lib Lib(const char* const* sonames, const grt_lazy_symbol* symbols, size_t n, void* table) {
+grt_lazy_lib Lib(const char* const* sonames, const grt_lazy_symbol* symbols, size_t n,
+                 void* table) {
   grt_lazy_lib l{};
   l.what = "libm";
   l.sonames = sonames;

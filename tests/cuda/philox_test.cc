@@ -18,7 +18,14 @@ using grt_philox_hd::Philox;
 
 TEST(CudaPhilox, SameBlocksAsTheCpuAfterAnySkip) {
   std::mt19937_64 rng(7);
-  const uint64_t skips[] = {0, 1, 3, 255, 256, 0xffffffffull, 0x100000000ull, 0xfffffffffffffffeull,
+  const uint64_t skips[] = {0,
+                            1,
+                            3,
+                            255,
+                            256,
+                            0xffffffffull,
+                            0x100000000ull,
+                            0xfffffffffffffffeull,
                             0xffffffffffffffffull};
   for (int t = 0; t < 200; t++) {
     uint64_t seed = rng(), seed2 = rng();

@@ -22,8 +22,8 @@ grt_status* NoDevice(const grt_device_config* cfg, grt_device** out) {
 }
 const grt_op_kernel* NoKernel(const char* op) { return nullptr; }
 
-const grt_backend kFakeGpu = {GRT_BACKEND_API_VERSION, "GPU", 210, nullptr, 0,
-                              TwoCards, NoDevice, NoKernel};
+const grt_backend kFakeGpu = {
+    GRT_BACKEND_API_VERSION, "GPU", 210, nullptr, 0, TwoCards, NoDevice, NoKernel};
 
 void Register() {
   grt_status* s = grt_backend_register(&kFakeGpu);

@@ -21,10 +21,10 @@ extern "C" {
 
 namespace {
 
-#define ASSERT_OK(expr)                                            \
-  do {                                                             \
-    grt_status* s_ = (expr);                                       \
-    ASSERT_EQ(s_, nullptr) << grt_status_message(s_);              \
+#define ASSERT_OK(expr)                               \
+  do {                                                \
+    grt_status* s_ = (expr);                          \
+    ASSERT_EQ(s_, nullptr) << grt_status_message(s_); \
   } while (0)
 
 // Takes the status: its code, and frees it.
@@ -336,7 +336,8 @@ std::atomic<int> g_overlaps{0};
 void Serialised(void* arg, grt_log_level level, const char* message) {
   if (g_in_sink.fetch_add(1) != 0) g_overlaps++;
   std::this_thread::yield();
-  static_cast<std::vector<std::string>*>(arg)->push_back(message);  // unlocked: the sink is serialised
+  static_cast<std::vector<std::string>*>(arg)->push_back(
+      message);  // unlocked: the sink is serialised
   g_in_sink.fetch_sub(1);
 }
 

@@ -48,24 +48,35 @@ uint32_t AnyFloatBits(std::mt19937_64& rng) {
   // Random bit patterns cover subnormals, NaNs and infinities; a quarter
   // are specials on purpose.
   switch (rng() % 8) {
-    case 0: return 0x7f800000u;  // +inf
-    case 1: return 0xff800000u;  // -inf
-    case 2: return 0x80000000u;  // -0
-    default: return static_cast<uint32_t>(rng());
+    case 0:
+      return 0x7f800000u;  // +inf
+    case 1:
+      return 0xff800000u;  // -inf
+    case 2:
+      return 0x80000000u;  // -0
+    default:
+      return static_cast<uint32_t>(rng());
   }
 }
 
 uint64_t AnyDoubleBits(std::mt19937_64& rng) {
   switch (rng() % 8) {
-    case 0: return 0x7ff0000000000000ull;
-    case 1: return 0x7ff8000000000000ull;  // NaN
-    default: return rng();
+    case 0:
+      return 0x7ff0000000000000ull;
+    case 1:
+      return 0x7ff8000000000000ull;  // NaN
+    default:
+      return rng();
   }
 }
 
-TEST(FullForm, Float32ReadsBackBitIdentical) { RoundTrip<float, uint32_t>(GRT_FLOAT32, AnyFloatBits); }
+TEST(FullForm, Float32ReadsBackBitIdentical) {
+  RoundTrip<float, uint32_t>(GRT_FLOAT32, AnyFloatBits);
+}
 
-TEST(FullForm, Float64ReadsBackBitIdentical) { RoundTrip<double, uint64_t>(GRT_FLOAT64, AnyDoubleBits); }
+TEST(FullForm, Float64ReadsBackBitIdentical) {
+  RoundTrip<double, uint64_t>(GRT_FLOAT64, AnyDoubleBits);
+}
 
 TEST(FullForm, UniformTensorsListEveryElementUnlessCompact) {
   const int64_t dims[] = {2, 3};

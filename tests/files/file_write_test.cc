@@ -151,7 +151,7 @@ TEST_P(FileWriteTest, EachFailingSystemCallIsAnErrorAndChangesNothing) {
       int calls = grt_file_sys_calls();
       grt_file_sys_fail_at(0, 0, false);
       SCOPED_TRACE("failing call " + std::to_string(n) + " errno " + std::to_string(c.err));
-      if (!s) {  // n is past the last call: the write went through
+      if (!s) {               // n is past the last call: the write went through
         EXPECT_LE(calls, n);  // == n: the final close, after the data was synced and named
         EXPECT_EQ(read_all(path), text);
         calls_when_clean = calls;
@@ -335,8 +335,8 @@ TEST_P(FileWriteTest, KilledWriterLeavesOldOrNewAndNoTemporary) {
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the writer failed: " << WEXITSTATUS(status);
     std::string now = read_all(path);
-    EXPECT_TRUE(now == "old" || now == a || now == b) << "round " << round << ": torn file of "
-                                                      << now.size() << " bytes";
+    EXPECT_TRUE(now == "old" || now == a || now == b)
+        << "round " << round << ": torn file of " << now.size() << " bytes";
     for (const std::string& e : entries(dir_)) {
       EXPECT_TRUE(e == "g.grt" || e.rfind("g.grt.tmp.", 0) == 0) << e;
       if (e != "g.grt") left_behind++;
@@ -377,8 +377,8 @@ TEST_P(FileWriteTest, SweepLeavesLiveWritersAndOtherFilesAlone) {
     return "g.grt.tmp." + std::string(host) + "." + std::to_string(pid) + ".abcdEFG1";
   };
   const std::set<std::string> keep = {
-      name((long)getpid()),                           // this process: another thread's write
-      name((long)child),                              // a writer that still runs
+      name((long)getpid()),  // this process: another thread's write
+      name((long)child),     // a writer that still runs
       "g.grt.tmp.00000000." + std::to_string(dead) + ".abcdEFG1",  // another host
       "g.grt.tmp." + std::string(host) + "." + std::to_string(dead) + ".short",
       "h.grt.tmp." + std::string(host) + "." + std::to_string(dead) + ".abcdEFG1",
@@ -397,8 +397,7 @@ TEST_P(FileWriteTest, SweepLeavesLiveWritersAndOtherFilesAlone) {
 
 INSTANTIATE_TEST_SUITE_P(TmpfileOrNamed, FileWriteTest, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& i) {
-                           return i.param ? std::string("NamedTemporary")
-                                          : std::string("Tmpfile");
+                           return i.param ? std::string("NamedTemporary") : std::string("Tmpfile");
                          });
 
 }  // namespace

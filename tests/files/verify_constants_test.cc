@@ -34,9 +34,9 @@ TEST(Crc32c, KnownValuesAndBothImplementationsAgree) {
       EXPECT_EQ(a, grt_crc32c_portable(0, buf.data() + off, len)) << off << "+" << len;
       // Continuing a CRC over two pieces equals one pass.
       size_t half = len / 2;
-      EXPECT_EQ(grt_crc32c(grt_crc32c(0, buf.data() + off, half), buf.data() + off + half,
-                           len - half),
-                a);
+      EXPECT_EQ(
+          grt_crc32c(grt_crc32c(0, buf.data() + off, half), buf.data() + off + half, len - half),
+          a);
     }
 }
 

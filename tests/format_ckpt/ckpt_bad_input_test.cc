@@ -59,8 +59,8 @@ void ExpectCase(const CkptBadCase& c, const std::string& bytes, const std::strin
   EXPECT_EQ(p.code, c.code) << path << ": " << p.message;
   EXPECT_NE(p.message.find(fragment), std::string::npos)
       << path << "\n  message: " << p.message << "\n  expected to contain: " << fragment;
-  EXPECT_EQ(p.message.rfind(path + ": ", 0), 0u) << "the message does not start with the file: "
-                                                 << p.message;
+  EXPECT_EQ(p.message.rfind(path + ": ", 0), 0u)
+      << "the message does not start with the file: " << p.message;
 }
 
 TEST(CkptBadInput, TheBaseIsGood) {
@@ -124,7 +124,8 @@ TEST(CkptBadInput, CommittedSeedsAreTheWritersAndRead) {
     std::string path = std::string(kSeedDir) + "/" + seed.first + ".ckpt";
     known.insert(seed.first + ".ckpt");
     std::string committed = ReadFile(path);
-    EXPECT_EQ(committed, seed.second) << path << " is not what the writer makes (rerun make_corpus)";
+    EXPECT_EQ(committed, seed.second)
+        << path << " is not what the writer makes (rerun make_corpus)";
     Parsed p = Parse(committed, path);
     EXPECT_EQ(p.code, GRT_OK) << p.message;
   }
@@ -159,12 +160,11 @@ TEST(CkptBadInput, EveryBitFlipIsCaughtOrInPadding) {
         d[at] = static_cast<char>(d[at] ^ (1 << bit));
         Parsed p = Parse(d, "f.ckpt");
         if (p.code == GRT_OK) {
-          EXPECT_TRUE(padding[at]) << seed.first << ": a flip of bit " << bit << " at " << at
-                                   << " went unnoticed";
+          EXPECT_TRUE(padding[at])
+              << seed.first << ": a flip of bit " << bit << " at " << at << " went unnoticed";
         } else {
           caught++;
-          EXPECT_TRUE(p.code == GRT_DATA_LOSS || p.code == GRT_FAILED_PRECONDITION)
-              << p.message;
+          EXPECT_TRUE(p.code == GRT_DATA_LOSS || p.code == GRT_FAILED_PRECONDITION) << p.message;
         }
       }
     }

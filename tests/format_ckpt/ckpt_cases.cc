@@ -14,12 +14,14 @@ namespace grt_test {
 
 uint32_t CkptGet32(const std::string& b, size_t at) {
   uint32_t v = 0;
-  for (int i = 0; i < 4; i++) v |= static_cast<uint32_t>(static_cast<unsigned char>(b[at + i])) << (8 * i);
+  for (int i = 0; i < 4; i++)
+    v |= static_cast<uint32_t>(static_cast<unsigned char>(b[at + i])) << (8 * i);
   return v;
 }
 uint64_t CkptGet64(const std::string& b, size_t at) {
   uint64_t v = 0;
-  for (int i = 0; i < 8; i++) v |= static_cast<uint64_t>(static_cast<unsigned char>(b[at + i])) << (8 * i);
+  for (int i = 0; i < 8; i++)
+    v |= static_cast<uint64_t>(static_cast<unsigned char>(b[at + i])) << (8 * i);
   return v;
 }
 void CkptPut32(std::string* b, size_t at, uint32_t v) {
@@ -129,18 +131,12 @@ void CkptFixChecksums(std::string* b, bool with_data) {
 
 std::vector<std::pair<std::string, std::string>> CkptSeeds() {
   std::vector<Var> vars = {
-      {"w", GRT_FLOAT32, {2, 3}},
-      {"layer1/bias", GRT_FLOAT64, {3}},
-      {"global_step", GRT_INT64, {}},
-      {"mask", GRT_BOOL, {5}},
-      {"h", GRT_FLOAT16, {2, 2}},
-      {"bf", GRT_BFLOAT16, {3}},
-      {"i8", GRT_INT8, {4}},
-      {"i16", GRT_INT16, {2}},
-      {"i32", GRT_INT32, {2, 1}},
-      {"u8", GRT_UINT8, {3}},
-      {"empty", GRT_FLOAT32, {0, 4}},
-      {"deep", GRT_FLOAT32, {1, 1, 1, 1, 1, 1, 1, 2}},
+      {"w", GRT_FLOAT32, {2, 3}},     {"layer1/bias", GRT_FLOAT64, {3}},
+      {"global_step", GRT_INT64, {}}, {"mask", GRT_BOOL, {5}},
+      {"h", GRT_FLOAT16, {2, 2}},     {"bf", GRT_BFLOAT16, {3}},
+      {"i8", GRT_INT8, {4}},          {"i16", GRT_INT16, {2}},
+      {"i32", GRT_INT32, {2, 1}},     {"u8", GRT_UINT8, {3}},
+      {"empty", GRT_FLOAT32, {0, 4}}, {"deep", GRT_FLOAT32, {1, 1, 1, 1, 1, 1, 1, 2}},
   };
   return {
       {"vars", Write(vars)},

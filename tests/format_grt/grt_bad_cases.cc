@@ -426,8 +426,9 @@ std::vector<BadCase> BadCases() {
                  Put64(b, dims, 1ull << 40);
                  Put64(b, dims + 8, 1ull << 40);
                  FixChecksum(b);
-                 return std::string("a float32 tensor of shape [1099511627776,1099511627776] would be "
-                                    "4835703278458516698824704 bytes");
+                 return std::string(
+                     "a float32 tensor of shape [1099511627776,1099511627776] would be "
+                     "4835703278458516698824704 bytes");
                }});
   // The shape of the issue that asked for checked sizes: its byte size
   // (2^64 - 2^34 - ...) still fits size_t but not int64.
@@ -436,8 +437,9 @@ std::vector<BadCase> BadCases() {
                  Put64(b, dims, 2147483647ull);
                  Put64(b, dims + 8, 2147483647ull);
                  FixChecksum(b);
-                 return std::string("a float32 tensor of shape [2147483647,2147483647] would be "
-                                    "18446744056529682436 bytes, more than the 9223372036854775807");
+                 return std::string(
+                     "a float32 tensor of shape [2147483647,2147483647] would be "
+                     "18446744056529682436 bytes, more than the 9223372036854775807");
                }});
   c.push_back(Patch32(
       "tensor_dims_index_not_next", GRT_DATA_LOSS, [=](S b) { return tensor(b) + 8; }, 0,

@@ -103,8 +103,10 @@ class LoadAllocFailure : public ::testing::Test {
     for (bool once : {false, true}) {
       int64_t attempts = 0, failed = 0;
       for (int64_t n = 0; n <= count; n += n < kExhaustive ? 1 : stride) {
-        if (once) grt_mem_fail_once_after(n);
-        else grt_mem_fail_after(n);
+        if (once)
+          grt_mem_fail_once_after(n);
+        else
+          grt_mem_fail_after(n);
         grt_status* st = op();
         grt_mem_fail_after(-1);
         bool ok = !st;

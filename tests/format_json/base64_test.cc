@@ -27,8 +27,12 @@ std::string Decode(const std::string& text) {
 }
 
 TEST(Base64, Rfc4648Vectors) {
-  const char* vectors[][2] = {{"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},
-                              {"foo", "Zm9v"},  {"foob", "Zm9vYg=="},  {"fooba", "Zm9vYmE="},
+  const char* vectors[][2] = {{"", ""},
+                              {"f", "Zg=="},
+                              {"fo", "Zm8="},
+                              {"foo", "Zm9v"},
+                              {"foob", "Zm9vYg=="},
+                              {"fooba", "Zm9vYmE="},
                               {"foobar", "Zm9vYmFy"}};
   for (auto& v : vectors) {
     EXPECT_EQ(Encode(v[0]), v[1]);
@@ -49,14 +53,14 @@ TEST(Base64, AllByteValuesRoundTrip) {
 }
 
 TEST(Base64, RejectsMalformedText) {
-  EXPECT_EQ(Decode("Zg="), "bad@len");        // not a multiple of 4
+  EXPECT_EQ(Decode("Zg="), "bad@len");  // not a multiple of 4
   EXPECT_EQ(Decode("Zm9v\n"), "bad@len");
-  EXPECT_EQ(Decode("Zm 9"), "bad@2");         // whitespace
-  EXPECT_EQ(Decode("Zm-v"), "bad@2");         // URL-safe alphabet is not ours
-  EXPECT_EQ(Decode("Z==="), "bad@1");         // '=' too early
-  EXPECT_EQ(Decode("Zg==Zg=="), "bad@2");     // padding before the end
-  EXPECT_EQ(Decode("Zm=v"), "bad@2");         // '=' then data
-  EXPECT_EQ(Decode("Zh=="), "bad@1");         // stray bits below the byte
+  EXPECT_EQ(Decode("Zm 9"), "bad@2");      // whitespace
+  EXPECT_EQ(Decode("Zm-v"), "bad@2");      // URL-safe alphabet is not ours
+  EXPECT_EQ(Decode("Z==="), "bad@1");      // '=' too early
+  EXPECT_EQ(Decode("Zg==Zg=="), "bad@2");  // padding before the end
+  EXPECT_EQ(Decode("Zm=v"), "bad@2");      // '=' then data
+  EXPECT_EQ(Decode("Zh=="), "bad@1");      // stray bits below the byte
   EXPECT_EQ(Decode("Zm9="), "bad@2");
 }
 

@@ -26,8 +26,10 @@ static int has_nan(const grt_tensor* t) {
   int64_t n = grt_tensor_num_elements(t);
   const void* p = grt_tensor_data(t);
   for (int64_t i = 0; i < n; i++) {
-    if (grt_tensor_dtype(t) == GRT_FLOAT32 && ((const float*)p)[i] != ((const float*)p)[i]) return 1;
-    if (grt_tensor_dtype(t) == GRT_FLOAT64 && ((const double*)p)[i] != ((const double*)p)[i]) return 1;
+    if (grt_tensor_dtype(t) == GRT_FLOAT32 && ((const float*)p)[i] != ((const float*)p)[i])
+      return 1;
+    if (grt_tensor_dtype(t) == GRT_FLOAT64 && ((const double*)p)[i] != ((const double*)p)[i])
+      return 1;
     if (grt_tensor_dtype(t) == GRT_FLOAT16 || grt_tensor_dtype(t) == GRT_BFLOAT16) return 1;
   }
   return 0;
@@ -57,7 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   s = grt_json_tensor_format(t, 0, &full, &len);
   if (!s) {
     s = grt_json_tensor_from_text(full, len, &back);
-    if (s && grt_status_code(s) != GRT_RESOURCE_EXHAUSTED) trap("full form does not read back", full);
+    if (s && grt_status_code(s) != GRT_RESOURCE_EXHAUSTED)
+      trap("full form does not read back", full);
   }
   if (!s) {
     s = grt_json_tensor_format(back, 0, &again, &len2);

@@ -115,12 +115,12 @@ TEST(JsonFloat, Float64UsesUpTo17Digits) {
 
 TEST(JsonFloat, HalfPrecisionShortestThrough16Bits) {
   EXPECT_EQ(Half(0x3C00), "1");
-  EXPECT_EQ(Half(0x2E66), "0.1");      // 0.0999755859375
-  EXPECT_EQ(Half(0x3555), "0.3333");   // 0.333251953125
-  EXPECT_EQ(Half(0x7BFF), "65500");    // 65504: 655e2 already reads back as it
-  EXPECT_EQ(Half(0x0001), "6e-8");     // smallest subnormal 5.96e-8
+  EXPECT_EQ(Half(0x2E66), "0.1");     // 0.0999755859375
+  EXPECT_EQ(Half(0x3555), "0.3333");  // 0.333251953125
+  EXPECT_EQ(Half(0x7BFF), "65500");   // 65504: 655e2 already reads back as it
+  EXPECT_EQ(Half(0x0001), "6e-8");    // smallest subnormal 5.96e-8
   EXPECT_EQ(Half(0x8000), "-0.0");
-  EXPECT_EQ(Bf16(0x3DCD), "0.1");      // 0.10009765625
+  EXPECT_EQ(Bf16(0x3DCD), "0.1");  // 0.10009765625
   EXPECT_EQ(Bf16(0x3F80), "1");
   EXPECT_EQ(Bf16(0x7F7F), "3.39e38");  // largest finite bfloat16
 }
@@ -234,7 +234,8 @@ TEST(JsonFloat, FastSearchSpellsAsThePlainSearch) {
   }
   for (float f : {FLT_MAX, FLT_MIN, FLT_TRUE_MIN, std::nextafter(FLT_MAX, 0.0f), 16777217.0f, 0.1f})
     f32.push_back(f);
-  for (double d : {DBL_MAX, DBL_MIN, DBL_TRUE_MIN, std::nextafter(DBL_MAX, 0.0), 9007199254740993.0})
+  for (double d :
+       {DBL_MAX, DBL_MIN, DBL_TRUE_MIN, std::nextafter(DBL_MAX, 0.0), 9007199254740993.0})
     f64.push_back(d);
   for (double v : f32) {
     ASSERT_EQ(Fmt(GRT_FLOAT32, v), Reference(GRT_FLOAT32, v)) << "float32 " << v;

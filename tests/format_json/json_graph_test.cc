@@ -39,8 +39,8 @@ struct Graph {
 };
 
 std::string Message(grt_status* s) {
-  std::string m = s ? std::string(grt_code_name(grt_status_code(s))) + ": " + grt_status_message(s)
-                    : "OK";
+  std::string m =
+      s ? std::string(grt_code_name(grt_status_code(s))) + ": " + grt_status_message(s) : "OK";
   grt_status_free(s);
   return m;
 }
@@ -150,7 +150,8 @@ TEST(JsonGraph, EmptyGraph) {
   Graph gr;
   ASSERT_EQ(Parse(R"({"format": "grt.graph", "version": 1, "nodes": []})", &gr), nullptr);
   EXPECT_EQ(grt_graph_num_nodes(gr.g), 0);
-  EXPECT_EQ(Write(gr.g), "{\n  \"format\": \"grt.graph\",\n  \"version\": 1,\n  \"nodes\": []\n}\n");
+  EXPECT_EQ(Write(gr.g),
+            "{\n  \"format\": \"grt.graph\",\n  \"version\": 1,\n  \"nodes\": []\n}\n");
 }
 
 // A node without attrs first: nothing to sort (found by libFuzzer, where
@@ -378,8 +379,9 @@ TEST(JsonGraph, WriterRejectsStringsJsonCannotHold) {
   std::string m = Message(grt_format_write_json(gr.g, f));
   fclose(f);
   free(buf);
-  EXPECT_EQ(m, "INVALID_ARGUMENT: node 'v' (VariableV2): attr 'container': string is not valid "
-               "UTF-8, which JSON cannot hold");
+  EXPECT_EQ(m,
+            "INVALID_ARGUMENT: node 'v' (VariableV2): attr 'container': string is not valid "
+            "UTF-8, which JSON cannot hold");
 }
 
 // ---- errors name the node ---------------------------------------------------
@@ -390,22 +392,27 @@ std::string ParseError(const std::string& nodes) {
 }
 
 TEST(JsonGraph, ErrorsNameTheNodeAndAttr) {
-  EXPECT_EQ(ParseError(R"({"name": "w", "op": "VariableV2", "attrs": {"dtype": "float32", "shape": "2x1"}})"),
-            "INVALID_ARGUMENT: node 'w' (VariableV2): attr 'shape': expected a list of ints or "
-            "null, got a string");
+  EXPECT_EQ(
+      ParseError(
+          R"({"name": "w", "op": "VariableV2", "attrs": {"dtype": "float32", "shape": "2x1"}})"),
+      "INVALID_ARGUMENT: node 'w' (VariableV2): attr 'shape': expected a list of ints or "
+      "null, got a string");
   EXPECT_EQ(ParseError(R"({"name": "m", "op": "MatMul", "attrs": {"transpose": true}})"),
             "INVALID_ARGUMENT: node 'm' (MatMul): attr 'transpose' is not declared by MatMul (it "
             "declares: transpose_a, transpose_b, T, grad_a, grad_b)");
   EXPECT_EQ(ParseError(R"({"name": "n", "op": "NoOp", "attrs": {"T": "float32"}})"),
             "INVALID_ARGUMENT: node 'n' (NoOp): attr 'T' is not declared by NoOp (it declares no "
             "attrs)");
-  EXPECT_EQ(ParseError(R"({"name": "c", "op": "Const", "attrs": {"value": {"dtype": "int8", "shape": [2], "values": [1, 2, 3]}}})"),
-            "INVALID_ARGUMENT: node 'c' (Const): attr 'value': tensor: \"values\" has 3 values but "
-            "shape [2] has 2 elements (give 2, or 1 to fill)");
+  EXPECT_EQ(
+      ParseError(
+          R"({"name": "c", "op": "Const", "attrs": {"value": {"dtype": "int8", "shape": [2], "values": [1, 2, 3]}}})"),
+      "INVALID_ARGUMENT: node 'c' (Const): attr 'value': tensor: \"values\" has 3 values but "
+      "shape [2] has 2 elements (give 2, or 1 to fill)");
   EXPECT_EQ(ParseError(R"({"name": "a", "op": "NoOp"}, {"name": "a", "op": "NoOp"})"),
             "INVALID_ARGUMENT: nodes[1]: duplicate node name 'a' (also nodes[0])");
-  EXPECT_EQ(ParseError(R"({"name": "a b", "op": "NoOp"})"),
-            "INVALID_ARGUMENT: nodes[0]: invalid node name 'a b' (use letters, digits and _ . / -)");
+  EXPECT_EQ(
+      ParseError(R"({"name": "a b", "op": "NoOp"})"),
+      "INVALID_ARGUMENT: nodes[0]: invalid node name 'a b' (use letters, digits and _ . / -)");
   EXPECT_EQ(ParseError(R"({"name": "i", "op": "Identity", "inputs": ["x", 3]})"),
             "INVALID_ARGUMENT: node 'i' (Identity): input 1 must be a string, got an integer");
   EXPECT_EQ(ParseError(R"({"name": "i", "op": "Identity", "colocate_with": "w"})"),
@@ -416,7 +423,8 @@ TEST(JsonGraph, ErrorsNameTheNodeAndAttr) {
             "valid node name");
   EXPECT_EQ(ParseError(R"({"name": "i", "op": "Identity", "attrs": []})"),
             "INVALID_ARGUMENT: node 'i' (Identity): \"attrs\" must be an object, got a list");
-  EXPECT_EQ(ParseError(R"(7)"), "INVALID_ARGUMENT: nodes[0]: expected a node object, got an integer");
+  EXPECT_EQ(ParseError(R"(7)"),
+            "INVALID_ARGUMENT: nodes[0]: expected a node object, got an integer");
 }
 
 TEST(JsonGraph, UnknownOpIsNotFound) {

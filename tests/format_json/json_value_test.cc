@@ -27,7 +27,8 @@ class JsonValue : public ::testing::Test {
   // Reads `text` as an attr of `type`; the value stays alive until the test ends.
   grt_status* Read(const std::string& text, grt_attr_type type, grt_attr_value* out) {
     json_error_t err;
-    json_t* j = json_loadb(text.data(), text.size(), JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &err);
+    json_t* j =
+        json_loadb(text.data(), text.size(), JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &err);
     EXPECT_NE(j, nullptr) << "test JSON does not parse: " << text << ": " << err.text;
     if (!j) return grt_status_new(GRT_INTERNAL, "bad test JSON");
     grt_status* s = grt_json_read_attr(j, type, arena_, out);
@@ -134,7 +135,8 @@ TEST_F(JsonValue, EveryAttrTypeRoundTrips) {
   ExpectRoundTrip(GRT_ATTR_SHAPE, "[]");
   ExpectRoundTrip(GRT_ATTR_SHAPE, "[2, -1, 3]");
   ExpectRoundTrip(GRT_ATTR_SHAPE, "[1, 2, 3, 4, 5, 6, 7, 8]");
-  ExpectRoundTrip(GRT_ATTR_TENSOR, "{\"dtype\": \"float32\", \"shape\": [2, 2], \"values\": [1, 2, 3, 4]}");
+  ExpectRoundTrip(GRT_ATTR_TENSOR,
+                  "{\"dtype\": \"float32\", \"shape\": [2, 2], \"values\": [1, 2, 3, 4]}");
   ExpectRoundTrip(GRT_ATTR_LIST_INT, "[]");
   ExpectRoundTrip(GRT_ATTR_LIST_INT, "[1, -2, 9223372036854775807]");
   ExpectRoundTrip(GRT_ATTR_LIST_FLOAT, "[0.5, 0.1, \"NaN\", -3]");
@@ -214,7 +216,8 @@ TEST_F(JsonValue, EveryDtypeReadsItsValues) {
   EXPECT_EQ(Elements<float>(t), (std::vector<float>{1.0f, 0.1f, -2.5f}));
   ASSERT_NE(t = Tensor(R"({"dtype": "float64", "shape": [2], "values": [0.1, 1e-300]})"), nullptr);
   EXPECT_EQ(Elements<double>(t), (std::vector<double>{0.1, 1e-300}));
-  ASSERT_NE(t = Tensor(R"({"dtype": "float16", "shape": [3], "values": [1, 0.1, 65504]})"), nullptr);
+  ASSERT_NE(t = Tensor(R"({"dtype": "float16", "shape": [3], "values": [1, 0.1, 65504]})"),
+            nullptr);
   EXPECT_EQ(Elements<uint16_t>(t), (std::vector<uint16_t>{0x3C00, 0x2E66, 0x7BFF}));
   ASSERT_NE(t = Tensor(R"({"dtype": "bfloat16", "shape": [2], "values": [1, 0.1]})"), nullptr);
   EXPECT_EQ(Elements<uint16_t>(t), (std::vector<uint16_t>{0x3F80, 0x3DCD}));
@@ -225,12 +228,15 @@ TEST_F(JsonValue, EveryDtypeReadsItsValues) {
   ASSERT_NE(t = Tensor(R"({"dtype": "int32", "shape": [2], "values": [-2147483648, 2147483647]})"),
             nullptr);
   EXPECT_EQ(Elements<int32_t>(t), (std::vector<int32_t>{INT32_MIN, INT32_MAX}));
-  ASSERT_NE(t = Tensor(R"({"dtype": "int64", "shape": [2], "values": [-9223372036854775808, 9223372036854775807]})"),
-            nullptr);
+  ASSERT_NE(
+      t = Tensor(
+          R"({"dtype": "int64", "shape": [2], "values": [-9223372036854775808, 9223372036854775807]})"),
+      nullptr);
   EXPECT_EQ(Elements<int64_t>(t), (std::vector<int64_t>{INT64_MIN, INT64_MAX}));
   ASSERT_NE(t = Tensor(R"({"dtype": "uint8", "shape": [2], "values": [0, 255]})"), nullptr);
   EXPECT_EQ(Elements<uint8_t>(t), (std::vector<uint8_t>{0, 255}));
-  ASSERT_NE(t = Tensor(R"({"dtype": "bool", "shape": [3], "values": [true, false, true]})"), nullptr);
+  ASSERT_NE(t = Tensor(R"({"dtype": "bool", "shape": [3], "values": [true, false, true]})"),
+            nullptr);
   EXPECT_EQ(Elements<uint8_t>(t), (std::vector<uint8_t>{1, 0, 1}));
   ASSERT_NE(t = Tensor(R"({"dtype": "float32", "shape": [], "values": [5]})"), nullptr);
   EXPECT_EQ(grt_tensor_rank(t), 0);
@@ -292,8 +298,7 @@ TEST_F(JsonValue, TensorErrorsNameTheFault) {
               "needs exactly one of \"values\" and \"base64\"");
   ExpectError(T, R"({"dtype": "int8", "shape": [1], "values": [1], "base64": "AQ=="})", kBad,
               "needs exactly one of");
-  ExpectError(T, R"({"dtype": "int8", "shape": [1], "value": [1]})", kBad,
-              "unknown key 'value'");
+  ExpectError(T, R"({"dtype": "int8", "shape": [1], "value": [1]})", kBad, "unknown key 'value'");
   ExpectError(T, R"({"dtype": "int8", "shape": [1], "values": 1})", kBad,
               "\"values\" must be a list, got an integer");
   ExpectError(T, R"({"dtype": "float32", "shape": [2], "base64": "AACAPwAAAE"})", kBad,
@@ -306,7 +311,8 @@ TEST_F(JsonValue, TensorErrorsNameTheFault) {
               "bool element 1 is 2, expected 0 or 1");
   ExpectError(T, R"({"dtype": "int8", "shape": [1048576, 1048576], "values": [0]})", kBad,
               "larger than the text form's limit");
-  ExpectError(T, R"({"dtype": "int8", "shape": [4294967296, 4294967296, 4294967296], "values": [0]})",
+  ExpectError(T,
+              R"({"dtype": "int8", "shape": [4294967296, 4294967296, 4294967296], "values": [0]})",
               kBad, "larger than the text form's limit");
 }
 
@@ -339,7 +345,8 @@ TEST_F(JsonValue, WriterPicksTheForm) {
   OwnedTensor back;
   ASSERT_EQ(grt_json_tensor_from_text(big.data(), big.size(), &back.t), nullptr);
   ASSERT_EQ(grt_tensor_byte_size(back.t), grt_tensor_byte_size(fill.t));
-  EXPECT_EQ(memcmp(grt_tensor_data(back.t), grt_tensor_data(fill.t), grt_tensor_byte_size(fill.t)), 0);
+  EXPECT_EQ(memcmp(grt_tensor_data(back.t), grt_tensor_data(fill.t), grt_tensor_byte_size(fill.t)),
+            0);
 
   OwnedTensor nan;
   int64_t three = 3;
@@ -353,7 +360,8 @@ TEST_F(JsonValue, WriterPicksTheForm) {
   OwnedTensor neg_zero;
   ASSERT_EQ(grt_tensor_new(GRT_FLOAT32, 1, &three, &neg_zero.t), nullptr);
   static_cast<float*>(grt_tensor_data(neg_zero.t))[1] = -0.0f;  // bits differ: not a fill
-  EXPECT_EQ(WriteTensor(neg_zero.t), R"({"dtype": "float32", "shape": [3], "values": [0, -0.0, 0]})");
+  EXPECT_EQ(WriteTensor(neg_zero.t),
+            R"({"dtype": "float32", "shape": [3], "values": [0, -0.0, 0]})");
 
   OwnedTensor small;
   int64_t n = 4096;

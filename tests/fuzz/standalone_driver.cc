@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   auto out_of_time = [&] {
     return seconds > 0 &&
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds;
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
+               seconds;
   };
   std::vector<std::string> files;
   for (int i = 1; i < argc; i++) collect(argv[i], &files);
@@ -89,7 +90,8 @@ int main(int argc, char** argv) {
             static const uint32_t kVals[] = {0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 64};
             uint32_t v = kVals[rng() % 6];
             size_t at = rng() % s.size();
-            for (int b = 0; b < 4 && at + b < s.size(); b++) s[at + b] = static_cast<char>(v >> (8 * b));
+            for (int b = 0; b < 4 && at + b < s.size(); b++)
+              s[at + b] = static_cast<char>(v >> (8 * b));
           }
       }
     }

@@ -17,7 +17,8 @@ namespace {
 TEST_F(GpuSuite, ElementwiseBinaryWithBroadcasting) {
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
       {{4, 5}, {4, 5}}, {{4, 5}, {5}}, {{3, 1, 5}, {4, 1}}, {{}, {6, 7}}, {{1000, 33}, {1000, 1}}};
-  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "SquaredDifference"})
+  for (const char* op :
+       {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "SquaredDifference"})
     for (grt_dtype dt : kFloats)
       for (auto& s : shapes) CheckAgainstCpu({op, "", {{dt, s.first}, {dt, s.second}}});
   for (const char* op : {"Add", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference"})
@@ -26,11 +27,15 @@ TEST_F(GpuSuite, ElementwiseBinaryWithBroadcasting) {
   for (const char* op : {"TanhGrad", "SigmoidGrad", "ReluGrad"})
     for (grt_dtype dt : kFloats) CheckAgainstCpu({op, "", {{dt, {17, 9}}, {dt, {17, 9}}}});
   // float16 and bfloat16: float32 arithmetic on widened values, rounded back.
-  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "SquaredDifference",
-                         "TanhGrad", "SigmoidGrad", "ReluGrad"})
+  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum",
+                         "SquaredDifference", "TanhGrad", "SigmoidGrad", "ReluGrad"})
     for (grt_dtype dt : {GRT_FLOAT16, GRT_BFLOAT16})
-    for (bool grad : {std::string(op).find("Grad") != std::string::npos})
-      CheckAgainstCpu({op, "", {{dt, {3, 4, 5}}, {dt, grad ? std::vector<int64_t>{3, 4, 5} : std::vector<int64_t>{4, 1}}}});
+      for (bool grad : {std::string(op).find("Grad") != std::string::npos})
+        CheckAgainstCpu(
+            {op,
+             "",
+             {{dt, {3, 4, 5}},
+              {dt, grad ? std::vector<int64_t>{3, 4, 5} : std::vector<int64_t>{4, 1}}}});
 }
 
 TEST_F(GpuSuite, ElementwiseUnary) {
@@ -54,7 +59,8 @@ TEST_F(GpuSuite, MatMulAndBatchMatMul) {
   for (grt_dtype dt : kFloats) {
     CheckAgainstCpu({"BatchMatMulV2", "", {{dt, {2, 3, 4, 5}}, {dt, {2, 3, 5, 6}}}});
     CheckAgainstCpu({"BatchMatMulV2", "", {{dt, {2, 3, 4, 5}}, {dt, {3, 5, 6}}}});  // broadcast
-    CheckAgainstCpu({"BatchMatMulV2", "\"adj_x\":true,\"adj_y\":true", {{dt, {3, 5, 4}}, {dt, {1, 6, 5}}}});
+    CheckAgainstCpu(
+        {"BatchMatMulV2", "\"adj_x\":true,\"adj_y\":true", {{dt, {3, 5, 4}}, {dt, {1, 6, 5}}}});
   }
 }
 
@@ -64,7 +70,8 @@ TEST_F(GpuSuite, Reductions) {
     for (grt_dtype dt : kFloats)
       for (auto& ax : axes)
         for (bool keep : {false, true})
-          CheckAgainstCpu({op, std::string("\"keep_dims\":") + (keep ? "true" : "false"),
+          CheckAgainstCpu({op,
+                           std::string("\"keep_dims\":") + (keep ? "true" : "false"),
                            {{dt, {6, 7, 8}}, {GRT_INT32, {(int64_t)ax.size()}, kConst, ax}}});
   CheckAgainstCpu({"Sum", "", {{GRT_INT32, {6, 7}}, {GRT_INT32, {1}, kConst, {0}}}});
   CheckAgainstCpu({"Max", "", {{GRT_INT64, {6, 7}}, {GRT_INT32, {1}, kConst, {1}}}});
@@ -74,10 +81,13 @@ TEST_F(GpuSuite, SoftmaxAndCrossEntropy) {
   for (grt_dtype dt : kFloats) {
     CheckAgainstCpu({"Softmax", "", {{dt, {7, 10}}}});
     CheckAgainstCpu({"Softmax", "", {{dt, {2, 3, 1000}}}});
-    CheckAgainstCpu({"SoftmaxCrossEntropyWithLogits", "", {{dt, {9, 10}}, {dt, {9, 10}, kOneHotRows}}, 2});
+    CheckAgainstCpu(
+        {"SoftmaxCrossEntropyWithLogits", "", {{dt, {9, 10}}, {dt, {9, 10}, kOneHotRows}}, 2});
     for (grt_dtype lt : {GRT_INT32, GRT_INT64})
-      CheckAgainstCpu({"SparseSoftmaxCrossEntropyWithLogits", "\"Tlabels\":\"" + DtypeName(lt) + "\"",
-                       {{dt, {9, 10}}, {lt, {9}, kLabels, {10}}}, 2});
+      CheckAgainstCpu({"SparseSoftmaxCrossEntropyWithLogits",
+                       "\"Tlabels\":\"" + DtypeName(lt) + "\"",
+                       {{dt, {9, 10}}, {lt, {9}, kLabels, {10}}},
+                       2});
   }
 }
 
@@ -97,8 +107,12 @@ TEST_F(GpuSuite, ArrayKernels) {
     CheckAgainstCpu({"Reshape", "", {{dt, {3, 4}}, {GRT_INT32, {2}, kConst, {2, -1}}}});
     CheckAgainstCpu({"ExpandDims", "", {{dt, {3, 4}}, {GRT_INT32, {}, kConst, {-1}}}});
   }
-  CheckAgainstCpu({"Const", R"("dtype":"float32","value":{"dtype":"float32","shape":[2,3],"values":[1,-2,3,4.5,5,6]})", {}});
-  CheckAgainstCpu({"Const", R"("dtype":"int64","value":{"dtype":"int64","shape":[3],"values":[7,8,-9]})", {}});
+  CheckAgainstCpu(
+      {"Const",
+       R"("dtype":"float32","value":{"dtype":"float32","shape":[2,3],"values":[1,-2,3,4.5,5,6]})",
+       {}});
+  CheckAgainstCpu(
+      {"Const", R"("dtype":"int64","value":{"dtype":"int64","shape":[3],"values":[7,8,-9]})", {}});
 }
 
 // Seeded random ops draw the CPU's Philox streams: uniform samples equal,
@@ -107,8 +121,10 @@ TEST_F(GpuSuite, RandomOpsMatchTheCpuStreams) {
   for (const char* op : {"RandomUniform", "RandomStandardNormal", "TruncatedNormal"})
     for (const char* dt : {"float32", "float64"})
       for (int64_t n : {1, 7, 4096})
-        CheckAgainstCpu({op, std::string("\"dtype\":\"") + dt + "\",\"seed\":7,\"seed2\":" + std::to_string(n),
-                         {{GRT_INT32, {2}, kConst, {n, 3}}}});
+        CheckAgainstCpu(
+            {op,
+             std::string("\"dtype\":\"") + dt + "\",\"seed\":7,\"seed2\":" + std::to_string(n),
+             {{GRT_INT32, {2}, kConst, {n, 3}}}});
 }
 
 // ---- the seeds' multi-GPU graphs -------------------------------------------
@@ -192,14 +208,20 @@ TEST_F(GpuSuite, ThreeMatMulsOnThreeGpusWithThePlacementLog) {
 // carve them; the same graph on the CPU is the reference.
 TEST_F(GpuSuite, ChainAcrossFourLogicalGpusOfOneCard) {
   auto graph = [](bool gpu) {
-    auto dev = [&](int k) { return gpu ? "/device:GPU:" + std::to_string(k) : std::string("/cpu:0"); };
+    auto dev = [&](int k) {
+      return gpu ? "/device:GPU:" + std::to_string(k) : std::string("/cpu:0");
+    };
     return std::string(R"({"format":"grt.graph","version":1,"nodes":[
       {"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[32,64]}},
       {"name":"w","op":"Placeholder","attrs":{"dtype":"float32","shape":[64,10]}},
-      {"name":"m","op":"MatMul","inputs":["x","w"],"device":")") + dev(0) + R"("},
-      {"name":"r","op":"Relu","inputs":["m"],"device":")" + dev(1) + R"("},
-      {"name":"t","op":"Tanh","inputs":["r"],"device":")" + dev(2) + R"("},
-      {"name":"y","op":"Softmax","inputs":["t"],"device":")" + dev(3) + R"("}
+      {"name":"m","op":"MatMul","inputs":["x","w"],"device":")") +
+           dev(0) + R"("},
+      {"name":"r","op":"Relu","inputs":["m"],"device":")" +
+           dev(1) + R"("},
+      {"name":"t","op":"Tanh","inputs":["r"],"device":")" +
+           dev(2) + R"("},
+      {"name":"y","op":"Softmax","inputs":["t"],"device":")" +
+           dev(3) + R"("}
     ]})";
   };
   Input xi{GRT_FLOAT32, {32, 64}}, wi{GRT_FLOAT32, {64, 10}};
@@ -233,7 +255,8 @@ TEST_F(GpuSuite, ChainAcrossFourLogicalGpusOfOneCard) {
   }
   for (int64_t i = 0; i < 320; i++)
     EXPECT_NEAR(static_cast<float*>(grt_tensor_data(outs[0]))[i],
-                static_cast<float*>(grt_tensor_data(outs[1]))[i], 1e-5) << i;
+                static_cast<float*>(grt_tensor_data(outs[1]))[i], 1e-5)
+        << i;
   for (auto* t : outs) grt_tensor_free(t);
   grt_tensor_free(x);
   grt_tensor_free(w);

@@ -15,10 +15,11 @@ class GpuCollective : public GpuSuite {};
 std::string GroupJson(int n, grt_dtype dt, const char* reduction, bool gpu) {
   std::string j = R"({"format":"grt.graph","version":1,"nodes":[)";
   for (int k = 0; k < n; k++) {
-    std::string dev = gpu && !Dry() ? "/device:GPU:" + std::to_string(k) : "/cpu:" + std::to_string(k);
+    std::string dev =
+        gpu && !Dry() ? "/device:GPU:" + std::to_string(k) : "/cpu:" + std::to_string(k);
     std::string x = "x" + std::to_string(k), r = "r" + std::to_string(k);
-    j += std::string(k ? "," : "") + R"({"name":")" + x + R"(","op":"Placeholder","device":")" + dev +
-         R"(","attrs":{"dtype":")" + DtypeName(dt) + R"("}},)" + R"({"name":")" + r +
+    j += std::string(k ? "," : "") + R"({"name":")" + x + R"(","op":"Placeholder","device":")" +
+         dev + R"(","attrs":{"dtype":")" + DtypeName(dt) + R"("}},)" + R"({"name":")" + r +
          R"(","op":"NcclAllReduce","inputs":[")" + x + R"("],"device":")" + dev +
          R"(","attrs":{"T":")" + DtypeName(dt) + R"(","reduction":")" + reduction +
          R"(","num_devices":)" + std::to_string(n) + R"(,"shared_name":"g"}})";
@@ -74,7 +75,8 @@ std::vector<grt_tensor*> RunGroup(int n, grt_dtype dt, const char* reduction, bo
 void Compare(int n, const char* virtual_devices, const char* what) {
   for (grt_dtype dt : {GRT_FLOAT32, GRT_FLOAT64, GRT_INT32, GRT_INT64})
     for (const char* red : {"sum", "prod", "min", "max"}) {
-      SCOPED_TRACE(std::string(what) + " " + DtypeName(dt) + " " + red + " on " + std::to_string(n));
+      SCOPED_TRACE(std::string(what) + " " + DtypeName(dt) + " " + red + " on " +
+                   std::to_string(n));
       std::vector<grt_tensor*> in;
       for (int k = 0; k < n; k++) in.push_back(Random({dt, {1000, 33}}));
       auto gpu = RunGroup(n, dt, red, true, virtual_devices, in);
@@ -91,7 +93,9 @@ void Compare(int n, const char* virtual_devices, const char* what) {
         double tol = dt == GRT_FLOAT32 ? 1e-6 : dt == GRT_FLOAT64 ? 1e-14 : 0;
         EXPECT_LE(std::sqrt(err), tol * std::sqrt(norm)) << "member " << k;
         // Every member holds the same bits.
-        EXPECT_EQ(memcmp(grt_tensor_data(gpu[k]), grt_tensor_data(gpu[0]), grt_tensor_byte_size(gpu[0])), 0)
+        EXPECT_EQ(
+            memcmp(grt_tensor_data(gpu[k]), grt_tensor_data(gpu[0]), grt_tensor_byte_size(gpu[0])),
+            0)
             << "member " << k;
       }
       for (auto* t : in) grt_tensor_free(t);
@@ -114,8 +118,6 @@ TEST_F(GpuCollective, OverPhysicalGpusByCopies) {
   unsetenv("GRT_CUDA_ALL_REDUCE");
 }
 
-TEST_F(GpuCollective, OverLogicalGpusOfOneCard) {
-  Compare(3, "1024,1024,1024", "virtual");
-}
+TEST_F(GpuCollective, OverLogicalGpusOfOneCard) { Compare(3, "1024,1024,1024", "virtual"); }
 
 }  // namespace

@@ -17,8 +17,8 @@ class GpuMathOnnx : public GpuSuite {};
 const grt_dtype kAllFloats[] = {GRT_FLOAT32, GRT_FLOAT64, GRT_FLOAT16, GRT_BFLOAT16};
 
 TEST_F(GpuMathOnnx, UnaryFloat) {
-  for (const char* op : {"Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
-                         "Atanh", "Floor", "Ceil", "Round", "Sign", "Erf"})
+  for (const char* op : {"Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh",
+                         "Acosh", "Atanh", "Floor", "Ceil", "Round", "Sign", "Erf"})
     for (grt_dtype dt : kAllFloats) {
       CheckAgainstCpu({op, "", {{dt, {7, 9}, kEdges}}});
       CheckAgainstCpu({op, "", {{dt, {0, 3}}}});  // empty
@@ -40,17 +40,19 @@ TEST_F(GpuMathOnnx, IsNanIsInf) {
 
 TEST_F(GpuMathOnnx, Remainders) {
   for (grt_dtype dt : kFloats) {
-    CheckAgainstCpu({"FloorMod", "", {{dt, {4, 6}}, {dt, {4, 6}}}});        // both signs
-    CheckAgainstCpu({"FloorMod", "", {{dt, {3, 1, 5}}, {dt, {4, 1}}}});     // broadcasting
-    CheckAgainstCpu({"FloorMod", "", {{dt, {5, 4}, kEdges}, {dt, {4}}}});   // NaN, inf, -0
-    CheckAgainstCpu({"FloorMod", "", {{dt, {0, 4}}, {dt, {4}}}});           // empty
+    CheckAgainstCpu({"FloorMod", "", {{dt, {4, 6}}, {dt, {4, 6}}}});       // both signs
+    CheckAgainstCpu({"FloorMod", "", {{dt, {3, 1, 5}}, {dt, {4, 1}}}});    // broadcasting
+    CheckAgainstCpu({"FloorMod", "", {{dt, {5, 4}, kEdges}, {dt, {4}}}});  // NaN, inf, -0
+    CheckAgainstCpu({"FloorMod", "", {{dt, {0, 4}}, {dt, {4}}}});          // empty
   }
   for (const char* op : {"FloorMod", "TruncateMod"}) {  // int32: host memory
     CheckAgainstCpu({op, "", {{GRT_INT32, {5, 7}}, {GRT_INT32, {5, 7}, kNonZero}}});
     CheckAgainstCpu({op, "", {{GRT_INT32, {2, 1, 7}}, {GRT_INT32, {3, 1}, kNonZero}}});
-    CheckAgainstCpu({op, "", {{GRT_INT32, {2}, kConst, {INT32_MIN, 7}}, {GRT_INT32, {2}, kConst, {-1, -3}}}});
-    ExpectSameError({op, "", {{GRT_INT32, {3}, kConst, {5, 6, 7}}, {GRT_INT32, {3}, kConst, {2, 0, 1}}}},
-                    GRT_INVALID_ARGUMENT, "Integer division by zero");
+    CheckAgainstCpu(
+        {op, "", {{GRT_INT32, {2}, kConst, {INT32_MIN, 7}}, {GRT_INT32, {2}, kConst, {-1, -3}}}});
+    ExpectSameError(
+        {op, "", {{GRT_INT32, {3}, kConst, {5, 6, 7}}, {GRT_INT32, {3}, kConst, {2, 0, 1}}}},
+        GRT_INVALID_ARGUMENT, "Integer division by zero");
   }
 }
 

@@ -23,10 +23,16 @@ TEST_F(GpuOps, TransposeTileSlice) {
     CheckAgainstCpu({"Tile", "", {{dt, {2, 3}}, {GRT_INT32, {2}, kConst, {3, 2}}}});
   }
   for (grt_dtype dt : kMoved) {
-    CheckAgainstCpu({"Slice", "", {{dt, {5, 6, 7}}, {GRT_INT32, {3}, kConst, {1, 0, 2}},
-                                   {GRT_INT32, {3}, kConst, {3, -1, 4}}}});
-    CheckAgainstCpu({"Slice", "", {{dt, {4, 4}}, {GRT_INT32, {2}, kConst, {2, 1}},
-                                   {GRT_INT32, {2}, kConst, {0, 3}}}});  // empty
+    CheckAgainstCpu({"Slice",
+                     "",
+                     {{dt, {5, 6, 7}},
+                      {GRT_INT32, {3}, kConst, {1, 0, 2}},
+                      {GRT_INT32, {3}, kConst, {3, -1, 4}}}});
+    CheckAgainstCpu({"Slice",
+                     "",
+                     {{dt, {4, 4}},
+                      {GRT_INT32, {2}, kConst, {2, 1}},
+                      {GRT_INT32, {2}, kConst, {0, 3}}}});  // empty
   }
 }
 
@@ -47,8 +53,11 @@ TEST_F(GpuOps, StridedSlice) {
   for (grt_dtype dt : kMoved)
     for (const Spec& sp : specs) {
       int64_t n = (int64_t)sp.b.size();
-      CheckAgainstCpu({"StridedSlice", sp.masks.empty() ? TypeAttr(dt) : sp.masks + "," + TypeAttr(dt),
-                       {{dt, {6, 5, 7}}, {GRT_INT32, {n}, kConst, sp.b}, {GRT_INT32, {n}, kConst, sp.e},
+      CheckAgainstCpu({"StridedSlice",
+                       sp.masks.empty() ? TypeAttr(dt) : sp.masks + "," + TypeAttr(dt),
+                       {{dt, {6, 5, 7}},
+                        {GRT_INT32, {n}, kConst, sp.b},
+                        {GRT_INT32, {n}, kConst, sp.e},
                         {GRT_INT32, {n}, kConst, sp.s}}});
     }
 }
@@ -56,22 +65,29 @@ TEST_F(GpuOps, StridedSlice) {
 TEST_F(GpuOps, JoinsAndSplits) {
   for (grt_dtype dt : kMoved) {
     for (int64_t axis : {0, 1, -1})
-      CheckAgainstCpu({"ConcatV2", "\"N\":3," + TypeAttr(dt),
-                       {{dt, {2, 3, 4}}, {dt, {2, 3, 4}}, {dt, {2, 3, 4}}, {GRT_INT32, {}, kConst, {axis}}}});
-    CheckAgainstCpu({"ConcatV2", "\"N\":2," + TypeAttr(dt),
+      CheckAgainstCpu(
+          {"ConcatV2",
+           "\"N\":3," + TypeAttr(dt),
+           {{dt, {2, 3, 4}}, {dt, {2, 3, 4}}, {dt, {2, 3, 4}}, {GRT_INT32, {}, kConst, {axis}}}});
+    CheckAgainstCpu({"ConcatV2",
+                     "\"N\":2," + TypeAttr(dt),
                      {{dt, {2, 1, 4}}, {dt, {2, 5, 4}}, {GRT_INT32, {}, kConst, {1}}}});
     for (int64_t axis : {0, 1, 2})
-      CheckAgainstCpu({"Pack", "\"N\":3,\"axis\":" + std::to_string(axis) + "," + TypeAttr(dt),
+      CheckAgainstCpu({"Pack",
+                       "\"N\":3,\"axis\":" + std::to_string(axis) + "," + TypeAttr(dt),
                        {{dt, {3, 4}}, {dt, {3, 4}}, {dt, {3, 4}}}});
     for (int64_t axis : {0, 1, -1})
-      CheckAgainstCpu({"Unpack", "\"num\":3,\"axis\":" + std::to_string(axis) + "," + TypeAttr(dt),
-                       {{dt, axis == 0 ? std::vector<int64_t>{3, 4, 5}
-                                       : axis == 1 ? std::vector<int64_t>{4, 3, 5}
-                                                   : std::vector<int64_t>{4, 5, 3}}},
+      CheckAgainstCpu({"Unpack",
+                       "\"num\":3,\"axis\":" + std::to_string(axis) + "," + TypeAttr(dt),
+                       {{dt, axis == 0   ? std::vector<int64_t>{3, 4, 5}
+                             : axis == 1 ? std::vector<int64_t>{4, 3, 5}
+                                         : std::vector<int64_t>{4, 5, 3}}},
                        3});
     for (int64_t axis : {0, 1, -1})
-      CheckAgainstCpu({"Split", "\"num_split\":2," + TypeAttr(dt),
-                       {{GRT_INT32, {}, kConst, {axis}}, {dt, {4, 6, 2}}}, 2});
+      CheckAgainstCpu({"Split",
+                       "\"num_split\":2," + TypeAttr(dt),
+                       {{GRT_INT32, {}, kConst, {axis}}, {dt, {4, 6, 2}}},
+                       2});
   }
 }
 
@@ -89,22 +105,28 @@ TEST_F(GpuOps, FillOnesLikeSqueezeAndShapes) {
     CheckAgainstCpu({"Size", "", {{dt, {2, 3, 4}}}});
     CheckAgainstCpu({"Rank", "", {{dt, {2, 3, 4}}}});
   }
-  CheckAgainstCpu({"BroadcastGradientArgs", "",
-                   {{GRT_INT32, {3}, kConst, {2, 3, 4}}, {GRT_INT32, {2}, kConst, {1, 4}}}, 2});
-  CheckAgainstCpu({"BroadcastGradientArgs", "\"T\":\"int64\"",
-                   {{GRT_INT64, {2}, kConst, {5, 1}}, {GRT_INT64, {3}, kConst, {2, 1, 6}}}, 2});
+  CheckAgainstCpu({"BroadcastGradientArgs",
+                   "",
+                   {{GRT_INT32, {3}, kConst, {2, 3, 4}}, {GRT_INT32, {2}, kConst, {1, 4}}},
+                   2});
+  CheckAgainstCpu({"BroadcastGradientArgs",
+                   "\"T\":\"int64\"",
+                   {{GRT_INT64, {2}, kConst, {5, 1}}, {GRT_INT64, {3}, kConst, {2, 1, 6}}},
+                   2});
 }
 
 TEST_F(GpuOps, Cast) {
   const std::vector<std::pair<grt_dtype, grt_dtype>> pairs = {
       {GRT_FLOAT32, GRT_FLOAT64}, {GRT_FLOAT64, GRT_FLOAT32}, {GRT_FLOAT32, GRT_INT32},
-      {GRT_FLOAT32, GRT_INT64},   {GRT_INT64, GRT_FLOAT32},  {GRT_INT32, GRT_FLOAT64},
-      {GRT_BOOL, GRT_FLOAT32},    {GRT_FLOAT32, GRT_BOOL},   {GRT_INT64, GRT_INT32},
-      {GRT_INT32, GRT_INT64},     {GRT_INT8, GRT_FLOAT32},   {GRT_INT16, GRT_INT64},
+      {GRT_FLOAT32, GRT_INT64},   {GRT_INT64, GRT_FLOAT32},   {GRT_INT32, GRT_FLOAT64},
+      {GRT_BOOL, GRT_FLOAT32},    {GRT_FLOAT32, GRT_BOOL},    {GRT_INT64, GRT_INT32},
+      {GRT_INT32, GRT_INT64},     {GRT_INT8, GRT_FLOAT32},    {GRT_INT16, GRT_INT64},
       {GRT_UINT8, GRT_FLOAT32},   {GRT_INT64, GRT_BOOL}};
   for (auto& p : pairs)
-    CheckAgainstCpu({"Cast", "\"SrcT\":\"" + DtypeName(p.first) + "\",\"DstT\":\"" + DtypeName(p.second) + "\"",
-                     {{p.first, {6, 7}}}});
+    CheckAgainstCpu(
+        {"Cast",
+         "\"SrcT\":\"" + DtypeName(p.first) + "\",\"DstT\":\"" + DtypeName(p.second) + "\"",
+         {{p.first, {6, 7}}}});
 }
 
 TEST_F(GpuOps, ComparisonsAndLogicalNot) {
@@ -141,18 +163,21 @@ TEST_F(GpuOps, ArgMaxProdOneHot) {
   for (grt_dtype dt : kFloats)
     for (int64_t axis : {0, 1, -1})
       for (const char* out : {"int32", "int64"})
-        CheckAgainstCpu({"ArgMax", std::string("\"output_type\":\"") + out + "\"",
+        CheckAgainstCpu({"ArgMax",
+                         std::string("\"output_type\":\"") + out + "\"",
                          {{dt, {6, 7, 8}}, {GRT_INT32, {}, kConst, {axis}}}});
   for (grt_dtype dt : kFloats)
     for (bool keep : {false, true})
-      CheckAgainstCpu({"Prod", std::string("\"keep_dims\":") + (keep ? "true" : "false"),
+      CheckAgainstCpu({"Prod",
+                       std::string("\"keep_dims\":") + (keep ? "true" : "false"),
                        {{dt, {6, 7, 8}}, {GRT_INT32, {2}, kConst, {0, 2}}}});
   CheckAgainstCpu({"Prod", "", {{GRT_INT64, {6, 7}}, {GRT_INT32, {1}, kConst, {1}}}});
   CheckAgainstCpu({"Prod", "", {{GRT_INT32, {6, 7}}, {GRT_INT32, {1}, kConst, {0}}}});
   for (grt_dtype dt : {GRT_FLOAT32, GRT_FLOAT64, GRT_INT64, GRT_INT32})
     for (grt_dtype it : {GRT_INT32, GRT_INT64})
       for (int64_t axis : {-1, 0, 1})
-        CheckAgainstCpu({"OneHot", "\"axis\":" + std::to_string(axis) + ",\"TI\":\"" + DtypeName(it) + "\"",
+        CheckAgainstCpu({"OneHot",
+                         "\"axis\":" + std::to_string(axis) + ",\"TI\":\"" + DtypeName(it) + "\"",
                          {{it, {4, 3}, kLabels, {7}},  // some labels past depth 5: all off
                           {GRT_INT32, {}, kConst, {5}},
                           {dt, {}, kConst, {3}},
@@ -167,9 +192,9 @@ TEST_F(GpuOps, ArgMaxProdOneHot) {
 struct VarCase {
   std::string op;
   std::string attrs;
-  std::vector<std::string> refs;     // the variable, then its slots
-  std::vector<double> scalars;       // in input order, between refs and grad (Adam) or around it
-  std::string inputs;                // the op's inputs, in TensorFlow's order
+  std::vector<std::string> refs;  // the variable, then its slots
+  std::vector<double> scalars;    // in input order, between refs and grad (Adam) or around it
+  std::string inputs;             // the op's inputs, in TensorFlow's order
 };
 
 std::string Number(double v) {
@@ -178,29 +203,31 @@ std::string Number(double v) {
   return buf;
 }
 
-std::vector<grt_tensor*> RunSteps(const VarCase& vc, grt_dtype dt, const std::vector<int64_t>& shape,
-                                  const std::string& device, const std::vector<grt_tensor*>& init,
-                                  grt_tensor* grad, int steps) {
+std::vector<grt_tensor*> RunSteps(const VarCase& vc, grt_dtype dt,
+                                  const std::vector<int64_t>& shape, const std::string& device,
+                                  const std::vector<grt_tensor*>& init, grt_tensor* grad,
+                                  int steps) {
   std::string t = DtypeName(dt);
   std::string j = R"({"format":"grt.graph","version":1,"nodes":[)";
   std::vector<std::string> targets;
   for (size_t r = 0; r < vc.refs.size(); r++) {
     const std::string& v = vc.refs[r];
-    j += R"({"name":")" + v + R"(","op":"VariableV2","device":")" + device + R"(","attrs":{"dtype":")" + t +
-         R"(","shape":)" + ShapeJson(shape) + "}},";
-    j += R"({"name":"init_)" + v + R"(","op":"Placeholder","device":"/cpu:0","attrs":{"dtype":")" + t +
-         R"(","shape":)" + ShapeJson(shape) + "}},";
+    j += R"({"name":")" + v + R"(","op":"VariableV2","device":")" + device +
+         R"(","attrs":{"dtype":")" + t + R"(","shape":)" + ShapeJson(shape) + "}},";
+    j += R"({"name":"init_)" + v + R"(","op":"Placeholder","device":"/cpu:0","attrs":{"dtype":")" +
+         t + R"(","shape":)" + ShapeJson(shape) + "}},";
     j += R"({"name":"assign_)" + v + R"(","op":"Assign","inputs":[")" + v + R"(","init_)" + v +
          R"("],"device":")" + device + "\"},";
     targets.push_back("assign_" + v);
   }
   for (size_t k = 0; k < vc.scalars.size(); k++)
-    j += R"({"name":"s)" + std::to_string(k) + R"(","op":"Const","device":"/cpu:0","attrs":{"dtype":")" + t +
-         R"(","value":{"dtype":")" + t + R"(","shape":[],"values":[)" + Number(vc.scalars[k]) + "]}}},";
-  j += R"({"name":"grad","op":"Placeholder","device":"/cpu:0","attrs":{"dtype":")" + t + R"(","shape":)" +
-       ShapeJson(shape) + "}},";
-  j += R"({"name":"step","op":")" + vc.op + R"(","inputs":[)" + vc.inputs + R"(],"device":")" + device +
-       R"(","attrs":{)" + vc.attrs + "}}]}";
+    j += R"({"name":"s)" + std::to_string(k) +
+         R"(","op":"Const","device":"/cpu:0","attrs":{"dtype":")" + t + R"(","value":{"dtype":")" +
+         t + R"(","shape":[],"values":[)" + Number(vc.scalars[k]) + "]}}},";
+  j += R"({"name":"grad","op":"Placeholder","device":"/cpu:0","attrs":{"dtype":")" + t +
+       R"(","shape":)" + ShapeJson(shape) + "}},";
+  j += R"({"name":"step","op":")" + vc.op + R"(","inputs":[)" + vc.inputs + R"(],"device":")" +
+       device + R"(","attrs":{)" + vc.attrs + "}}]}";
   std::vector<grt_tensor*> out(vc.refs.size(), nullptr);
   grt_graph* g = nullptr;
   grt_status* st = grt_graph_from_json(j.c_str(), j.size(), &g);
@@ -217,8 +244,8 @@ std::vector<grt_tensor*> RunSteps(const VarCase& vc, grt_dtype dt, const std::ve
   for (size_t r = 0; r < vc.refs.size(); r++) feeds.push_back({names[r].c_str(), init[r]});
   std::vector<const char*> tg;
   for (auto& x : targets) tg.push_back(x.c_str());
-  st = grt_session_run(s, feeds.data(), (int32_t)feeds.size(), nullptr, 0, tg.data(), (int32_t)tg.size(),
-                       nullptr, nullptr);
+  st = grt_session_run(s, feeds.data(), (int32_t)feeds.size(), nullptr, 0, tg.data(),
+                       (int32_t)tg.size(), nullptr, nullptr);
   EXPECT_EQ(st, nullptr) << vc.op << " init on " << device << ": " << grt_status_message(st);
   grt_status_free(st);
   grt_feed gf = {"grad", grad};
@@ -230,7 +257,8 @@ std::vector<grt_tensor*> RunSteps(const VarCase& vc, grt_dtype dt, const std::ve
   }
   std::vector<const char*> fetches;
   for (auto& v : vc.refs) fetches.push_back(v.c_str());
-  st = grt_session_run(s, nullptr, 0, fetches.data(), (int32_t)fetches.size(), nullptr, 0, out.data(), nullptr);
+  st = grt_session_run(s, nullptr, 0, fetches.data(), (int32_t)fetches.size(), nullptr, 0,
+                       out.data(), nullptr);
   EXPECT_EQ(st, nullptr) << grt_status_message(st);
   grt_status_free(st);
   for (auto& o : out) o = Detach(o);
@@ -272,11 +300,18 @@ TEST_F(GpuOps, VariablesAndOptimizers) {
     CheckVarCase({"AssignSub", "\"use_locking\":true", {"v"}, {}, R"("v","grad")"}, dt);
     CheckVarCase({"ApplyGradientDescent", "", {"v"}, {0.1}, R"("v","s0","grad")"}, dt);
     for (const char* nesterov : {"false", "true"}) {
-      CheckVarCase({"ApplyMomentum", std::string("\"use_nesterov\":") + nesterov, {"v", "accum"}, {0.05, 0.9},
-                    R"("v","accum","s0","grad","s1")"}, dt);
-      CheckVarCase({"ApplyAdam", std::string("\"use_nesterov\":") + nesterov + ",\"use_locking\":true",
-                    {"v", "m", "vv"}, {0.9, 0.999, 0.01, 0.9, 0.999, 1e-7},
-                    R"("v","m","vv","s0","s1","s2","s3","s4","s5","grad")"}, dt);
+      CheckVarCase({"ApplyMomentum",
+                    std::string("\"use_nesterov\":") + nesterov,
+                    {"v", "accum"},
+                    {0.05, 0.9},
+                    R"("v","accum","s0","grad","s1")"},
+                   dt);
+      CheckVarCase({"ApplyAdam",
+                    std::string("\"use_nesterov\":") + nesterov + ",\"use_locking\":true",
+                    {"v", "m", "vv"},
+                    {0.9, 0.999, 0.01, 0.9, 0.999, 1e-7},
+                    R"("v","m","vv","s0","s1","s2","s3","s4","s5","grad")"},
+                   dt);
     }
   }
   CheckVarCase({"AssignAdd", "", {"v"}, {}, R"("v","grad")"}, GRT_INT64);
@@ -293,7 +328,7 @@ struct Conv {
   int64_t n, h, w, c;       // input
   int64_t kh, kw, fic, oc;  // filter (HWIO); depthwise: fic = c, oc = multiplier
   int64_t stride, dilation;
-  std::string padding;      // VALID, SAME or EXPLICIT (pads 1, 2, 0, 1)
+  std::string padding;  // VALID, SAME or EXPLICIT (pads 1, 2, 0, 1)
   bool depthwise;
 };
 
@@ -315,9 +350,11 @@ std::string Attrs(const Conv& v) {
   std::string strides = v.nchw ? "[1,1," + s1 + "," + s1 + "]" : "[1," + s1 + "," + s1 + ",1]";
   std::string dil = v.nchw ? "[1,1," + d1 + "," + d1 + "]" : "[1," + d1 + "," + d1 + ",1]";
   std::string a = "\"T\":\"float32\",\"data_format\":\"" + std::string(v.nchw ? "NCHW" : "NHWC") +
-                  "\",\"strides\":" + strides + ",\"dilations\":" + dil + ",\"padding\":\"" + v.padding + "\"";
+                  "\",\"strides\":" + strides + ",\"dilations\":" + dil + ",\"padding\":\"" +
+                  v.padding + "\"";
   if (v.padding == "EXPLICIT")
-    a += v.nchw ? ",\"explicit_paddings\":[0,0,0,0,1,2,0,1]" : ",\"explicit_paddings\":[0,0,1,2,0,1,0,0]";
+    a += v.nchw ? ",\"explicit_paddings\":[0,0,0,0,1,2,0,1]"
+                : ",\"explicit_paddings\":[0,0,1,2,0,1,0,0]";
   return a;
 }
 
@@ -325,7 +362,8 @@ std::vector<Conv> Cases() {
   std::vector<Conv> cs;
   for (bool nchw : {false, true})
     for (const char* pad : {"VALID", "SAME", "EXPLICIT"})
-      for (int64_t stride : {1, 2}) cs.push_back({nchw, 2, 9, 8, 4, 3, 3, 4, 5, stride, 1, pad, false});
+      for (int64_t stride : {1, 2})
+        cs.push_back({nchw, 2, 9, 8, 4, 3, 3, 4, 5, stride, 1, pad, false});
   cs.push_back({false, 2, 9, 8, 4, 3, 3, 4, 5, 1, 2, "SAME", false});   // dilated
   cs.push_back({false, 2, 7, 7, 4, 3, 3, 2, 6, 1, 1, "SAME", false});   // two groups
   cs.push_back({false, 1, 6, 6, 3, 1, 1, 3, 4, 1, 1, "VALID", false});  // 1x1
@@ -339,7 +377,8 @@ TEST_F(GpuOps, ConvolutionsThroughCudnn) {
   const grt_dtype f = GRT_FLOAT32;
   for (const Conv& v : Cases()) {
     std::vector<int64_t> x = Dims(v.nchw, v.n, v.c, v.h, v.w), fs = {v.kh, v.kw, v.fic, v.oc};
-    std::vector<int64_t> y = Dims(v.nchw, v.n, v.oc, OutSize(v, 0, v.h, v.kh), OutSize(v, 1, v.w, v.kw));
+    std::vector<int64_t> y =
+        Dims(v.nchw, v.n, v.oc, OutSize(v, 0, v.h, v.kh), OutSize(v, 1, v.w, v.kw));
     std::string a = Attrs(v);
     CheckAgainstCpu({"Conv2D", a, {{f, x}, {f, fs}}});
     CheckAgainstCpu({"Conv2DBackpropInput", a, {{GRT_INT32, {4}, kConst, x}, {f, fs}, {f, y}}});
@@ -349,8 +388,8 @@ TEST_F(GpuOps, ConvolutionsThroughCudnn) {
     for (const char* pad : {"VALID", "SAME"})
       for (int64_t stride : {1, 2}) {
         Conv v = {nchw, 2, 9, 8, 4, 3, 3, 4, 2, stride, 1, pad, true};
-        CheckAgainstCpu({"DepthwiseConv2dNative", Attrs(v),
-                         {{f, Dims(nchw, 2, 4, 9, 8)}, {f, {3, 3, 4, 2}}}});
+        CheckAgainstCpu(
+            {"DepthwiseConv2dNative", Attrs(v), {{f, Dims(nchw, 2, 4, 9, 8)}, {f, {3, 3, 4, 2}}}});
       }
 }
 
@@ -362,10 +401,12 @@ TEST_F(GpuOps, Pooling) {
         std::string ks = std::to_string(k);
         std::string win = nchw ? "[1,1," + ks + "," + ks + "]" : "[1," + ks + "," + ks + ",1]";
         std::string st = nchw ? "[1,1,2,2]" : "[1,2,2,1]";
-        std::string a = "\"T\":\"float32\",\"data_format\":\"" + std::string(nchw ? "NCHW" : "NHWC") +
-                        "\",\"ksize\":" + win + ",\"strides\":" + st + ",\"padding\":\"" + pad + "\"";
+        std::string a = "\"T\":\"float32\",\"data_format\":\"" +
+                        std::string(nchw ? "NCHW" : "NHWC") + "\",\"ksize\":" + win +
+                        ",\"strides\":" + st + ",\"padding\":\"" + pad + "\"";
         std::vector<int64_t> x = conv::Dims(nchw, 2, 3, 9, 8);
-        int64_t oh = std::string(pad) == "SAME" ? 5 : (9 - k) / 2 + 1, ow = std::string(pad) == "SAME" ? 4 : (8 - k) / 2 + 1;
+        int64_t oh = std::string(pad) == "SAME" ? 5 : (9 - k) / 2 + 1,
+                ow = std::string(pad) == "SAME" ? 4 : (8 - k) / 2 + 1;
         std::vector<int64_t> y = conv::Dims(nchw, 2, 3, oh, ow);
         CheckAgainstCpu({"MaxPool", a, {{f, x}}});
         CheckAgainstCpu({"AvgPool", a, {{f, x}}});
@@ -376,20 +417,26 @@ TEST_F(GpuOps, Pooling) {
 
 TEST_F(GpuOps, LrnAndBatchNorm) {
   const grt_dtype f = GRT_FLOAT32;
-  const std::string lrn = "\"T\":\"float32\",\"depth_radius\":2,\"bias\":1.5,\"alpha\":0.1,\"beta\":0.75";
+  const std::string lrn =
+      "\"T\":\"float32\",\"depth_radius\":2,\"bias\":1.5,\"alpha\":0.1,\"beta\":0.75";
   CheckAgainstCpu({"LRN", lrn, {{f, {2, 3, 4, 10}}}});
   CheckAgainstCpu({"LRNGrad", lrn, {{f, {2, 3, 4, 10}}, {f, {2, 3, 4, 10}}, {f, {2, 3, 4, 10}}}});
   for (bool nchw : {false, true})
     for (bool training : {true, false})
       for (const char* factor : {"1", "0.25"}) {
         std::string a = "\"T\":\"float32\",\"U\":\"float32\",\"epsilon\":0.001,\"data_format\":\"" +
-                        std::string(nchw ? "NCHW" : "NHWC") + "\",\"is_training\":" + (training ? "true" : "false");
+                        std::string(nchw ? "NCHW" : "NHWC") +
+                        "\",\"is_training\":" + (training ? "true" : "false");
         std::string fwd = a + ",\"exponential_avg_factor\":" + factor;
         std::vector<int64_t> x = conv::Dims(nchw, 2, 3, 5, 4);
-        CheckAgainstCpu({"FusedBatchNormV3", fwd,
-                         {{f, x}, {f, {3}}, {f, {3}}, {f, {3}}, {f, {3}, kPositive}}, 6});
+        CheckAgainstCpu({"FusedBatchNormV3",
+                         fwd,
+                         {{f, x}, {f, {3}}, {f, {3}}, {f, {3}}, {f, {3}, kPositive}},
+                         6});
         if (std::string(factor) == "1")  // the gradient has no factor
-          CheckAgainstCpu({"FusedBatchNormGradV3", a,
-                           {{f, x}, {f, x}, {f, {3}}, {f, {3}}, {f, {3}, kPositive}, {f, {}}}, 5});
+          CheckAgainstCpu({"FusedBatchNormGradV3",
+                           a,
+                           {{f, x}, {f, x}, {f, {3}}, {f, {3}}, {f, {3}, kPositive}, {f, {}}},
+                           5});
       }
 }

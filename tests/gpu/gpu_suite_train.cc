@@ -73,7 +73,8 @@ std::vector<std::vector<float>> Train(const char* const dev[2], bool gpus, int s
   grt_status_free(grt_session_options_set(o, "cpu.devices", "2"));
   // Ops without a GPU row (none expected) may fall back to the CPU.
   grt_status_free(grt_session_options_set(o, "allow_soft_placement", "true"));
-  if (gpus && Gpus() < 2) grt_status_free(grt_session_options_set(o, "gpu.virtual_devices", "1024,1024"));
+  if (gpus && Gpus() < 2)
+    grt_status_free(grt_session_options_set(o, "gpu.virtual_devices", "1024,1024"));
   grt_session* s = nullptr;
   st = grt_session_new(m, o, &s);
   EXPECT_EQ(st, nullptr) << grt_status_message(st);
@@ -122,7 +123,8 @@ TEST_F(GpuTrain, MirroredAdamOnTwoGpusMatchesTwoCpuDevices) {
   ASSERT_EQ(gpu[0].size(), 3u);
   ASSERT_EQ(gpu[1].size(), 3u);
   EXPECT_EQ(memcmp(gpu[0].data(), gpu[1].data(), 3 * sizeof(float)), 0) << "the GPU copies differ";
-  for (int i = 0; i < 3; i++) EXPECT_NEAR(gpu[0][i], cpu[0][i], 1e-4 * (1 + std::fabs(cpu[0][i]))) << i;
+  for (int i = 0; i < 3; i++)
+    EXPECT_NEAR(gpu[0][i], cpu[0][i], 1e-4 * (1 + std::fabs(cpu[0][i]))) << i;
   EXPECT_NE(cpu[0], std::vector<float>({0.5f, -1.25f, 2}));  // it trained
 }
 

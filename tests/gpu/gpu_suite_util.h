@@ -27,10 +27,10 @@ std::set<std::string>& GpuSuiteRanOps();
 
 namespace {
 
-#define ASSERT_OK(expr)                                 \
-  do {                                                  \
-    grt_status* s_ = (expr);                            \
-    ASSERT_EQ(s_, nullptr) << grt_status_message(s_);   \
+#define ASSERT_OK(expr)                               \
+  do {                                                \
+    grt_status* s_ = (expr);                          \
+    ASSERT_EQ(s_, nullptr) << grt_status_message(s_); \
   } while (0)
 
 std::mt19937_64 g_rng(std::random_device{}());
@@ -100,7 +100,8 @@ std::string GraphJson(const Case& c, const std::string& device) {
     inputs += (i ? "," : "") + ("\"" + name + "\"");
     if (in.fill == kConst) {
       std::string vals;
-      for (size_t k = 0; k < in.ints.size(); k++) vals += (k ? "," : "") + std::to_string(in.ints[k]);
+      for (size_t k = 0; k < in.ints.size(); k++)
+        vals += (k ? "," : "") + std::to_string(in.ints[k]);
       j += R"({"name":")" + name + R"(","op":"Const","device":"/cpu:0","attrs":{"dtype":")" +
            DtypeName(in.dt) + R"(","value":{"dtype":")" + DtypeName(in.dt) + R"(","shape":)" +
            ShapeJson(in.shape) + R"(,"values":[)" + vals + "]}}},";
@@ -165,7 +166,8 @@ grt_tensor* Random(const Input& in) {
   grt_tensor* t = nullptr;
   EXPECT_EQ(grt_tensor_new(in.dt, (int32_t)in.shape.size(), in.shape.data(), &t), nullptr);
   int64_t n = grt_tensor_num_elements(t);
-  std::uniform_real_distribution<double> u(in.fill == kPositive || in.fill == kSmall ? 0.1 : -2.0, 2.0);
+  std::uniform_real_distribution<double> u(in.fill == kPositive || in.fill == kSmall ? 0.1 : -2.0,
+                                           2.0);
   int64_t classes = in.ints.empty() ? 1 : in.ints[0];
   std::uniform_int_distribution<int64_t> lab(0, classes - 1), small(-50, 50);
   if (in.fill == kSmall) {
@@ -175,36 +177,70 @@ grt_tensor* Random(const Input& in) {
   void* d = grt_tensor_data(t);
   for (int64_t i = 0; i < n; i++) {
     switch (in.dt) {
-      case GRT_FLOAT32: static_cast<float*>(d)[i] = (float)u(g_rng); break;
-      case GRT_FLOAT64: static_cast<double*>(d)[i] = u(g_rng); break;
-      case GRT_FLOAT16: static_cast<uint16_t*>(d)[i] = HalfBits((float)u(g_rng)); break;
-      case GRT_BFLOAT16: static_cast<uint16_t*>(d)[i] = Bf16Bits((float)u(g_rng)); break;
-      case GRT_INT32: static_cast<int32_t*>(d)[i] = (int32_t)(in.fill == kLabels ? lab(g_rng) : small(g_rng)); break;
-      case GRT_INT64: static_cast<int64_t*>(d)[i] = in.fill == kLabels ? lab(g_rng) : small(g_rng); break;
-      case GRT_BOOL: static_cast<uint8_t*>(d)[i] = (uint8_t)(g_rng() & 1); break;
-      case GRT_UINT8:
-        static_cast<uint8_t*>(d)[i] = (uint8_t)(in.fill == kLabels || in.fill == kSmall ? lab(g_rng) : g_rng() % 200);
+      case GRT_FLOAT32:
+        static_cast<float*>(d)[i] = (float)u(g_rng);
         break;
-      case GRT_INT8: static_cast<int8_t*>(d)[i] = (int8_t)small(g_rng); break;
-      case GRT_INT16: static_cast<int16_t*>(d)[i] = (int16_t)small(g_rng); break;
-      default: break;
+      case GRT_FLOAT64:
+        static_cast<double*>(d)[i] = u(g_rng);
+        break;
+      case GRT_FLOAT16:
+        static_cast<uint16_t*>(d)[i] = HalfBits((float)u(g_rng));
+        break;
+      case GRT_BFLOAT16:
+        static_cast<uint16_t*>(d)[i] = Bf16Bits((float)u(g_rng));
+        break;
+      case GRT_INT32:
+        static_cast<int32_t*>(d)[i] = (int32_t)(in.fill == kLabels ? lab(g_rng) : small(g_rng));
+        break;
+      case GRT_INT64:
+        static_cast<int64_t*>(d)[i] = in.fill == kLabels ? lab(g_rng) : small(g_rng);
+        break;
+      case GRT_BOOL:
+        static_cast<uint8_t*>(d)[i] = (uint8_t)(g_rng() & 1);
+        break;
+      case GRT_UINT8:
+        static_cast<uint8_t*>(d)[i] =
+            (uint8_t)(in.fill == kLabels || in.fill == kSmall ? lab(g_rng) : g_rng() % 200);
+        break;
+      case GRT_INT8:
+        static_cast<int8_t*>(d)[i] = (int8_t)small(g_rng);
+        break;
+      case GRT_INT16:
+        static_cast<int16_t*>(d)[i] = (int16_t)small(g_rng);
+        break;
+      default:
+        break;
     }
   }
   if (in.fill == kEdges || in.fill == kNonZero) {
-    const double edges[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 1e30};
+    const double edges[] = {NAN, INFINITY, -INFINITY, 0.0,  -0.0, 0.5,
+                            1.5, 2.5,      -0.5,      -1.5, -2.5, 1e30};
     std::uniform_int_distribution<int64_t> nz(1, 50);
     for (int64_t i = 0; i < n; i++) {
       double e = edges[(i / 4) % (sizeof edges / sizeof edges[0])];
       int64_t z = (g_rng() & 1) ? nz(g_rng) : -nz(g_rng);
       bool edge = in.fill == kEdges && i % 4 == 0;
       switch (in.dt) {
-        case GRT_FLOAT32: if (edge) static_cast<float*>(d)[i] = (float)e; break;
-        case GRT_FLOAT64: if (edge) static_cast<double*>(d)[i] = e; break;
-        case GRT_FLOAT16: if (edge) static_cast<uint16_t*>(d)[i] = HalfBits((float)e); break;
-        case GRT_BFLOAT16: if (edge) static_cast<uint16_t*>(d)[i] = Bf16Bits((float)e); break;
-        case GRT_INT32: if (in.fill == kNonZero) static_cast<int32_t*>(d)[i] = (int32_t)z; break;
-        case GRT_INT64: if (in.fill == kNonZero) static_cast<int64_t*>(d)[i] = z; break;
-        default: break;
+        case GRT_FLOAT32:
+          if (edge) static_cast<float*>(d)[i] = (float)e;
+          break;
+        case GRT_FLOAT64:
+          if (edge) static_cast<double*>(d)[i] = e;
+          break;
+        case GRT_FLOAT16:
+          if (edge) static_cast<uint16_t*>(d)[i] = HalfBits((float)e);
+          break;
+        case GRT_BFLOAT16:
+          if (edge) static_cast<uint16_t*>(d)[i] = Bf16Bits((float)e);
+          break;
+        case GRT_INT32:
+          if (in.fill == kNonZero) static_cast<int32_t*>(d)[i] = (int32_t)z;
+          break;
+        case GRT_INT64:
+          if (in.fill == kNonZero) static_cast<int64_t*>(d)[i] = z;
+          break;
+        default:
+          break;
       }
     }
   }
@@ -215,12 +251,16 @@ grt_tensor* Random(const Input& in) {
       for (int64_t k = 0; k < cols; k++) {
         double v = std::fabs(u(g_rng));
         sum += v;
-        if (in.dt == GRT_FLOAT32) static_cast<float*>(d)[r * cols + k] = (float)v;
-        else static_cast<double*>(d)[r * cols + k] = v;
+        if (in.dt == GRT_FLOAT32)
+          static_cast<float*>(d)[r * cols + k] = (float)v;
+        else
+          static_cast<double*>(d)[r * cols + k] = v;
       }
       for (int64_t k = 0; k < cols; k++) {
-        if (in.dt == GRT_FLOAT32) static_cast<float*>(d)[r * cols + k] /= (float)sum;
-        else static_cast<double*>(d)[r * cols + k] /= sum;
+        if (in.dt == GRT_FLOAT32)
+          static_cast<float*>(d)[r * cols + k] /= (float)sum;
+        else
+          static_cast<double*>(d)[r * cols + k] /= sum;
       }
     }
   }
@@ -230,17 +270,28 @@ grt_tensor* Random(const Input& in) {
 double At(const grt_tensor* t, int64_t i) {
   const void* d = grt_tensor_data(t);
   switch (grt_tensor_dtype(t)) {
-    case GRT_FLOAT32: return static_cast<const float*>(d)[i];
-    case GRT_FLOAT64: return static_cast<const double*>(d)[i];
-    case GRT_FLOAT16: return HalfValue(static_cast<const uint16_t*>(d)[i]);
-    case GRT_BFLOAT16: return Bf16Value(static_cast<const uint16_t*>(d)[i]);
-    case GRT_INT32: return static_cast<const int32_t*>(d)[i];
-    case GRT_INT64: return (double)static_cast<const int64_t*>(d)[i];
-    case GRT_BOOL: return static_cast<const uint8_t*>(d)[i] != 0;
-    case GRT_UINT8: return static_cast<const uint8_t*>(d)[i];
-    case GRT_INT8: return static_cast<const int8_t*>(d)[i];
-    case GRT_INT16: return static_cast<const int16_t*>(d)[i];
-    default: return NAN;
+    case GRT_FLOAT32:
+      return static_cast<const float*>(d)[i];
+    case GRT_FLOAT64:
+      return static_cast<const double*>(d)[i];
+    case GRT_FLOAT16:
+      return HalfValue(static_cast<const uint16_t*>(d)[i]);
+    case GRT_BFLOAT16:
+      return Bf16Value(static_cast<const uint16_t*>(d)[i]);
+    case GRT_INT32:
+      return static_cast<const int32_t*>(d)[i];
+    case GRT_INT64:
+      return (double)static_cast<const int64_t*>(d)[i];
+    case GRT_BOOL:
+      return static_cast<const uint8_t*>(d)[i] != 0;
+    case GRT_UINT8:
+      return static_cast<const uint8_t*>(d)[i];
+    case GRT_INT8:
+      return static_cast<const int8_t*>(d)[i];
+    case GRT_INT16:
+      return static_cast<const int16_t*>(d)[i];
+    default:
+      return NAN;
   }
 }
 
@@ -314,8 +365,11 @@ void RunOn(const Case& c, const std::string& device, const std::vector<grt_tenso
     // float16/bfloat16: the GPU's float32 math may round differently from
     // libm's by an ulp of float32, which can move a result by one ulp of
     // the narrow type.
-    double tol = dt == GRT_FLOAT32 ? 1e-5 : dt == GRT_FLOAT64 ? 1e-12 : dt == GRT_FLOAT16 ? 1e-3
-                 : dt == GRT_BFLOAT16 ? 8e-3 : 0;
+    double tol = dt == GRT_FLOAT32    ? 1e-5
+                 : dt == GRT_FLOAT64  ? 1e-12
+                 : dt == GRT_FLOAT16  ? 1e-3
+                 : dt == GRT_BFLOAT16 ? 8e-3
+                                      : 0;
     EXPECT_LE(std::sqrt(err), tol * std::sqrt(norm) + (tol ? 1e-30 : 0)) << "output " << k;
   }
   for (auto* t : feeds) grt_tensor_free(t);
@@ -340,11 +394,21 @@ inline void ExpectSameError(const Case& c, grt_code code, const std::string& tex
     for (size_t i = 0; i < in.ints.size() && (int64_t)i < grt_tensor_num_elements(t); i++) {
       int64_t v = in.ints[i];
       switch (in.dt) {
-        case GRT_FLOAT32: static_cast<float*>(d)[i] = (float)v; break;
-        case GRT_FLOAT64: static_cast<double*>(d)[i] = (double)v; break;
-        case GRT_INT32: static_cast<int32_t*>(d)[i] = (int32_t)v; break;
-        case GRT_INT64: static_cast<int64_t*>(d)[i] = v; break;
-        default: static_cast<uint8_t*>(d)[i] = (uint8_t)v; break;
+        case GRT_FLOAT32:
+          static_cast<float*>(d)[i] = (float)v;
+          break;
+        case GRT_FLOAT64:
+          static_cast<double*>(d)[i] = (double)v;
+          break;
+        case GRT_INT32:
+          static_cast<int32_t*>(d)[i] = (int32_t)v;
+          break;
+        case GRT_INT64:
+          static_cast<int64_t*>(d)[i] = v;
+          break;
+        default:
+          static_cast<uint8_t*>(d)[i] = (uint8_t)v;
+          break;
       }
     }
     feeds.push_back(t);
@@ -361,7 +425,8 @@ inline void ExpectSameError(const Case& c, grt_code code, const std::string& tex
     ASSERT_OK(grt_session_new(g, nullptr, &s));
     const char* fetch = "y:0";
     grt_tensor* out = nullptr;
-    grt_status* st = grt_session_run(s, fd.data(), (int32_t)fd.size(), &fetch, 1, nullptr, 0, &out, nullptr);
+    grt_status* st =
+        grt_session_run(s, fd.data(), (int32_t)fd.size(), &fetch, 1, nullptr, 0, &out, nullptr);
     EXPECT_NE(st, nullptr) << device;
     if (st) {
       EXPECT_EQ(grt_status_code(st), code) << device << ": " << grt_status_message(st);

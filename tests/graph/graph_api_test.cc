@@ -12,10 +12,10 @@ struct StatusGuard {
   ~StatusGuard() { grt_status_free(s); }
 };
 
-#define ASSERT_OK(expr)                                            \
-  do {                                                             \
-    grt_status* s_ = (expr);                                       \
-    ASSERT_EQ(s_, nullptr) << grt_status_message(s_);              \
+#define ASSERT_OK(expr)                               \
+  do {                                                \
+    grt_status* s_ = (expr);                          \
+    ASSERT_EQ(s_, nullptr) << grt_status_message(s_); \
   } while (0)
 
 TEST(GraphApi, BuildAndQuery) {

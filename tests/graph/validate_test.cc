@@ -9,10 +9,10 @@
 
 namespace {
 
-#define ASSERT_OK(expr)                                            \
-  do {                                                             \
-    grt_status* s_ = (expr);                                       \
-    ASSERT_EQ(s_, nullptr) << grt_status_message(s_);              \
+#define ASSERT_OK(expr)                               \
+  do {                                                \
+    grt_status* s_ = (expr);                          \
+    ASSERT_EQ(s_, nullptr) << grt_status_message(s_); \
   } while (0)
 
 class Validate : public ::testing::Test {
@@ -110,7 +110,8 @@ TEST_F(Validate, UnknownOp) {
 TEST_F(Validate, MissingInputNode) {
   Var("v");
   Node("id", "Identity", {"ghost"});
-  ExpectError(GRT_NOT_FOUND, "node 'id' (Identity): input 'ghost' names a node that does not exist");
+  ExpectError(GRT_NOT_FOUND,
+              "node 'id' (Identity): input 'ghost' names a node that does not exist");
 }
 
 TEST_F(Validate, MissingControlInputNode) {
@@ -121,7 +122,8 @@ TEST_F(Validate, MissingControlInputNode) {
 TEST_F(Validate, PortOutOfRange) {
   Var("v");
   Node("id", "Identity", {"v:1"});
-  ExpectError(GRT_OUT_OF_RANGE, "node 'id' (Identity): input 0 'v:1': node 'v' (VariableV2) has only 1 output");
+  ExpectError(GRT_OUT_OF_RANGE,
+              "node 'id' (Identity): input 0 'v:1': node 'v' (VariableV2) has only 1 output");
 }
 
 TEST_F(Validate, WrongNumberOfInputs) {

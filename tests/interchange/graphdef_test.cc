@@ -39,9 +39,9 @@ std::string Message(grt_status* s) {
   return m;
 }
 
-#define ASSERT_OK(expr)                \
-  do {                                 \
-    grt_status* s_ = (expr);           \
+#define ASSERT_OK(expr)                  \
+  do {                                   \
+    grt_status* s_ = (expr);             \
     ASSERT_EQ(Message(s_), "") << #expr; \
   } while (0)
 
@@ -99,14 +99,29 @@ bool ValuesEqual(const grt_attr_value* a, const grt_attr_value* b) {
     }
     bool same;
     switch (base) {
-      case GRT_ATTR_INT: same = x.u.i == y.u.i; break;
-      case GRT_ATTR_FLOAT: same = memcmp(&x.u.f, &y.u.f, sizeof x.u.f) == 0; break;
-      case GRT_ATTR_BOOL: same = x.u.b == y.u.b; break;
-      case GRT_ATTR_STRING: same = strcmp(x.u.s ? x.u.s : "", y.u.s ? y.u.s : "") == 0; break;
-      case GRT_ATTR_TYPE: same = x.u.t == y.u.t; break;
-      case GRT_ATTR_SHAPE: same = grt_shape_equal(&x.u.shape, &y.u.shape); break;
-      case GRT_ATTR_TENSOR: same = TensorsEqual(x.u.tensor, y.u.tensor); break;
-      default: same = false;
+      case GRT_ATTR_INT:
+        same = x.u.i == y.u.i;
+        break;
+      case GRT_ATTR_FLOAT:
+        same = memcmp(&x.u.f, &y.u.f, sizeof x.u.f) == 0;
+        break;
+      case GRT_ATTR_BOOL:
+        same = x.u.b == y.u.b;
+        break;
+      case GRT_ATTR_STRING:
+        same = strcmp(x.u.s ? x.u.s : "", y.u.s ? y.u.s : "") == 0;
+        break;
+      case GRT_ATTR_TYPE:
+        same = x.u.t == y.u.t;
+        break;
+      case GRT_ATTR_SHAPE:
+        same = grt_shape_equal(&x.u.shape, &y.u.shape);
+        break;
+      case GRT_ATTR_TENSOR:
+        same = TensorsEqual(x.u.tensor, y.u.tensor);
+        break;
+      default:
+        same = false;
     }
     if (!same) return false;
   }
@@ -211,12 +226,12 @@ TEST_P(SeedGraphs, ImportLikeTheJsonFormPlaceAndRunTheSame) {
   EXPECT_EQ(a, b);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Seeds, SeedGraphs,
-    ::testing::Values(Seed{"tests/interchange/data/three_gpus.pb", "examples/three_gpus.json",
-                           "init", "AddN"},
-                      Seed{"tests/interchange/data/seed_split_add.pb",
-                           "tests/interchange/data/seed_split_add.json", nullptr, "concat"}));
+INSTANTIATE_TEST_SUITE_P(Seeds, SeedGraphs,
+                         ::testing::Values(Seed{"tests/interchange/data/three_gpus.pb",
+                                                "examples/three_gpus.json", "init", "AddN"},
+                                           Seed{"tests/interchange/data/seed_split_add.pb",
+                                                "tests/interchange/data/seed_split_add.json",
+                                                nullptr, "concat"}));
 
 TEST(GraphdefImport, TensorFlowSpellingsAreKept) {
   Graph g;
@@ -315,8 +330,8 @@ void RoundTrip(const std::string& json_path) {
 TEST(GraphdefRoundTrip, SeedsAndTheJsonCorpus) {
   RoundTrip("examples/three_gpus.json");
   RoundTrip("tests/interchange/data/seed_split_add.json");
-  for (const char* f : {"canonical_layout", "contract_example", "empty_graph", "every_dtype",
-                        "ops_and_inputs"})
+  for (const char* f :
+       {"canonical_layout", "contract_example", "empty_graph", "every_dtype", "ops_and_inputs"})
     RoundTrip(std::string("tests/format_json/corpus/") + f + ".json");
 }
 
@@ -334,9 +349,7 @@ TEST(GraphdefRoundTrip, TensorFlowsFormReadsBackTheSame) {
 
 TEST(GraphdefFiles, SniffedWithoutAnExtension) {
   std::string copy = Tmp("three_gpus_no_extension");
-  {
-    std::ofstream(copy, std::ios::binary) << ReadFile("tests/interchange/data/three_gpus.pb");
-  }
+  { std::ofstream(copy, std::ios::binary) << ReadFile("tests/interchange/data/three_gpus.pb"); }
   Graph a, b;
   ASSERT_OK(grt_graph_load(copy.c_str(), &a.g));
   ASSERT_OK(grt_graph_load("tests/interchange/data/three_gpus.pb", &b.g));
@@ -347,10 +360,10 @@ TEST(GraphdefFiles, SniffedWithoutAnExtension) {
 }
 
 TEST(GraphdefBadInput, EachCaseNamesItsFault) {
-  const char* cases[] = {"absurd_fill",      "bad_class",      "big_rank",      "colocate_ghost",
-                         "content_size",     "control_first",  "dangling_input", "duplicate_node",
-                         "nul_in_string",    "placeholder_attr", "string_const", "too_many_values",
-                         "unknown_attr",     "unknown_dtype",  "unknown_op",    "wrong_attr_kind"};
+  const char* cases[] = {"absurd_fill",   "bad_class",        "big_rank",       "colocate_ghost",
+                         "content_size",  "control_first",    "dangling_input", "duplicate_node",
+                         "nul_in_string", "placeholder_attr", "string_const",   "too_many_values",
+                         "unknown_attr",  "unknown_dtype",    "unknown_op",     "wrong_attr_kind"};
   for (const char* c : cases) {
     SCOPED_TRACE(c);
     std::string base = std::string("tests/interchange/bad/") + c;
@@ -369,8 +382,9 @@ TEST(GraphdefBadInput, EachCaseNamesItsFault) {
 TEST(GraphdefBadInput, GarbageAndEveryTruncation) {
   Graph g;
   const char junk[] = "\x0a\xff\xff\xff\xff\x0f";
-  EXPECT_NE(Message(grt_graphdef_parse(junk, sizeof junk - 1, &g.g)).find("not a TensorFlow GraphDef"),
-            std::string::npos);
+  EXPECT_NE(
+      Message(grt_graphdef_parse(junk, sizeof junk - 1, &g.g)).find("not a TensorFlow GraphDef"),
+      std::string::npos);
   // Every prefix of a real GraphDef: an error or a graph, never a crash.
   std::string bytes = ReadFile("tests/interchange/data/seed_split_add.pb");
   ASSERT_GT(bytes.size(), 100u);

@@ -57,7 +57,10 @@ TEST(ReverseSequence, EveryAxisPairAndLengthType) {
           len.push_back(static_cast<int>((b * 3 + 1) % (d[c.seq] + 1)));
         Vals lv(len.begin(), len.end());
         OpRun r("ReverseSequence");
-        r.AttrType("T", dt).AttrType("Tlen", lt).AttrInt("seq_dim", c.seq).AttrInt("batch_dim", c.batch);
+        r.AttrType("T", dt)
+            .AttrType("Tlen", lt)
+            .AttrInt("seq_dim", c.seq)
+            .AttrInt("batch_dim", c.batch);
         r.Input(MakeTensor(dt, d, Iota(Count(d))))
             .Input(MakeTensor(lt, {static_cast<int64_t>(len.size())}, lv));
         ASSERT_OK(r.Run());
@@ -69,7 +72,10 @@ TEST(ReverseSequence, EveryAxisPairAndLengthType) {
 
 TEST(ReverseSequence, BadLengthsAreErrors) {
   OpRun r("ReverseSequence");
-  r.AttrType("T", GRT_FLOAT32).AttrType("Tlen", GRT_INT64).AttrInt("seq_dim", 1).AttrInt("batch_dim", 0);
+  r.AttrType("T", GRT_FLOAT32)
+      .AttrType("Tlen", GRT_INT64)
+      .AttrInt("seq_dim", 1)
+      .AttrInt("batch_dim", 0);
   r.Input(T_<float>({2, 3}, Iota(6))).Input(T_<int64_t>({2}, {1, 4}));
   grt_status* s = r.Run();
   ASSERT_NE(s, nullptr);

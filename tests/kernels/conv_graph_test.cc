@@ -23,10 +23,10 @@ using Dims = std::vector<int64_t>;
 using Vals = std::vector<double>;
 using namespace ref;
 
-#define OK(expr)                                              \
-  do {                                                        \
-    grt_status* s_ = (expr);                                  \
-    ASSERT_EQ(s_, nullptr) << grt_status_message(s_);         \
+#define OK(expr)                                      \
+  do {                                                \
+    grt_status* s_ = (expr);                          \
+    ASSERT_EQ(s_, nullptr) << grt_status_message(s_); \
   } while (0)
 
 grt_tensor* F32(const Dims& d, const Vals& v) {
@@ -102,7 +102,8 @@ class Tower : public ::testing::TestWithParam<bool> {
   // The tower in float64.
   Vals Reference(const Vals& x) const {
     ConvGeom c{};
-    c.n = kIn[0], c.ih = kIn[1], c.iw = kIn[2], c.ic = kIn[3], c.kh = 5, c.kw = 5, c.oc = 4, c.groups = 1;
+    c.n = kIn[0], c.ih = kIn[1], c.iw = kIn[2], c.ic = kIn[3], c.kh = 5, c.kw = 5, c.oc = 4,
+    c.groups = 1;
     c.sh = c.sw = c.dh = c.dw = 1;
     c.h = Window(c.ih, 5, 1, 1, "SAME");
     c.w = Window(c.iw, 5, 1, 1, "SAME");
@@ -174,8 +175,11 @@ TEST_P(Tower, KernelErrorNamesTheNode) {
   Vals y;
   std::string m = Run({2, 9, 8, 2}, Rand(2 * 9 * 8 * 2, 6), &y);
   // Fused, the convolution runs in the node that replaced the chain.
-  EXPECT_NE(m.find(GetParam() ? "(_FusedConv2D)" : "node 'conv1' (Conv2D)"), std::string::npos) << m;
-  EXPECT_NE(m.find("input depth must be evenly divisible by filter depth: 2 vs 3"), std::string::npos) << m;
+  EXPECT_NE(m.find(GetParam() ? "(_FusedConv2D)" : "node 'conv1' (Conv2D)"), std::string::npos)
+      << m;
+  EXPECT_NE(m.find("input depth must be evenly divisible by filter depth: 2 vs 3"),
+            std::string::npos)
+      << m;
   Vals x = Rand(Elems(kIn), 7);  // the session stays usable
   EXPECT_EQ(Run(kIn, x, &y), "");
 }

@@ -41,8 +41,8 @@ struct Win {
 };
 
 // padding: "SAME", "VALID" or "EXPLICIT" (with pb/pa).
-inline Win Window(int64_t in, int64_t k, int64_t stride, int64_t dilation, const std::string& padding,
-                  int64_t pb = 0, int64_t pa = 0) {
+inline Win Window(int64_t in, int64_t k, int64_t stride, int64_t dilation,
+                  const std::string& padding, int64_t pb = 0, int64_t pa = 0) {
   int64_t eff = (k - 1) * dilation + 1;
   if (padding == "VALID") return {in < eff ? 0 : (in - eff) / stride + 1, 0};
   if (padding == "SAME") {
@@ -60,7 +60,8 @@ inline Vals ToNchw(const Vals& x, const Dims& nhwc) {
   for (int64_t n = 0; n < N; n++)
     for (int64_t h = 0; h < H; h++)
       for (int64_t w = 0; w < W; w++)
-        for (int64_t c = 0; c < C; c++) y[((n * C + c) * H + h) * W + w] = x[((n * H + h) * W + w) * C + c];
+        for (int64_t c = 0; c < C; c++)
+          y[((n * C + c) * H + h) * W + w] = x[((n * H + h) * W + w) * C + c];
   return y;
 }
 inline Vals FromNchw(const Vals& y, const Dims& nhwc) {
@@ -69,7 +70,8 @@ inline Vals FromNchw(const Vals& y, const Dims& nhwc) {
   for (int64_t n = 0; n < N; n++)
     for (int64_t h = 0; h < H; h++)
       for (int64_t w = 0; w < W; w++)
-        for (int64_t c = 0; c < C; c++) x[((n * H + h) * W + w) * C + c] = y[((n * C + c) * H + h) * W + w];
+        for (int64_t c = 0; c < C; c++)
+          x[((n * H + h) * W + w) * C + c] = y[((n * C + c) * H + h) * W + w];
   return x;
 }
 inline Dims NchwDims(const Dims& nhwc) { return {nhwc[0], nhwc[3], nhwc[1], nhwc[2]}; }
@@ -150,7 +152,8 @@ void ForEachWindow(const PoolGeom& g, F f) {
           for (int64_t kh = 0; kh < g.kh; kh++)
             for (int64_t kw = 0; kw < g.kw; kw++) {
               int64_t ih = oh * g.sh - g.h.before + kh, iw = ow * g.sw - g.w.before + kw;
-              if (ih >= 0 && ih < g.ih && iw >= 0 && iw < g.iw) at.push_back(((n * g.ih + ih) * g.iw + iw) * g.c + c);
+              if (ih >= 0 && ih < g.ih && iw >= 0 && iw < g.iw)
+                at.push_back(((n * g.ih + ih) * g.iw + iw) * g.c + c);
             }
           f(((n * g.h.out + oh) * g.w.out + ow) * g.c + c, at);
         }
@@ -179,7 +182,8 @@ inline Vals LrnRef(const Lrn& p, const Dims& d, const Vals& x) {
   for (size_t base = 0; base < x.size(); base += C)
     for (int64_t c = 0; c < C; c++) {
       double s = 0;
-      for (int64_t k = std::max<int64_t>(0, c - p.r); k <= std::min(C - 1, c + p.r); k++) s += x[base + k] * x[base + k];
+      for (int64_t k = std::max<int64_t>(0, c - p.r); k <= std::min(C - 1, c + p.r); k++)
+        s += x[base + k] * x[base + k];
       y[base + c] = x[base + c] / std::pow(p.bias + p.alpha * s, p.beta);
     }
   return y;

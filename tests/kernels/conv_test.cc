@@ -23,17 +23,17 @@ using Vals = std::vector<double>;
 using namespace ref;
 
 struct Case {
-  Dims in;       // NHWC
-  Dims filter;   // HWIO (depthwise: [kh, kw, ic, multiplier])
+  Dims in;      // NHWC
+  Dims filter;  // HWIO (depthwise: [kh, kw, ic, multiplier])
   int64_t sh, sw, dh, dw;
   std::string padding;
-  Dims pads;     // EXPLICIT: top, bottom, left, right
+  Dims pads;  // EXPLICIT: top, bottom, left, right
 };
 
 std::string Name(const Case& c, bool nchw) {
   return ::testing::PrintToString(c.in) + " f" + ::testing::PrintToString(c.filter) + " s" +
-         std::to_string(c.sh) + std::to_string(c.sw) + " d" + std::to_string(c.dh) + std::to_string(c.dw) +
-         " " + c.padding + (nchw ? " NCHW" : " NHWC");
+         std::to_string(c.sh) + std::to_string(c.sw) + " d" + std::to_string(c.dh) +
+         std::to_string(c.dw) + " " + c.padding + (nchw ? " NCHW" : " NHWC");
 }
 
 ConvGeom Geom(const Case& c, bool depthwise) {
@@ -63,10 +63,12 @@ void Attrs(OpRun& r, const Case& c, bool nchw) {
   r.AttrString("data_format", nchw ? "NCHW" : "NHWC");
   if (nchw) {
     r.AttrInts("strides", {1, 1, c.sh, c.sw}).AttrInts("dilations", {1, 1, c.dh, c.dw});
-    if (c.padding == "EXPLICIT") r.AttrInts("explicit_paddings", {0, 0, 0, 0, c.pads[0], c.pads[1], c.pads[2], c.pads[3]});
+    if (c.padding == "EXPLICIT")
+      r.AttrInts("explicit_paddings", {0, 0, 0, 0, c.pads[0], c.pads[1], c.pads[2], c.pads[3]});
   } else {
     r.AttrInts("strides", {1, c.sh, c.sw, 1}).AttrInts("dilations", {1, c.dh, c.dw, 1});
-    if (c.padding == "EXPLICIT") r.AttrInts("explicit_paddings", {0, 0, c.pads[0], c.pads[1], c.pads[2], c.pads[3], 0, 0});
+    if (c.padding == "EXPLICIT")
+      r.AttrInts("explicit_paddings", {0, 0, c.pads[0], c.pads[1], c.pads[2], c.pads[3], 0, 0});
   }
 }
 
@@ -311,7 +313,9 @@ TEST(Conv2D, RunsWithoutState) {
   Vals x = Rand(Count(c.in), 40), f = Rand(Count(c.filter), 41);
   for (int i = 0; i < 2; i++) {
     FeedRun r("Conv2D");
-    r.AttrType("T", GRT_FLOAT32).AttrString("padding", "VALID").AttrInts("strides", {1, c.sh, c.sw, 1});
+    r.AttrType("T", GRT_FLOAT32)
+        .AttrString("padding", "VALID")
+        .AttrInts("strides", {1, c.sh, c.sw, 1});
     r.Input(T_<float>(c.in, x)).Input(T_<float>(c.filter, f));
     ASSERT_OK(r.Run(i ? TestPool() : nullptr));
     ExpectNear(r.Output(0), g.out(), ConvRef(g, x, f), 1e-5);
@@ -336,8 +340,8 @@ TEST(Conv2D, KernelErrors) {
               "input depth must be evenly divisible by filter depth: 3 vs 2");
   CheckStatus(conv("Conv2D", {1, 3, 3, 3}, {5, 1, 3, 4})->Run(), GRT_INVALID_ARGUMENT,
               "Computed output size would be negative");
-  CheckStatus(conv("DepthwiseConv2dNative", {1, 3, 3, 3}, {1, 1, 2, 4})->Run(), GRT_INVALID_ARGUMENT,
-              "input and filter must have the same depth: 3 vs 2");
+  CheckStatus(conv("DepthwiseConv2dNative", {1, 3, 3, 3}, {1, 1, 2, 4})->Run(),
+              GRT_INVALID_ARGUMENT, "input and filter must have the same depth: 3 vs 2");
   auto f64 = std::make_unique<FeedRun>("Conv2D");
   f64->AttrType("T", GRT_FLOAT64).AttrString("padding", "VALID").AttrInts("strides", {1, 1, 1, 1});
   f64->Input(T_<double>({1, 2, 2, 1}, {0})).Input(T_<double>({1, 1, 1, 1}, {0}));
@@ -345,12 +349,16 @@ TEST(Conv2D, KernelErrors) {
 
   FeedRun bpi("Conv2DBackpropInput");
   bpi.AttrType("T", GRT_FLOAT32).AttrString("padding", "VALID").AttrInts("strides", {1, 1, 1, 1});
-  bpi.Input(T_<int32_t>({4}, {1, 3, 3, 1})).Input(T_<float>({2, 2, 1, 1}, {0})).Input(T_<float>({1, 3, 3, 1}, {0}));
+  bpi.Input(T_<int32_t>({4}, {1, 3, 3, 1}))
+      .Input(T_<float>({2, 2, 1, 1}, {0}))
+      .Input(T_<float>({1, 3, 3, 1}, {0}));
   CheckStatus(bpi.Run(), GRT_INVALID_ARGUMENT,
               "out_backprop has shape [1,3,3,1], but the convolution's output is [1,2,2,1]");
   FeedRun sizes("Conv2DBackpropFilter");
   sizes.AttrType("T", GRT_FLOAT32).AttrString("padding", "VALID").AttrInts("strides", {1, 1, 1, 1});
-  sizes.Input(T_<float>({1, 3, 3, 1}, {0})).Input(T_<int32_t>({3}, {2, 2, 1})).Input(T_<float>({1, 2, 2, 1}, {0}));
+  sizes.Input(T_<float>({1, 3, 3, 1}, {0}))
+      .Input(T_<int32_t>({3}, {2, 2, 1}))
+      .Input(T_<float>({1, 2, 2, 1}, {0}));
   CheckStatus(sizes.Run(), GRT_INVALID_ARGUMENT, "filter_sizes must have 4 elements, got 3");
 }
 
@@ -365,20 +373,44 @@ TEST(Conv2D, BadAttrsNameTheNode) {
   };
   for (const Bad& b : std::vector<Bad>{
            {"strides", {1, 1, 1}, "SAME", "NHWC", "attr 'strides' must have 4 entries, got 3"},
-           {"strides", {2, 1, 1, 1}, "SAME", "NHWC", "strides in the batch and depth dimensions must be 1"},
+           {"strides",
+            {2, 1, 1, 1},
+            "SAME",
+            "NHWC",
+            "strides in the batch and depth dimensions must be 1"},
            {"strides", {1, 0, 1, 1}, "SAME", "NHWC", "attr 'strides' must be positive"},
-           {"dilations", {1, 1, 1, 2}, "SAME", "NHWC", "dilations in the batch and depth dimensions must be 1"},
-           {"strides", {1, 1, 1, 1}, "FULL", "NHWC", "attr 'padding' must be SAME, VALID or EXPLICIT, got 'FULL'"},
-           {"strides", {1, 1, 1, 1}, "SAME", "HWCN", "attr 'data_format' must be NHWC or NCHW, got 'HWCN'"},
-           {"explicit_paddings", {0, 0, 1, 1, 1, 1, 0, 0}, "SAME", "NHWC",
+           {"dilations",
+            {1, 1, 1, 2},
+            "SAME",
+            "NHWC",
+            "dilations in the batch and depth dimensions must be 1"},
+           {"strides",
+            {1, 1, 1, 1},
+            "FULL",
+            "NHWC",
+            "attr 'padding' must be SAME, VALID or EXPLICIT, got 'FULL'"},
+           {"strides",
+            {1, 1, 1, 1},
+            "SAME",
+            "HWCN",
+            "attr 'data_format' must be NHWC or NCHW, got 'HWCN'"},
+           {"explicit_paddings",
+            {0, 0, 1, 1, 1, 1, 0, 0},
+            "SAME",
+            "NHWC",
             "must be empty if the padding attribute is not EXPLICIT"},
            {"explicit_paddings", {0, 0, 1, 1}, "EXPLICIT", "NHWC", "must have 8 entries"},
-           {"explicit_paddings", {1, 0, 1, 1, 1, 1, 0, 0}, "EXPLICIT", "NHWC",
+           {"explicit_paddings",
+            {1, 0, 1, 1, 1, 1, 0, 0},
+            "EXPLICIT",
+            "NHWC",
             "nonzero padding in the batch or depth dimensions"},
        }) {
     SCOPED_TRACE(b.message);
     OpRun r("Conv2D");
-    r.AttrType("T", GRT_FLOAT32).AttrString("padding", b.padding).AttrString("data_format", b.format);
+    r.AttrType("T", GRT_FLOAT32)
+        .AttrString("padding", b.padding)
+        .AttrString("data_format", b.format);
     if (std::string(b.attr) != "strides") r.AttrInts("strides", {1, 1, 1, 1});
     r.AttrInts(b.attr, b.ints);
     r.Input(T_<float>({1, 4, 4, 2}, {0})).Input(T_<float>({2, 2, 2, 1}, {0}));

@@ -153,7 +153,9 @@ TEST(ModShift, IntegerRemaindersMixedSigns) {
     }
   }
   OpRun u("FloorMod");
-  u.AttrType("T", GRT_UINT8).Input(T_<uint8_t>({3}, {200, 9, 4})).Input(T_<uint8_t>({3}, {7, 9, 5}));
+  u.AttrType("T", GRT_UINT8)
+      .Input(T_<uint8_t>({3}, {200, 9, 4}))
+      .Input(T_<uint8_t>({3}, {7, 9, 5}));
   ASSERT_OK(u.Run());
   ExpectNear(u.Output(0), {3}, {200 % 7, 0, 4}, 0);
 }
@@ -161,7 +163,9 @@ TEST(ModShift, IntegerRemaindersMixedSigns) {
 TEST(ModShift, IntegerDivisionByZeroIsAnError) {
   for (const char* op : {"FloorMod", "TruncateMod"}) {
     OpRun r(op);
-    r.AttrType("T", GRT_INT32).Input(T_<int32_t>({3}, {1, 2, 3})).Input(T_<int32_t>({3}, {1, 0, 1}));
+    r.AttrType("T", GRT_INT32)
+        .Input(T_<int32_t>({3}, {1, 2, 3}))
+        .Input(T_<int32_t>({3}, {1, 0, 1}));
     grt_status* s = r.Run();
     ASSERT_NE(s, nullptr) << op;
     EXPECT_NE(std::string(grt_status_message(s)).find("division by zero"), std::string::npos);
@@ -173,11 +177,16 @@ TEST(ModShift, IntegerDivisionByZeroIsAnError) {
 // type's width, right shifts of signed values are arithmetic.
 int64_t WrapTo(grt_dtype dt, uint64_t v) {
   switch (dt) {
-    case GRT_INT8: return static_cast<int8_t>(v);
-    case GRT_INT16: return static_cast<int16_t>(v);
-    case GRT_INT32: return static_cast<int32_t>(v);
-    case GRT_UINT8: return static_cast<uint8_t>(v);
-    default: return static_cast<int64_t>(v);
+    case GRT_INT8:
+      return static_cast<int8_t>(v);
+    case GRT_INT16:
+      return static_cast<int16_t>(v);
+    case GRT_INT32:
+      return static_cast<int32_t>(v);
+    case GRT_UINT8:
+      return static_cast<uint8_t>(v);
+    default:
+      return static_cast<int64_t>(v);
   }
 }
 
@@ -217,9 +226,9 @@ TEST(ModShift, ShiftsClampAndWrap) {
 // Every dtype the CPU support rows promise runs.
 TEST(Coverage, EverySupportRowDtypeRuns) {
   auto two = [](grt_dtype t) { return MakeTensor(t, {2}, {1, 2}); };
-  for (const char* op : {"Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh",
-                         "Acosh", "Atanh", "Floor", "Ceil", "Round", "Sign", "Erf", "IsNan",
-                         "IsInf"})
+  for (const char* op :
+       {"Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh",
+        "Floor", "Ceil", "Round", "Sign", "Erf", "IsNan", "IsInf"})
     for (grt_dtype t : CpuDtypes(op, "T")) {
       SCOPED_TRACE(std::string(op) + " " + grt_dtype_name(t));
       FeedRun r(op);

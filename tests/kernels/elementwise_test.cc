@@ -67,10 +67,18 @@ struct ShapePair {
 };
 const std::vector<ShapePair>& BroadcastCases() {
   static const std::vector<ShapePair> cases = {
-      {{2, 3}, {2, 3}},          {{2, 3}, {3}},           {{3}, {2, 3}},
-      {{2, 1}, {1, 3}},          {{}, {4}},               {{4}, {}},
-      {{}, {}},                  {{2, 1, 3, 1}, {1, 4, 1, 5}}, {{3, 1}, {3, 4}},
-      {{1, 1}, {3}},             {{0, 3}, {3}},           {{2, 3, 4}, {2, 1, 4}},
+      {{2, 3}, {2, 3}},
+      {{2, 3}, {3}},
+      {{3}, {2, 3}},
+      {{2, 1}, {1, 3}},
+      {{}, {4}},
+      {{4}, {}},
+      {{}, {}},
+      {{2, 1, 3, 1}, {1, 4, 1, 5}},
+      {{3, 1}, {3, 4}},
+      {{1, 1}, {3}},
+      {{0, 3}, {3}},
+      {{2, 3, 4}, {2, 1, 4}},
       {{5, 1, 1, 2, 1, 3, 1, 2}, {1, 2, 3, 1, 4, 1, 2, 1}},
   };
   return cases;
@@ -267,8 +275,9 @@ TEST(Binary, IncompatibleShapesAreAnError) {
   c.AttrType("T", GRT_INT32).Input(T_<int32_t>({3, 2}, {0})).Input(T_<int32_t>({3}, {0}));
   CheckStatus(c.Run(), GRT_INVALID_ARGUMENT, "Incompatible shapes: [3,2] vs. [3]");
   FeedRun h("Mul");
-  h.AttrType("T", GRT_FLOAT16).Input(MakeTensor(GRT_FLOAT16, {2}, {1})).Input(
-      MakeTensor(GRT_FLOAT16, {5}, {1}));
+  h.AttrType("T", GRT_FLOAT16)
+      .Input(MakeTensor(GRT_FLOAT16, {2}, {1}))
+      .Input(MakeTensor(GRT_FLOAT16, {5}, {1}));
   CheckStatus(h.Run(), GRT_INVALID_ARGUMENT, "Incompatible shapes: [2] vs. [5]");
 }
 
@@ -295,9 +304,7 @@ TEST(Binary, LargeBroadcastSplitOverPool) {
     mul.AttrType("T", GRT_FLOAT32).Input(T_<float>(c.a, a)).Input(T_<float>(c.b, b));
     ASSERT_OK(mul.Run(TestPool()));
     FeedRun sub("Sub");
-    sub.AttrType("T", GRT_FLOAT32)
-        .Input(grt_tensor_ref(mul.Output(0)))
-        .Input(T_<float>(c.a, a));
+    sub.AttrType("T", GRT_FLOAT32).Input(grt_tensor_ref(mul.Output(0))).Input(T_<float>(c.a, a));
     // Sub(x*y, x) broadcasts x back against the product.
     ASSERT_OK(sub.Run(TestPool()));
     ExpectNear(sub.Output(0), od, want, 1e-6);
@@ -342,9 +349,7 @@ TEST(Compare, EveryOpEveryBroadcastSeveralDtypes) {
 
 TEST(Compare, EqualOnBoolsAndNaN) {
   OpRun r("Equal");
-  r.AttrType("T", GRT_BOOL)
-      .Input(T_<bool>({4}, {0, 0, 1, 1}))
-      .Input(T_<bool>({4}, {0, 1, 0, 1}));
+  r.AttrType("T", GRT_BOOL).Input(T_<bool>({4}, {0, 0, 1, 1})).Input(T_<bool>({4}, {0, 1, 0, 1}));
   ASSERT_OK(r.Run());
   ExpectNear(r.Output(0), {4}, {1, 0, 0, 1}, 0);
   double nan = std::nan("");
@@ -443,10 +448,18 @@ TEST(Unary, IntegerOps) {
       for (double v : in) {
         int64_t r = c.f(static_cast<int64_t>(v));
         switch (dt) {
-          case GRT_INT8: want.push_back(static_cast<int8_t>(r)); break;
-          case GRT_INT16: want.push_back(static_cast<int16_t>(r)); break;
-          case GRT_INT32: want.push_back(static_cast<int32_t>(r)); break;
-          default: want.push_back(static_cast<double>(r)); break;
+          case GRT_INT8:
+            want.push_back(static_cast<int8_t>(r));
+            break;
+          case GRT_INT16:
+            want.push_back(static_cast<int16_t>(r));
+            break;
+          case GRT_INT32:
+            want.push_back(static_cast<int32_t>(r));
+            break;
+          default:
+            want.push_back(static_cast<double>(r));
+            break;
         }
       }
       OpRun r(c.op);
@@ -687,18 +700,23 @@ double ExpectedCast(grt_dtype src, const grt_tensor* in, int64_t i, grt_dtype ds
     v = grt_dtype_load_int(src, d, i);
   }
   switch (dst) {
-    case GRT_INT8: return static_cast<int8_t>(v);
-    case GRT_INT16: return static_cast<int16_t>(v);
-    case GRT_INT32: return static_cast<int32_t>(v);
-    case GRT_UINT8: return static_cast<uint8_t>(v);
-    default: return static_cast<double>(v);
+    case GRT_INT8:
+      return static_cast<int8_t>(v);
+    case GRT_INT16:
+      return static_cast<int16_t>(v);
+    case GRT_INT32:
+      return static_cast<int32_t>(v);
+    case GRT_UINT8:
+      return static_cast<uint8_t>(v);
+    default:
+      return static_cast<double>(v);
   }
 }
 
 TEST(Cast, EveryDtypePair) {
   double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
-  Vals floats = {0, 1, -1, 2.5, -2.7, 100, 127.9, 128, 255, 300, -129, 1e10, -1e10, 65504,
-                 1e-8, nan, inf, -inf};
+  Vals floats = {0,   1,    -1,   2.5,   -2.7,  100,  127.9, 128, 255,
+                 300, -129, 1e10, -1e10, 65504, 1e-8, nan,   inf, -inf};
   Vals ints = {0, 1, -1, 2, 100, 127, 128, 255, 256, 300, -129, -32769, 70000, 4294967297.0};
   for (grt_dtype src : kAllDtypes) {
     const Vals& vals = IsFloat(src) ? floats : ints;
@@ -841,10 +859,11 @@ TEST(AddN, MismatchedShapesAreAnError) {
 // op and dtype: no negative exponents, no zero divisors).
 TEST(Coverage, EverySupportRowDtypeRuns) {
   auto two = [](grt_dtype t) { return MakeTensor(t, {2}, {1, 2}); };
-  const char* binary[] = {"Add",     "AddV2",   "Sub",     "Mul",  "RealDiv",
-                          "Maximum", "Minimum", "Pow",     "SquaredDifference",
-                          "Less",    "Greater", "GreaterEqual", "Equal",
-                          "TanhGrad", "SigmoidGrad"};
+  const char* binary[] = {"Add",     "AddV2",    "Sub",
+                          "Mul",     "RealDiv",  "Maximum",
+                          "Minimum", "Pow",      "SquaredDifference",
+                          "Less",    "Greater",  "GreaterEqual",
+                          "Equal",   "TanhGrad", "SigmoidGrad"};
   for (const char* op : binary)
     for (grt_dtype t : CpuDtypes(op, "T")) {
       SCOPED_TRACE(std::string(op) + " " + grt_dtype_name(t));
@@ -852,8 +871,7 @@ TEST(Coverage, EverySupportRowDtypeRuns) {
       r.AttrType("T", t).Input(two(t)).Input(two(t));
       ASSERT_OK(r.Run());
     }
-  const char* unary[] = {"Neg", "Abs", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "Tanh",
-                         "Sigmoid"};
+  const char* unary[] = {"Neg", "Abs", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "Tanh", "Sigmoid"};
   for (const char* op : unary)
     for (grt_dtype t : CpuDtypes(op, "T")) {
       SCOPED_TRACE(std::string(op) + " " + grt_dtype_name(t));

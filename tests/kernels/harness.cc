@@ -15,7 +15,8 @@ grt_tensor* MakeTensor(grt_dtype dt, const std::vector<int64_t>& dims,
   if (!t) return nullptr;
   int64_t n = grt_tensor_num_elements(t);
   for (int64_t i = 0; i < n && !values.empty(); i++)
-    grt_dtype_store_double(dt, grt_tensor_data(t), i, values.size() == 1 ? values[0] : values.at(i));
+    grt_dtype_store_double(dt, grt_tensor_data(t), i,
+                           values.size() == 1 ? values[0] : values.at(i));
   return t;
 }
 
@@ -50,9 +51,7 @@ void ExpectNear(const grt_tensor* t, const std::vector<int64_t>& dims,
   }
 }
 
-OpRun::OpRun(const char* op) : op_(op) {
-  grt_status_free(grt_graph_new(&g_));
-}
+OpRun::OpRun(const char* op) : op_(op) { grt_status_free(grt_graph_new(&g_)); }
 
 OpRun::~OpRun() {
   if (kernel_ && kernel_->free_state && state_) kernel_->free_state(state_);
@@ -68,11 +67,11 @@ OpRun::~OpRun() {
   grt_graph_free(g_);
 }
 
-#define SET(call)                                      \
-  do {                                                 \
-    grt_status* s_ = (call);                           \
-    EXPECT_EQ(s_, nullptr) << grt_status_message(s_);  \
-    grt_status_free(s_);                               \
+#define SET(call)                                     \
+  do {                                                \
+    grt_status* s_ = (call);                          \
+    EXPECT_EQ(s_, nullptr) << grt_status_message(s_); \
+    grt_status_free(s_);                              \
   } while (0)
 
 static void EnsureNode(grt_graph* g, int32_t* node, const std::string& op) {

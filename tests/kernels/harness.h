@@ -28,23 +28,48 @@ extern "C" {
 #include "base/tensor.h"
 }
 
-#define ASSERT_OK(expr)                                          \
-  do {                                                           \
-    grt_status* s_ = (expr);                                     \
-    ASSERT_EQ(s_, nullptr) << grt_status_message(s_);            \
+#define ASSERT_OK(expr)                               \
+  do {                                                \
+    grt_status* s_ = (expr);                          \
+    ASSERT_EQ(s_, nullptr) << grt_status_message(s_); \
   } while (0)
 
 namespace grt_test {
 
-template <typename T> grt_dtype DtypeOf();
-template <> inline grt_dtype DtypeOf<float>() { return GRT_FLOAT32; }
-template <> inline grt_dtype DtypeOf<double>() { return GRT_FLOAT64; }
-template <> inline grt_dtype DtypeOf<int32_t>() { return GRT_INT32; }
-template <> inline grt_dtype DtypeOf<int64_t>() { return GRT_INT64; }
-template <> inline grt_dtype DtypeOf<int8_t>() { return GRT_INT8; }
-template <> inline grt_dtype DtypeOf<int16_t>() { return GRT_INT16; }
-template <> inline grt_dtype DtypeOf<uint8_t>() { return GRT_UINT8; }
-template <> inline grt_dtype DtypeOf<bool>() { return GRT_BOOL; }
+template <typename T>
+grt_dtype DtypeOf();
+template <>
+inline grt_dtype DtypeOf<float>() {
+  return GRT_FLOAT32;
+}
+template <>
+inline grt_dtype DtypeOf<double>() {
+  return GRT_FLOAT64;
+}
+template <>
+inline grt_dtype DtypeOf<int32_t>() {
+  return GRT_INT32;
+}
+template <>
+inline grt_dtype DtypeOf<int64_t>() {
+  return GRT_INT64;
+}
+template <>
+inline grt_dtype DtypeOf<int8_t>() {
+  return GRT_INT8;
+}
+template <>
+inline grt_dtype DtypeOf<int16_t>() {
+  return GRT_INT16;
+}
+template <>
+inline grt_dtype DtypeOf<uint8_t>() {
+  return GRT_UINT8;
+}
+template <>
+inline grt_dtype DtypeOf<bool>() {
+  return GRT_BOOL;
+}
 
 // A new tensor (caller owns it) of dtype `dt` and shape `dims`, filled from
 // `values` converted to the dtype (one value fills the whole tensor).

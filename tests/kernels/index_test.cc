@@ -1,6 +1,6 @@
 // The indexing ops' CPU kernels (Range, GatherV2, GatherNd, TensorScatter*,
-// Cumsum, TopKV2, Where, ReverseSequence, Einsum, Pad, PadV2, MirrorPad) against references computed here
-// with plain float64 loops, plus their error cases.
+// Cumsum, TopKV2, Where, ReverseSequence, Einsum, Pad, PadV2, MirrorPad) against references
+// computed here with plain float64 loops, plus their error cases.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -100,7 +100,9 @@ TEST(IndexKernels, GatherV2EveryAxis) {
     const std::vector<double>& idx = ind;
     OpRun r("GatherV2");
     r.AttrType("Tparams", GRT_FLOAT32).AttrType("Tindices", GRT_INT64).AttrType("Taxis", GRT_INT32);
-    r.Input(T_<float>(pd, p)).Input(T_<int64_t>({2, 2}, idx)).Input(T_<int32_t>({}, {double(axis)}));
+    r.Input(T_<float>(pd, p))
+        .Input(T_<int64_t>({2, 2}, idx))
+        .Input(T_<int32_t>({}, {double(axis)}));
     ASSERT_OK(r.Run());
     ExpectNear(r.Output(0), od, want);
   }
@@ -115,7 +117,7 @@ TEST(IndexKernels, GatherV2EveryAxis) {
 TEST(IndexKernels, GatherV2BatchDims) {
   const std::vector<int64_t> pd = {2, 3, 4, 2};  // batch 2, then 3, the gathered 4, inner 2
   std::vector<double> p = Values(Count(pd), 5);
-  const std::vector<int64_t> idd = {2, 3};      // per batch 3 indices into the axis of 4
+  const std::vector<int64_t> idd = {2, 3};  // per batch 3 indices into the axis of 4
   const std::vector<double> ind = {3, 0, 2, 1, 1, 0};
   struct Case {
     int batch_dims, axis;
@@ -138,7 +140,8 @@ TEST(IndexKernels, GatherV2BatchDims) {
         for (int j = 0; j < 3; j++)
           for (int k = 0; k < 4; k++)
             for (int e = 0; e < 2; e++)
-              want.push_back(p[((b * 3 + std::min(2, static_cast<int>(ind[b * 3 + j]))) * 4 + k) * 2 + e]);
+              want.push_back(
+                  p[((b * 3 + std::min(2, static_cast<int>(ind[b * 3 + j]))) * 4 + k) * 2 + e]);
     }
     std::vector<double> idx = ind;
     if (a == 1)
@@ -156,14 +159,18 @@ TEST(IndexKernels, GatherV2BatchDims) {
     std::vector<int64_t> ind_dims;
     const char* message;
   };
-  for (const Bad& b : {Bad{3, 2, {2, 3}, "Expected batch_dims in the range [-2, 2], but got 3"},
-                       Bad{2, 3, {2, 2}, "params.shape[1]: 3 should be equal to indices.shape[1]: 2"},
-                       Bad{1, 0, {2, 3}, "batch_dims (1) must be less than or equal to axis (0)"},
-                       Bad{1, 2, {3, 2}, "params.shape[0]: 2 should be equal to indices.shape[0]: 3"}}) {
+  for (const Bad& b :
+       {Bad{3, 2, {2, 3}, "Expected batch_dims in the range [-2, 2], but got 3"},
+        Bad{2, 3, {2, 2}, "params.shape[1]: 3 should be equal to indices.shape[1]: 2"},
+        Bad{1, 0, {2, 3}, "batch_dims (1) must be less than or equal to axis (0)"},
+        Bad{1, 2, {3, 2}, "params.shape[0]: 2 should be equal to indices.shape[0]: 3"}}) {
     FeedRun bad("GatherV2");
-    bad.AttrType("Tparams", GRT_FLOAT32).AttrType("Tindices", GRT_INT32).AttrType("Taxis", GRT_INT32);
+    bad.AttrType("Tparams", GRT_FLOAT32)
+        .AttrType("Tindices", GRT_INT32)
+        .AttrType("Taxis", GRT_INT32);
     bad.AttrInt("batch_dims", b.batch_dims);
-    bad.Input(T_<float>(pd, p)).Input(T_<int32_t>(b.ind_dims, std::vector<double>(Count(b.ind_dims), 0)));
+    bad.Input(T_<float>(pd, p))
+        .Input(T_<int32_t>(b.ind_dims, std::vector<double>(Count(b.ind_dims), 0)));
     bad.Input(T_<int32_t>({}, {double(b.axis)}));
     std::string m = TakeMessage(bad.Run());
     EXPECT_NE(m.find(b.message), std::string::npos) << m;
@@ -178,7 +185,9 @@ TEST(IndexKernels, GatherNdWholeRowsAndElements) {
     std::vector<double> want;
     for (int c = 0; c < 3; c++)
       for (int e = 0; e < 2; e++)
-        want.push_back(p[(static_cast<int64_t>(ind[2 * c]) * 4 + static_cast<int64_t>(ind[2 * c + 1])) * 2 + e]);
+        want.push_back(
+            p[(static_cast<int64_t>(ind[2 * c]) * 4 + static_cast<int64_t>(ind[2 * c + 1])) * 2 +
+              e]);
     OpRun r("GatherNd");
     r.AttrType("Tparams", GRT_FLOAT32).AttrType("Tindices", GRT_INT32);
     r.Input(T_<float>(pd, p)).Input(T_<int32_t>({3, 2}, ind));
@@ -189,8 +198,9 @@ TEST(IndexKernels, GatherNdWholeRowsAndElements) {
     std::vector<double> ind = {2, 3, 1, 0, 1, 0};
     std::vector<double> want;
     for (int c = 0; c < 2; c++)
-      want.push_back(p[(static_cast<int64_t>(ind[3 * c]) * 4 + static_cast<int64_t>(ind[3 * c + 1])) * 2 +
-                       static_cast<int64_t>(ind[3 * c + 2])]);
+      want.push_back(
+          p[(static_cast<int64_t>(ind[3 * c]) * 4 + static_cast<int64_t>(ind[3 * c + 1])) * 2 +
+            static_cast<int64_t>(ind[3 * c + 2])]);
     OpRun r("GatherNd");
     r.AttrType("Tparams", GRT_FLOAT32).AttrType("Tindices", GRT_INT64);
     r.Input(T_<float>(pd, p)).Input(T_<int64_t>({2, 1, 3}, ind));
@@ -210,15 +220,16 @@ TEST(IndexKernels, TensorScatterInIndexOrder) {
   const std::vector<int64_t> td = {4, 3};
   std::vector<double> t = Values(12, 3), up = Values(9, 5);
   const std::vector<double> ind = {1, 3, 1};  // [3, 1]: row 1 twice
-  for (const char* op : {"TensorScatterUpdate", "TensorScatterAdd", "TensorScatterMax",
-                         "TensorScatterMin"}) {
+  for (const char* op :
+       {"TensorScatterUpdate", "TensorScatterAdd", "TensorScatterMax", "TensorScatterMin"}) {
     std::vector<double> want = t;
     for (int c = 0; c < 3; c++)
       for (int e = 0; e < 3; e++) {
         double& w = want[static_cast<int64_t>(ind[c]) * 3 + e];
         double u = up[c * 3 + e];
         std::string o = op;
-        w = o == "TensorScatterUpdate" ? u : o == "TensorScatterAdd" ? w + u
+        w = o == "TensorScatterUpdate" ? u
+            : o == "TensorScatterAdd"  ? w + u
             : o == "TensorScatterMax"  ? std::max(w, u)
                                        : std::min(w, u);
       }
@@ -340,7 +351,10 @@ TEST(IndexKernels, ReverseSequencePrefixes) {
         want[(s * 3 + b) * 2 + e] = x[(from * 3 + b) * 2 + e];
       }
   OpRun r("ReverseSequence");
-  r.AttrType("T", GRT_FLOAT32).AttrType("Tlen", GRT_INT64).AttrInt("seq_dim", 0).AttrInt("batch_dim", 1);
+  r.AttrType("T", GRT_FLOAT32)
+      .AttrType("Tlen", GRT_INT64)
+      .AttrInt("seq_dim", 0)
+      .AttrInt("batch_dim", 1);
   r.Input(T_<float>(xd, x)).Input(T_<int64_t>({3}, lens));
   ASSERT_OK(r.Run());
   ExpectNear(r.Output(0), xd, want);
@@ -383,7 +397,8 @@ TEST(IndexKernels, EinsumProductsDiagonalsAndBroadcast) {
         for (int i = 0; i < 2; i++)
           for (int k = 0; k < 2; k++)
             for (int j = 0; j < 3; j++)
-              want[((u * 4 + v) * 2 + i) * 2 + k] += p[(u * 2 + i) * 3 + j] * q[(v * 3 + j) * 2 + k];
+              want[((u * 4 + v) * 2 + i) * 2 + k] +=
+                  p[(u * 2 + i) * 3 + j] * q[(v * 3 + j) * 2 + k];
     OpRun r("Einsum");
     r.AttrType("T", GRT_FLOAT32).AttrInt("N", 2).AttrString("equation", "...ij,...jk->...ik");
     r.Input(T_<float>({2, 1, 2, 3}, p)).Input(T_<float>({4, 3, 2}, q));

@@ -39,7 +39,8 @@ TEST(KernelAttrStringList, ReadsTheGraphsStrings) {
     st = grt_kernel_attr_string_list(&ctx, name, &v, &n);
     ASSERT_NE(st, nullptr) << name;
     EXPECT_EQ(grt_status_code(st), GRT_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(grt_status_message(st)).find(name), std::string::npos) << grt_status_message(st);
+    EXPECT_NE(std::string(grt_status_message(st)).find(name), std::string::npos)
+        << grt_status_message(st);
     grt_status_free(st);
   }
   grt_graph_free(g);

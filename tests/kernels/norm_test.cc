@@ -24,7 +24,6 @@ using namespace ref;
 
 // ---- LRN ---------------------------------------------------------------------
 
-
 // d(sum dy * y)/dx, y_c = x_c * N_c^-beta with N_c = bias + alpha * sum of
 // x_k^2 over c's window: dx_k = dy_k N_k^-beta - 2 alpha beta x_k sum over
 // the c whose window holds k of dy_c x_c N_c^(-beta-1).
@@ -35,12 +34,14 @@ Vals LrnGradRef(const Lrn& p, const Dims& d, const Vals& x, const Vals& dy) {
     Vals n(static_cast<size_t>(C));
     for (int64_t c = 0; c < C; c++) {
       double s = 0;
-      for (int64_t k = std::max<int64_t>(0, c - p.r); k <= std::min(C - 1, c + p.r); k++) s += x[base + k] * x[base + k];
+      for (int64_t k = std::max<int64_t>(0, c - p.r); k <= std::min(C - 1, c + p.r); k++)
+        s += x[base + k] * x[base + k];
       n[c] = p.bias + p.alpha * s;
     }
     for (int64_t c = 0; c < C; c++) {
       dx[base + c] += dy[base + c] * std::pow(n[c], -p.beta);
-      double common = -2.0 * p.alpha * p.beta * dy[base + c] * x[base + c] * std::pow(n[c], -p.beta - 1);
+      double common =
+          -2.0 * p.alpha * p.beta * dy[base + c] * x[base + c] * std::pow(n[c], -p.beta - 1);
       for (int64_t k = std::max<int64_t>(0, c - p.r); k <= std::min(C - 1, c + p.r); k++)
         dx[base + k] += common * x[base + k];
     }
@@ -57,8 +58,11 @@ void LrnAttrs(OpRun& r, const Lrn& p) {
 const std::vector<Lrn>& LrnCases() {
   // The seeds' CIFAR model: depth_radius 4, bias 1, alpha 0.001/9, beta 0.75;
   // TensorFlow's defaults; a window wider than the depth.
-  static const std::vector<Lrn> cases = {
-      {4, 1.0, 0.001 / 9.0, 0.75}, {5, 1.0, 1.0, 0.5}, {2, 2.0, 0.3, 0.6}, {0, 1.5, 0.5, 1.0}, {9, 1.0, 0.2, 0.75}};
+  static const std::vector<Lrn> cases = {{4, 1.0, 0.001 / 9.0, 0.75},
+                                         {5, 1.0, 1.0, 0.5},
+                                         {2, 2.0, 0.3, 0.6},
+                                         {0, 1.5, 0.5, 1.0},
+                                         {9, 1.0, 0.2, 0.75}};
   return cases;
 }
 
@@ -142,13 +146,17 @@ Stats BatchStats(const Layout& l, const Vals& x) {
   Stats s{Vals(l.c, 0.0), Vals(l.c, 0.0)};
   double n = static_cast<double>(x.size() / l.c);
   ForEach(l, [&](int64_t k, int64_t c) { s.mean[c] += x[k] / n; });
-  ForEach(l, [&](int64_t k, int64_t c) { s.var[c] += (x[k] - s.mean[c]) * (x[k] - s.mean[c]) / n; });
+  ForEach(l,
+          [&](int64_t k, int64_t c) { s.var[c] += (x[k] - s.mean[c]) * (x[k] - s.mean[c]) / n; });
   return s;
 }
 
-Vals Normalise(const Layout& l, const Vals& x, const Vals& scale, const Vals& offset, const Stats& s, double eps) {
+Vals Normalise(const Layout& l, const Vals& x, const Vals& scale, const Vals& offset,
+               const Stats& s, double eps) {
   Vals y(x.size());
-  ForEach(l, [&](int64_t k, int64_t c) { y[k] = (x[k] - s.mean[c]) / std::sqrt(s.var[c] + eps) * scale[c] + offset[c]; });
+  ForEach(l, [&](int64_t k, int64_t c) {
+    y[k] = (x[k] - s.mean[c]) / std::sqrt(s.var[c] + eps) * scale[c] + offset[c];
+  });
   return y;
 }
 
@@ -158,9 +166,11 @@ struct BnCase {
 };
 
 const std::vector<BnCase>& BnCases() {
-  static const std::vector<BnCase> cases = {
-      {{2, 3, 4, 5}, "NHWC"}, {{2, 5, 3, 4}, "NCHW"}, {{3, 1, 1, 7}, "NHWC"}, {{2, 2, 3, 2, 3}, "NDHWC"},
-      {{2, 3, 2, 2, 3}, "NCDHW"}};
+  static const std::vector<BnCase> cases = {{{2, 3, 4, 5}, "NHWC"},
+                                            {{2, 5, 3, 4}, "NCHW"},
+                                            {{3, 1, 1, 7}, "NHWC"},
+                                            {{2, 2, 3, 2, 3}, "NDHWC"},
+                                            {{2, 3, 2, 2, 3}, "NCDHW"}};
   return cases;
 }
 
@@ -233,8 +243,8 @@ struct BnGrad {
   Vals dx, dscale, doffset;
 };
 
-BnGrad BnGradRef(const Layout& l, const Vals& x, const Vals& dy, const Vals& scale, const Stats& s, double eps,
-                 bool training) {
+BnGrad BnGradRef(const Layout& l, const Vals& x, const Vals& dy, const Vals& scale, const Stats& s,
+                 double eps, bool training) {
   BnGrad g{Vals(x.size()), Vals(l.c, 0.0), Vals(l.c, 0.0)};
   double n = static_cast<double>(x.size() / l.c);
   Vals mean_dy(l.c, 0.0), mean_dy_xc(l.c, 0.0);
@@ -247,7 +257,8 @@ BnGrad BnGradRef(const Layout& l, const Vals& x, const Vals& dy, const Vals& sca
   });
   ForEach(l, [&](int64_t k, int64_t c) {
     double inv = 1 / std::sqrt(s.var[c] + eps);
-    g.dx[k] = training ? scale[c] * inv * (dy[k] - mean_dy[c] - (x[k] - s.mean[c]) * mean_dy_xc[c] * inv * inv)
+    g.dx[k] = training ? scale[c] * inv *
+                             (dy[k] - mean_dy[c] - (x[k] - s.mean[c]) * mean_dy_xc[c] * inv * inv)
                        : dy[k] * scale[c] * inv;
   });
   return g;
@@ -281,7 +292,8 @@ TEST(FusedBatchNormGradV3, TrainingAndInference) {
 TEST(BatchNormReference, TrainingGradientIsTheForwardsDerivative) {
   Layout l = Make({2, 2, 3, 3}, "NHWC");
   const double eps = 0.01;
-  Vals x = Rand(Count(l.dims), 16), dy = Rand(Count(l.dims), 17), scale = Rand(3, 18), offset = Rand(3, 19);
+  Vals x = Rand(Count(l.dims), 16), dy = Rand(Count(l.dims), 17), scale = Rand(3, 18),
+       offset = Rand(3, 19);
   auto loss = [&](const Vals& xx, const Vals& sc) {
     Vals y = Normalise(l, xx, sc, offset, BatchStats(l, xx), eps);
     double t = 0;

@@ -34,7 +34,9 @@ grt_kernel_ctx CtxOf(const grt_node* node) {
   return ctx;
 }
 
-std::vector<int64_t> DimsOf(const grt_shape& s) { return std::vector<int64_t>(s.dims, s.dims + s.rank); }
+std::vector<int64_t> DimsOf(const grt_shape& s) {
+  return std::vector<int64_t>(s.dims, s.dims + s.rank);
+}
 
 grt_shape Shape(const std::vector<int64_t>& d) {
   grt_shape s = {};
@@ -115,12 +117,30 @@ TEST(OpSemanticsTest, WindowErrorsAreTheShapeFunctionsMessages) {
     std::vector<int64_t> in, filter;
     const char* want;
   } cases[] = {
-      {"Conv2D", {1, 2, 2}, "SAME", {1, 4, 4, 1}, {2, 2, 1, 1}, "attr 'strides' must have 4 entries, got 3"},
-      {"Conv2D", {2, 1, 1, 1}, "SAME", {1, 4, 4, 1}, {2, 2, 1, 1},
+      {"Conv2D",
+       {1, 2, 2},
+       "SAME",
+       {1, 4, 4, 1},
+       {2, 2, 1, 1},
+       "attr 'strides' must have 4 entries, got 3"},
+      {"Conv2D",
+       {2, 1, 1, 1},
+       "SAME",
+       {1, 4, 4, 1},
+       {2, 2, 1, 1},
        "strides in the batch and depth dimensions must be 1"},
-      {"Conv2D", {1, 1, 1, 1}, "FULL", {1, 4, 4, 1}, {2, 2, 1, 1},
+      {"Conv2D",
+       {1, 1, 1, 1},
+       "FULL",
+       {1, 4, 4, 1},
+       {2, 2, 1, 1},
        "attr 'padding' must be SAME, VALID or EXPLICIT, got 'FULL'"},
-      {"AvgPool", {1, 1, 1, 1}, "EXPLICIT", {1, 4, 4, 1}, {}, "must be SAME or VALID, got 'EXPLICIT'"},
+      {"AvgPool",
+       {1, 1, 1, 1},
+       "EXPLICIT",
+       {1, 4, 4, 1},
+       {},
+       "must be SAME or VALID, got 'EXPLICIT'"},
   };
   for (const Case& c : cases) {
     OpRun r(c.op);
@@ -132,7 +152,8 @@ TEST(OpSemanticsTest, WindowErrorsAreTheShapeFunctionsMessages) {
     ASSERT_NE(validation, "") << c.want;
     grt_kernel_ctx ctx = CtxOf(r.Node());
     grt_window w;
-    std::string exported = Msg(grt_op_window(&ctx, c.filter.empty() ? GRT_WINDOW_KSIZE : GRT_WINDOW_DILATIONS, &w));
+    std::string exported =
+        Msg(grt_op_window(&ctx, c.filter.empty() ? GRT_WINDOW_KSIZE : GRT_WINDOW_DILATIONS, &w));
     EXPECT_NE(exported.find(c.want), std::string::npos) << exported;
     EXPECT_NE(validation.find(exported), std::string::npos) << validation << " / " << exported;
   }
@@ -415,7 +436,8 @@ TEST(OpSemanticsTest, DeterminantShapeIsTheCpuKernels) {
   EXPECT_EQ(out.rank, 0);
   grt_shape one = Shape({3}), rect = Shape({2, 3});
   EXPECT_EQ(Msg(grt_op_determinant_shape(&one, &out)), "Input must have rank >= 2, got 1");
-  EXPECT_EQ(Msg(grt_op_determinant_shape(&rect, &out)), "Input matrices must be square, got 2 != 3");
+  EXPECT_EQ(Msg(grt_op_determinant_shape(&rect, &out)),
+            "Input matrices must be square, got 2 != 3");
 }
 
 // ---- shape-only kernels --------------------------------------------------------

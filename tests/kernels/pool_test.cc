@@ -42,8 +42,9 @@ const std::vector<Case>& Cases() {
 }
 
 std::string Name(const Case& c, bool nchw) {
-  return ::testing::PrintToString(c.in) + " k" + std::to_string(c.kh) + std::to_string(c.kw) + " s" +
-         std::to_string(c.sh) + std::to_string(c.sw) + " " + c.padding + (nchw ? " NCHW" : " NHWC");
+  return ::testing::PrintToString(c.in) + " k" + std::to_string(c.kh) + std::to_string(c.kw) +
+         " s" + std::to_string(c.sh) + std::to_string(c.sw) + " " + c.padding +
+         (nchw ? " NCHW" : " NHWC");
 }
 
 PoolGeom Geom(const Case& c) {
@@ -68,10 +69,12 @@ void Attrs(Run& r, const Case& c, bool nchw) {
   r.AttrString("data_format", nchw ? "NCHW" : "NHWC");
   if (nchw) {
     r.AttrInts("ksize", {1, 1, c.kh, c.kw}).AttrInts("strides", {1, 1, c.sh, c.sw});
-    if (!c.pads.empty()) r.AttrInts("explicit_paddings", {0, 0, 0, 0, c.pads[0], c.pads[1], c.pads[2], c.pads[3]});
+    if (!c.pads.empty())
+      r.AttrInts("explicit_paddings", {0, 0, 0, 0, c.pads[0], c.pads[1], c.pads[2], c.pads[3]});
   } else {
     r.AttrInts("ksize", {1, c.kh, c.kw, 1}).AttrInts("strides", {1, c.sh, c.sw, 1});
-    if (!c.pads.empty()) r.AttrInts("explicit_paddings", {0, 0, c.pads[0], c.pads[1], c.pads[2], c.pads[3], 0, 0});
+    if (!c.pads.empty())
+      r.AttrInts("explicit_paddings", {0, 0, c.pads[0], c.pads[1], c.pads[2], c.pads[3], 0, 0});
   }
 }
 
@@ -160,7 +163,9 @@ TEST(MaxPoolGrad, GradientGoesToEachWindowsMaximum) {
       Vals x = Distinct(Count(c.in), 3), dy = Rand(Count(g.out()), 4);
       OpRun r("MaxPoolGrad");
       Attrs(r, c, nchw);
-      r.Input(Act(x, c.in, nchw)).Input(Act(MaxRef(g, x), g.out(), nchw)).Input(Act(dy, g.out(), nchw));
+      r.Input(Act(x, c.in, nchw))
+          .Input(Act(MaxRef(g, x), g.out(), nchw))
+          .Input(Act(dy, g.out(), nchw));
       ASSERT_OK(r.Run());
       ExpectAct(r.Output(0), c.in, MaxGradRef(g, x, dy), nchw, 1e-6);
     }
@@ -227,7 +232,9 @@ TEST(Pool, Errors) {
   FeedRun grad("MaxPoolGrad");
   grad.AttrType("T", GRT_FLOAT32).AttrString("padding", "VALID");
   grad.AttrInts("ksize", {1, 2, 2, 1}).AttrInts("strides", {1, 2, 2, 1});
-  grad.Input(T_<float>({1, 4, 4, 1}, {0})).Input(T_<float>({1, 2, 2, 1}, {0})).Input(T_<float>({1, 3, 2, 1}, {0}));
+  grad.Input(T_<float>({1, 4, 4, 1}, {0}))
+      .Input(T_<float>({1, 2, 2, 1}, {0}))
+      .Input(T_<float>({1, 3, 2, 1}, {0}));
   CheckStatus(grad.Run(), GRT_INVALID_ARGUMENT, "grad has shape [1,3,2,1], expected [1,2,2,1]");
   FeedRun avg("AvgPoolGrad");
   avg.AttrType("T", GRT_FLOAT32).AttrString("padding", "VALID");

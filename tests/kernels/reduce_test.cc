@@ -40,11 +40,16 @@ Vals Seq(int64_t n, double lo, double hi, uint32_t seed) {
 enum class Red { kSum, kMean, kProd, kMax, kMin };
 const char* OpName(Red r) {
   switch (r) {
-    case Red::kSum: return "Sum";
-    case Red::kMean: return "Mean";
-    case Red::kProd: return "Prod";
-    case Red::kMax: return "Max";
-    default: return "Min";
+    case Red::kSum:
+      return "Sum";
+    case Red::kMean:
+      return "Mean";
+    case Red::kProd:
+      return "Prod";
+    case Red::kMax:
+      return "Max";
+    default:
+      return "Min";
   }
 }
 
@@ -66,8 +71,7 @@ Vals RefReduce(Red r, grt_dtype dt, const Dims& in, const Vals& x, const std::ve
   }
   int64_t n_out = Count(kept), count = 1;
   for (int64_t a : red) count *= in[a];
-  bool is_float = dt == GRT_FLOAT32 || dt == GRT_FLOAT64 || dt == GRT_FLOAT16 ||
-                  dt == GRT_BFLOAT16;
+  bool is_float = dt == GRT_FLOAT32 || dt == GRT_FLOAT64 || dt == GRT_FLOAT16 || dt == GRT_BFLOAT16;
   double inf = std::numeric_limits<double>::infinity();
   double init = r == Red::kProd ? 1 : r == Red::kMax ? -inf : r == Red::kMin ? inf : 0;
   Vals acc(n_out, init);
@@ -114,10 +118,18 @@ Vals RefReduce(Red r, grt_dtype dt, const Dims& in, const Vals& x, const std::ve
       if (!seen[o]) {  // identity of an empty reduction: lowest / highest
         bool max = r == Red::kMax;
         switch (dt) {
-          case GRT_INT8: v = max ? INT8_MIN : INT8_MAX; break;
-          case GRT_UINT8: v = max ? 0 : UINT8_MAX; break;
-          case GRT_INT32: v = max ? INT32_MIN : INT32_MAX; break;
-          default: v = max ? INT64_MIN : INT64_MAX; break;
+          case GRT_INT8:
+            v = max ? INT8_MIN : INT8_MAX;
+            break;
+          case GRT_UINT8:
+            v = max ? 0 : UINT8_MAX;
+            break;
+          case GRT_INT32:
+            v = max ? INT32_MIN : INT32_MAX;
+            break;
+          default:
+            v = max ? INT64_MIN : INT64_MAX;
+            break;
         }
       } else {
         v = static_cast<int64_t>(acc[o]);
@@ -126,11 +138,20 @@ Vals RefReduce(Red r, grt_dtype dt, const Dims& in, const Vals& x, const std::ve
       v = iacc[o];
     }
     switch (dt) {
-      case GRT_INT8: v = static_cast<int8_t>(v); break;
-      case GRT_INT16: v = static_cast<int16_t>(v); break;
-      case GRT_INT32: v = static_cast<int32_t>(v); break;
-      case GRT_UINT8: v = static_cast<uint8_t>(v); break;
-      default: break;
+      case GRT_INT8:
+        v = static_cast<int8_t>(v);
+        break;
+      case GRT_INT16:
+        v = static_cast<int16_t>(v);
+        break;
+      case GRT_INT32:
+        v = static_cast<int32_t>(v);
+        break;
+      case GRT_UINT8:
+        v = static_cast<uint8_t>(v);
+        break;
+      default:
+        break;
     }
     if (r == Red::kMean) v = count ? v / count : 0;
     out[o] = static_cast<double>(v);
@@ -140,11 +161,16 @@ Vals RefReduce(Red r, grt_dtype dt, const Dims& in, const Vals& x, const std::ve
 
 double Tol(grt_dtype dt) {
   switch (dt) {
-    case GRT_FLOAT16: return 2e-3;
-    case GRT_BFLOAT16: return 1.6e-2;
-    case GRT_FLOAT32: return 1e-5;
-    case GRT_FLOAT64: return 1e-12;
-    default: return 0;
+    case GRT_FLOAT16:
+      return 2e-3;
+    case GRT_BFLOAT16:
+      return 1.6e-2;
+    case GRT_FLOAT32:
+      return 1e-5;
+    case GRT_FLOAT64:
+      return 1e-12;
+    default:
+      return 0;
   }
 }
 
@@ -155,19 +181,28 @@ struct AxesCase {
 
 const std::vector<AxesCase>& AxesCases() {
   static const std::vector<AxesCase> cases = {
-      {{2, 3}, {0}},          {{2, 3}, {1}},          {{2, 3}, {0, 1}},
-      {{2, 3}, {-1}},         {{2, 3}, {-2, 1}},      {{2, 3}, {0, 0}},
-      {{2, 3, 4, 5}, {1, 3}}, {{2, 3, 4, 5}, {0, 2}}, {{2, 3, 4, 5}, {0, 1, 2, 3}},
-      {{2, 3, 4, 5}, {2}},    {{2, 1, 4, 1}, {1, 2}}, {{7}, {0}},
-      {{3, 1, 2, 2, 1, 3, 2, 2}, {0, 2, 5, 7}},       {{4, 5, 6}, {0, 2}},
+      {{2, 3}, {0}},
+      {{2, 3}, {1}},
+      {{2, 3}, {0, 1}},
+      {{2, 3}, {-1}},
+      {{2, 3}, {-2, 1}},
+      {{2, 3}, {0, 0}},
+      {{2, 3, 4, 5}, {1, 3}},
+      {{2, 3, 4, 5}, {0, 2}},
+      {{2, 3, 4, 5}, {0, 1, 2, 3}},
+      {{2, 3, 4, 5}, {2}},
+      {{2, 1, 4, 1}, {1, 2}},
+      {{7}, {0}},
+      {{3, 1, 2, 2, 1, 3, 2, 2}, {0, 2, 5, 7}},
+      {{4, 5, 6}, {0, 2}},
       {{4, 5, 6}, {1}},
   };
   return cases;
 }
 
-void RunReduce(Red r, grt_dtype dt, const Dims& in, const Vals& x,
-               const std::vector<int64_t>& axes, bool keep, grt_dtype axes_dt = GRT_INT32,
-               bool scalar_axis = false, grt_threadpool* pool = nullptr) {
+void RunReduce(Red r, grt_dtype dt, const Dims& in, const Vals& x, const std::vector<int64_t>& axes,
+               bool keep, grt_dtype axes_dt = GRT_INT32, bool scalar_axis = false,
+               grt_threadpool* pool = nullptr) {
   Dims od;
   Vals want = RefReduce(r, dt, in, x, axes, keep, &od);
   Vals av(axes.begin(), axes.end());
@@ -203,8 +238,8 @@ TEST(Reduce, Float32EveryOpEveryAxesCase) {
 }
 
 TEST(Reduce, EveryDtypeClass) {
-  for (grt_dtype dt : {GRT_FLOAT64, GRT_INT32, GRT_INT64, GRT_INT8, GRT_UINT8, GRT_FLOAT16,
-                       GRT_BFLOAT16}) {
+  for (grt_dtype dt :
+       {GRT_FLOAT64, GRT_INT32, GRT_INT64, GRT_INT8, GRT_UINT8, GRT_FLOAT16, GRT_BFLOAT16}) {
     bool is_int = dt != GRT_FLOAT64 && dt != GRT_FLOAT16 && dt != GRT_BFLOAT16;
     for (Red r : {Red::kSum, Red::kMean, Red::kProd, Red::kMax, Red::kMin}) {
       for (const AxesCase& c : AxesCases()) {
@@ -249,8 +284,8 @@ TEST(Reduce, EmptyReductionsGiveIdentities) {
     const char* op;
     double want;
   };
-  for (const Empty& e : std::vector<Empty>{
-           {"Sum", 0}, {"Prod", 1}, {"Max", -inf}, {"Min", inf}, {"Mean", nan}}) {
+  for (const Empty& e :
+       std::vector<Empty>{{"Sum", 0}, {"Prod", 1}, {"Max", -inf}, {"Min", inf}, {"Mean", nan}}) {
     SCOPED_TRACE(e.op);
     OpRun r(e.op);
     r.AttrType("T", GRT_FLOAT32).Input(T_<float>({0, 3}, {})).Input(T_<int32_t>({1}, {0}));
@@ -303,12 +338,12 @@ TEST(Reduce, LongReductionsSplitOverPool) {
     Dims in;
     std::vector<int64_t> axes;
   };
-  for (const Big& b : std::vector<Big>{{{300001}, {0}},            // blocked full reduction
-                                       {{100000, 3}, {0}},         // blocked columns
-                                       {{3, 100000}, {1}},         // long rows
-                                       {{64, 5000, 3}, {1}},       // many column slices
-                                       {{2, 3000, 70}, {0, 2}},    // two passes
-                                       {{500, 4100}, {0}}}) {      // column chunks
+  for (const Big& b : std::vector<Big>{{{300001}, {0}},          // blocked full reduction
+                                       {{100000, 3}, {0}},       // blocked columns
+                                       {{3, 100000}, {1}},       // long rows
+                                       {{64, 5000, 3}, {1}},     // many column slices
+                                       {{2, 3000, 70}, {0, 2}},  // two passes
+                                       {{500, 4100}, {0}}}) {    // column chunks
     for (Red r : {Red::kSum, Red::kMax, Red::kMean}) {
       SCOPED_TRACE(std::string(OpName(r)) + " " + ::testing::PrintToString(b.in) + " axes " +
                    ::testing::PrintToString(b.axes));
@@ -445,8 +480,7 @@ TEST(ArgMax, Errors) {
   CheckStatus(e.Run(), GRT_INVALID_ARGUMENT, "Reduction axis 0 is empty in shape [0,3]");
   FeedRun o("ArgMax");
   o.AttrType("T", GRT_FLOAT32).Input(T_<float>({2, 3}, {0})).Input(T_<int32_t>({}, {2}));
-  CheckStatus(o.Run(), GRT_INVALID_ARGUMENT,
-              "Expected dimension in the range [-2, 2), but got 2");
+  CheckStatus(o.Run(), GRT_INVALID_ARGUMENT, "Expected dimension in the range [-2, 2), but got 2");
   FeedRun v("ArgMax");
   v.AttrType("T", GRT_FLOAT32).Input(T_<float>({2, 3}, {0})).Input(T_<int32_t>({1}, {0}));
   CheckStatus(v.Run(), GRT_INVALID_ARGUMENT, "dim must be a scalar");
@@ -467,8 +501,8 @@ TEST(Coverage, EverySupportRowDtypeRuns) {
   for (grt_dtype t : CpuDtypes("ArgMax", "T"))
     for (grt_dtype ti : CpuDtypes("ArgMax", "Tidx"))
       for (grt_dtype ot : CpuDtypes("ArgMax", "output_type")) {
-        SCOPED_TRACE(std::string("ArgMax ") + grt_dtype_name(t) + " " + grt_dtype_name(ti) +
-                     " " + grt_dtype_name(ot));
+        SCOPED_TRACE(std::string("ArgMax ") + grt_dtype_name(t) + " " + grt_dtype_name(ti) + " " +
+                     grt_dtype_name(ot));
         FeedRun r("ArgMax");
         r.AttrType("T", t).AttrType("Tidx", ti).AttrType("output_type", ot);
         r.Input(MakeTensor(t, {2, 2}, {1, 0, 0, 1})).Input(MakeTensor(ti, {}, {1}));

@@ -25,8 +25,10 @@ TEST(SupportAgreement, CpuKernelsMatchCpuSupportRows) {
     EXPECT_NE(k->compute, nullptr) << k->op;
     EXPECT_EQ(k->create_state == nullptr, k->free_state == nullptr) << k->op;
   }
-  for (const auto& op : declared) EXPECT_TRUE(implemented.count(op)) << "declared, no kernel: " << op;
-  for (const auto& op : implemented) EXPECT_TRUE(declared.count(op)) << "kernel, not declared: " << op;
+  for (const auto& op : declared)
+    EXPECT_TRUE(implemented.count(op)) << "declared, no kernel: " << op;
+  for (const auto& op : implemented)
+    EXPECT_TRUE(declared.count(op)) << "kernel, not declared: " << op;
 }
 
 TEST(SupportAgreement, EveryRegisteredOpRunsOnCpu) {

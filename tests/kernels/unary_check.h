@@ -46,7 +46,7 @@ inline void CheckUnaryCases(const std::vector<UnaryCase>& cases, uint32_t seed, 
       grt_tensor* x = MakeTensor(dt, d, Seq(Count(d), c.lo, c.hi, seed));
       Vals want(Count(d));
       for (int64_t i = 0; i < Count(d); i++) want[i] = c.f(At(x, i));
-      double tol = dt == GRT_FLOAT64 ? 1e-12
+      double tol = dt == GRT_FLOAT64   ? 1e-12
                    : dt == GRT_FLOAT32 ? f32_tol
                    : dt == GRT_FLOAT16 ? 1e-3
                                        : 8e-3;

@@ -91,7 +91,8 @@ TEST(AddressSpace, ThreadCreationWaits) {
         grt_threadpool* pool = nullptr;
         EXPECT_EQ(grt_threadpool_new(1, "t", &pool), nullptr);
         // Workers start with the first task, not with the pool.
-        EXPECT_TRUE(grt_threadpool_schedule(pool, [](void*) {}, nullptr));
+        EXPECT_TRUE(grt_threadpool_schedule(
+            pool, [](void*) {}, nullptr));
         grt_threadpool_free(pool);
       },
       true, kWaits));

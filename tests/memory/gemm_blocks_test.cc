@@ -54,13 +54,13 @@ TEST(GemmBlocks, SplitGemmsMatchFloat64Loops) {
   ASSERT_EQ(grt_threadpool_new(3, "gemm-test", &pool), nullptr);
   for (bool ta : {false, true})
     for (bool tb : {false, true}) {
-      Check<float>(GRT_FLOAT32, 203, 67, 91, ta, tb, 1, pool);    // 4 blocks, a short last one
+      Check<float>(GRT_FLOAT32, 203, 67, 91, ta, tb, 1, pool);  // 4 blocks, a short last one
       Check<double>(GRT_FLOAT64, 150, 80, 70, ta, tb, 1, pool);
-      Check<float>(GRT_FLOAT32, 40, 33, 200, ta, tb, 1, pool);    // 3 blocks of 16 rows
-      Check<float>(GRT_FLOAT32, 17, 5, 3, ta, tb, 1, pool);       // small: one call
+      Check<float>(GRT_FLOAT32, 40, 33, 200, ta, tb, 1, pool);  // 3 blocks of 16 rows
+      Check<float>(GRT_FLOAT32, 17, 5, 3, ta, tb, 1, pool);     // small: one call
     }
-  Check<float>(GRT_FLOAT32, 70, 50, 60, false, false, 3, pool);   // batched as one tall GEMM
-  Check<float>(GRT_FLOAT32, 70, 50, 60, true, false, 3, pool);    // batched, one by one
+  Check<float>(GRT_FLOAT32, 70, 50, 60, false, false, 3, pool);     // batched as one tall GEMM
+  Check<float>(GRT_FLOAT32, 70, 50, 60, true, false, 3, pool);      // batched, one by one
   Check<float>(GRT_FLOAT32, 203, 67, 91, false, true, 1, nullptr);  // no pool
   grt_threadpool_free(pool);
 }

@@ -16,8 +16,8 @@ namespace {
 
 std::string Npy(const std::string& descr, const std::string& shape, const std::string& data,
                 int major = 1, const char* fortran = "False") {
-  std::string header = "{'descr': '" + descr + "', 'fortran_order': " + fortran +
-                       ", 'shape': " + shape + ", }";
+  std::string header =
+      "{'descr': '" + descr + "', 'fortran_order': " + fortran + ", 'shape': " + shape + ", }";
   size_t pre = major == 1 ? 10 : 12;
   while ((pre + header.size() + 1) % 64) header += ' ';
   header += '\n';
@@ -57,10 +57,13 @@ TEST(Npy, ReadsFloat32Matrix) {
 }
 
 TEST(Npy, EveryDtypeScalarsAndVersions) {
-  struct { const char* descr; grt_dtype t; size_t size; } rows[] = {
-      {"<f2", GRT_FLOAT16, 2}, {"<f4", GRT_FLOAT32, 4}, {"<f8", GRT_FLOAT64, 8},
-      {"|i1", GRT_INT8, 1},    {"<i2", GRT_INT16, 2},   {"<i4", GRT_INT32, 4},
-      {"<i8", GRT_INT64, 8},   {"|u1", GRT_UINT8, 1},   {"|b1", GRT_BOOL, 1}};
+  struct {
+    const char* descr;
+    grt_dtype t;
+    size_t size;
+  } rows[] = {{"<f2", GRT_FLOAT16, 2}, {"<f4", GRT_FLOAT32, 4}, {"<f8", GRT_FLOAT64, 8},
+              {"|i1", GRT_INT8, 1},    {"<i2", GRT_INT16, 2},   {"<i4", GRT_INT32, 4},
+              {"<i8", GRT_INT64, 8},   {"|u1", GRT_UINT8, 1},   {"|b1", GRT_BOOL, 1}};
   for (auto& r : rows) {
     for (int major = 1; major <= 3; major++) {
       std::string f = Npy(r.descr, "()", std::string(r.size, '\1'), major);
@@ -86,7 +89,8 @@ TEST(Npy, BadFilesSayWhatIsWrong) {
   EXPECT_NE(Error(Npy("<f4", "(1,)", "abcd", 1, "True")).find("C order"), std::string::npos);
   EXPECT_NE(Error(Npy("<f4", "(2,)", "abcd")).find("needs 8 bytes of data, the file has 4"),
             std::string::npos);
-  EXPECT_NE(Error(Npy("<f4", "(1,1,1,1,1,1,1,1,1)", "abcd")).find("more than 8"), std::string::npos);
+  EXPECT_NE(Error(Npy("<f4", "(1,1,1,1,1,1,1,1,1)", "abcd")).find("more than 8"),
+            std::string::npos);
   EXPECT_NE(Error(Npy("<f4", "(99999999999999999999,)", "")).find("too large"), std::string::npos);
   EXPECT_NE(Error(Npy("<f4", "(a,)", "")).find("malformed"), std::string::npos);
   EXPECT_NE(Error(Npy("|b1", "(1,)", "\x05")).find("not 0 or 1"), std::string::npos);
@@ -163,7 +167,8 @@ TEST(Npy, HeaderIsParsedAsThePythonLiteral) {
     const char* header;
     const char* error;
   } bad[] = {
-      {"{'descr': '<f4', 'fortran_order': Falsehood, 'shape': (1,), }", "'fortran_order' must be True or False, not 'Falsehood'"},
+      {"{'descr': '<f4', 'fortran_order': Falsehood, 'shape': (1,), }",
+       "'fortran_order' must be True or False, not 'Falsehood'"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2 4), }", "'shape' is malformed"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (1), }", "(1) is not a tuple"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': [1], }", "'shape' must be a tuple"},

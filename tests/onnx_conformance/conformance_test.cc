@@ -66,8 +66,8 @@ struct ModelInfo {
 };
 
 bool ReadModelInfo(const std::string& bytes, const std::string& test, ModelInfo* info) {
-  Onnx__ModelProto* m = onnx__model_proto__unpack(
-      grt_protobuf_allocator(), bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()));
+  Onnx__ModelProto* m = onnx__model_proto__unpack(grt_protobuf_allocator(), bytes.size(),
+                                                  reinterpret_cast<const uint8_t*>(bytes.data()));
   if (!m || !m->graph) {
     if (m) onnx__model_proto__free_unpacked(m, grt_protobuf_allocator());
     return false;
@@ -180,8 +180,7 @@ Result RunOne(const std::string& dir) {
     if (s) r.reason = "run: " + FirstLine(s);
   }
   for (size_t i = 0; i < info.outputs.size() && r.reason.empty(); i++) {
-    std::string bytes =
-        ReadFile(dir + "/test_data_set_0/output_" + std::to_string(i) + ".pb", &ok);
+    std::string bytes = ReadFile(dir + "/test_data_set_0/output_" + std::to_string(i) + ".pb", &ok);
     grt_tensor* want = nullptr;
     s = ok ? grt_onnx_tensor_parse(bytes.data(), bytes.size(), &want)
            : grt_status_new(GRT_NOT_FOUND, "output_%zu.pb is missing", i);
@@ -230,8 +229,8 @@ TEST(OnnxConformance, NodeTests) {
     (r.reason.empty() ? by_family[r.family].first : by_family[r.family].second)++;
     passed += r.reason.empty();
   }
-  printf("ONNX node tests: %d passed, %d failed (of %zu)\n", passed,
-         (int)results.size() - passed, results.size());
+  printf("ONNX node tests: %d passed, %d failed (of %zu)\n", passed, (int)results.size() - passed,
+         results.size());
   printf("\nper op family (passed/total):\n");
   for (const auto& f : by_family)
     printf("  %-32s %3d/%-3d\n", f.first.c_str(), f.second.first, f.second.first + f.second.second);

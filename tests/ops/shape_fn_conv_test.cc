@@ -19,15 +19,19 @@ Infer& Conv(Infer& i, const char* padding, std::vector<int64_t> strides = {1, 1,
 
 TEST(ShapeFnConv, Conv2DSameValidExplicit) {
   Infer a("Conv2D");
-  EXPECT_EQ(Conv(a, "SAME", {1, 2, 2, 1}).In(S({8, 7, 6, 3})).In(S({3, 3, 3, 16})).Out(), "[8,4,3,16]");
+  EXPECT_EQ(Conv(a, "SAME", {1, 2, 2, 1}).In(S({8, 7, 6, 3})).In(S({3, 3, 3, 16})).Out(),
+            "[8,4,3,16]");
   Infer b("Conv2D");
-  EXPECT_EQ(Conv(b, "VALID", {1, 2, 3, 1}).In(S({8, 7, 9, 3})).In(S({3, 3, 3, 5})).Out(), "[8,3,3,5]");
+  EXPECT_EQ(Conv(b, "VALID", {1, 2, 3, 1}).In(S({8, 7, 9, 3})).In(S({3, 3, 3, 5})).Out(),
+            "[8,3,3,5]");
   Infer c("Conv2D");  // dilation 2 makes the 3x3 window 5x5
-  EXPECT_EQ(Conv(c, "VALID", {1, 1, 1, 1}, {1, 2, 2, 1}).In(S({1, 9, 9, 2})).In(S({3, 3, 2, 4})).Out(),
-            "[1,5,5,4]");
+  EXPECT_EQ(
+      Conv(c, "VALID", {1, 1, 1, 1}, {1, 2, 2, 1}).In(S({1, 9, 9, 2})).In(S({3, 3, 2, 4})).Out(),
+      "[1,5,5,4]");
   Infer d("Conv2D");
   Conv(d, "EXPLICIT", {1, 2, 2, 1}).Ints("explicit_paddings", {0, 0, 1, 2, 0, 3, 0, 0});
-  EXPECT_EQ(d.In(S({2, 6, 5, 3})).In(S({3, 3, 3, 4})).Out(), "[2,4,3,4]");  // (6+1+2-3)/2+1, (5+3-3)/2+1
+  EXPECT_EQ(d.In(S({2, 6, 5, 3})).In(S({3, 3, 3, 4})).Out(),
+            "[2,4,3,4]");  // (6+1+2-3)/2+1, (5+3-3)/2+1
   Infer e("Conv2D");
   Conv(e, "SAME", {1, 1, 2, 2}).Str("data_format", "NCHW");
   EXPECT_EQ(e.In(S({8, 3, 7, 6})).In(S({3, 3, 3, 16})).Out(), "[8,16,4,3]");
@@ -46,23 +50,27 @@ TEST(ShapeFnConv, Conv2DUnknowns) {
 
 TEST(ShapeFnConv, Conv2DErrors) {
   Infer rank("Conv2D");
-  EXPECT_GRT_ERROR(Conv(rank, "SAME").In(S({7, 6, 3})).In(S({3, 3, 3, 1})).Run(), GRT_INVALID_ARGUMENT,
-                   "input 0 must be rank 4");
+  EXPECT_GRT_ERROR(Conv(rank, "SAME").In(S({7, 6, 3})).In(S({3, 3, 3, 1})).Run(),
+                   GRT_INVALID_ARGUMENT, "input 0 must be rank 4");
   Infer depth("Conv2D");
-  EXPECT_GRT_ERROR(Conv(depth, "SAME").In(S({1, 7, 6, 3})).In(S({3, 3, 2, 1})).Run(), GRT_INVALID_ARGUMENT,
+  EXPECT_GRT_ERROR(Conv(depth, "SAME").In(S({1, 7, 6, 3})).In(S({3, 3, 2, 1})).Run(),
+                   GRT_INVALID_ARGUMENT,
                    "Depth of input (3) is not a multiple of input depth of filter (2)");
   Infer groups("Conv2D");
-  EXPECT_GRT_ERROR(Conv(groups, "SAME").In(S({1, 7, 6, 4})).In(S({3, 3, 2, 3})).Run(), GRT_INVALID_ARGUMENT,
+  EXPECT_GRT_ERROR(Conv(groups, "SAME").In(S({1, 7, 6, 4})).In(S({3, 3, 2, 3})).Run(),
+                   GRT_INVALID_ARGUMENT,
                    "Depth of output (3) is not a multiple of the number of groups (2)");
   Infer neg("Conv2D");
-  EXPECT_GRT_ERROR(Conv(neg, "VALID").In(S({1, 2, 6, 3})).In(S({4, 3, 3, 1})).Run(), GRT_INVALID_ARGUMENT,
-                   "Computed output size would be negative");
+  EXPECT_GRT_ERROR(Conv(neg, "VALID").In(S({1, 2, 6, 3})).In(S({4, 3, 3, 1})).Run(),
+                   GRT_INVALID_ARGUMENT, "Computed output size would be negative");
   Infer pad("Conv2D");
-  EXPECT_GRT_ERROR(Conv(pad, "valid").In(S({1, 7, 6, 3})).In(S({3, 3, 3, 1})).Run(), GRT_INVALID_ARGUMENT,
+  EXPECT_GRT_ERROR(Conv(pad, "valid").In(S({1, 7, 6, 3})).In(S({3, 3, 3, 1})).Run(),
+                   GRT_INVALID_ARGUMENT,
                    "attr 'padding' must be SAME, VALID or EXPLICIT, got 'valid'");
   Infer strides("Conv2D");
-  EXPECT_GRT_ERROR(Conv(strides, "SAME", {1, 1, 1, 2}).In(S({1, 7, 6, 3})).In(S({3, 3, 3, 1})).Run(),
-                   GRT_INVALID_ARGUMENT, "strides in the batch and depth dimensions must be 1");
+  EXPECT_GRT_ERROR(
+      Conv(strides, "SAME", {1, 1, 1, 2}).In(S({1, 7, 6, 3})).In(S({3, 3, 3, 1})).Run(),
+      GRT_INVALID_ARGUMENT, "strides in the batch and depth dimensions must be 1");
   Infer missing("Conv2D");  // strides has no default
   EXPECT_GRT_ERROR(missing.Str("padding", "SAME").In(S({1, 7, 6, 3})).In(S({3, 3, 3, 1})).Run(),
                    GRT_INVALID_ARGUMENT, "attr 'strides' is missing");
@@ -70,13 +78,14 @@ TEST(ShapeFnConv, Conv2DErrors) {
 
 TEST(ShapeFnConv, DepthwiseMultipliesChannels) {
   Infer a("DepthwiseConv2dNative");
-  EXPECT_EQ(Conv(a, "SAME", {1, 2, 2, 1}).In(S({2, 9, 9, 3})).In(S({3, 3, 3, 4})).Out(), "[2,5,5,12]");
+  EXPECT_EQ(Conv(a, "SAME", {1, 2, 2, 1}).In(S({2, 9, 9, 3})).In(S({3, 3, 3, 4})).Out(),
+            "[2,5,5,12]");
   Infer b("DepthwiseConv2dNative");
   Conv(b, "VALID").Str("data_format", "NCHW");
   EXPECT_EQ(b.In(S({2, 3, 9, 8})).In(S({3, 2, 3, 2})).Out(), "[2,6,7,7]");
   Infer c("DepthwiseConv2dNative");
-  EXPECT_GRT_ERROR(Conv(c, "SAME").In(S({2, 9, 9, 3})).In(S({3, 3, 4, 4})).Run(), GRT_INVALID_ARGUMENT,
-                   "input depth vs. the filter's input depth");
+  EXPECT_GRT_ERROR(Conv(c, "SAME").In(S({2, 9, 9, 3})).In(S({3, 3, 4, 4})).Run(),
+                   GRT_INVALID_ARGUMENT, "input depth vs. the filter's input depth");
 }
 
 TEST(ShapeFnConv, BackpropsTakeTheirShapeFromTheSizesInput) {
@@ -91,32 +100,37 @@ TEST(ShapeFnConv, BackpropsTakeTheirShapeFromTheSizesInput) {
   EXPECT_EQ(f.Out(), "[3,3,3,16]");
   Infer bad("Conv2DBackpropFilter");  // out_backprop of the wrong size
   Conv(bad, "VALID").In(S({8, 7, 6, 3})).Const({3, 3, 3, 16}).In(S({8, 7, 6, 16}));
-  EXPECT_GRT_ERROR(bad.Run(), GRT_INVALID_ARGUMENT, "out_backprop does not match the forward convolution's output");
+  EXPECT_GRT_ERROR(bad.Run(), GRT_INVALID_ARGUMENT,
+                   "out_backprop does not match the forward convolution's output");
   Infer three("Conv2DBackpropInput");
   Conv(three, "SAME").Const({8, 7, 6}).In(S({3, 3, 3, 16})).In(U());
   EXPECT_GRT_ERROR(three.Run(), GRT_INVALID_ARGUMENT, "input_sizes must have 4 elements, got 3");
 }
 
-Infer& Pool(Infer& i, const char* padding, std::vector<int64_t> ksize, std::vector<int64_t> strides) {
+Infer& Pool(Infer& i, const char* padding, std::vector<int64_t> ksize,
+            std::vector<int64_t> strides) {
   return i.Str("padding", padding).Ints("ksize", ksize).Ints("strides", strides);
 }
 
 TEST(ShapeFnConv, Pooling) {
   Infer a("MaxPool");
-  EXPECT_EQ(Pool(a, "SAME", {1, 3, 3, 1}, {1, 2, 2, 1}).In(S({64, 24, 24, 64})).Out(), "[64,12,12,64]");
+  EXPECT_EQ(Pool(a, "SAME", {1, 3, 3, 1}, {1, 2, 2, 1}).In(S({64, 24, 24, 64})).Out(),
+            "[64,12,12,64]");
   Infer b("AvgPool");
   EXPECT_EQ(Pool(b, "VALID", {1, 3, 3, 1}, {1, 2, 2, 1}).In(S({2, 7, 8, 5})).Out(), "[2,3,3,5]");
   Infer c("MaxPool");
   Pool(c, "VALID", {1, 1, 2, 2}, {1, 1, 2, 2}).Str("data_format", "NCHW");
   EXPECT_EQ(c.In(S({2, 5, 7, 8})).Out(), "[2,5,3,4]");
   Infer d("MaxPool");
-  Pool(d, "EXPLICIT", {1, 3, 3, 1}, {1, 2, 2, 1}).Ints("explicit_paddings", {0, 0, 1, 1, 0, 2, 0, 0});
+  Pool(d, "EXPLICIT", {1, 3, 3, 1}, {1, 2, 2, 1})
+      .Ints("explicit_paddings", {0, 0, 1, 1, 0, 2, 0, 0});
   EXPECT_EQ(d.In(S({1, 6, 5, 2})).Out(), "[1,3,3,2]");
   Infer e("AvgPool");  // no EXPLICIT for AvgPool
-  EXPECT_GRT_ERROR(Pool(e, "EXPLICIT", {1, 3, 3, 1}, {1, 2, 2, 1}).In(S({1, 6, 5, 2})).Run(), GRT_INVALID_ARGUMENT,
-                   "attr 'padding' must be SAME or VALID, got 'EXPLICIT'");
+  EXPECT_GRT_ERROR(Pool(e, "EXPLICIT", {1, 3, 3, 1}, {1, 2, 2, 1}).In(S({1, 6, 5, 2})).Run(),
+                   GRT_INVALID_ARGUMENT, "attr 'padding' must be SAME or VALID, got 'EXPLICIT'");
   Infer f("MaxPool");
-  EXPECT_GRT_ERROR(Pool(f, "SAME", {1, 3, 3, 2}, {1, 2, 2, 1}).In(S({1, 6, 5, 2})).Run(), GRT_INVALID_ARGUMENT,
+  EXPECT_GRT_ERROR(Pool(f, "SAME", {1, 3, 3, 2}, {1, 2, 2, 1}).In(S({1, 6, 5, 2})).Run(),
+                   GRT_INVALID_ARGUMENT,
                    "pooling is not supported on the batch or depth dimension");
   Infer g("MaxPool");
   EXPECT_EQ(Pool(g, "SAME", {1, 3, 3, 1}, {1, 2, 2, 1}).In(U()).Out(), "[?,?,?,?]");
@@ -124,11 +138,18 @@ TEST(ShapeFnConv, Pooling) {
 
 TEST(ShapeFnConv, PoolingGradients) {
   Infer a("MaxPoolGrad");
-  Pool(a, "SAME", {1, 3, 3, 1}, {1, 2, 2, 1}).In(S({2, 7, 6, 3})).In(S({2, 4, 3, 3})).In(S({2, 4, 3, 3}));
+  Pool(a, "SAME", {1, 3, 3, 1}, {1, 2, 2, 1})
+      .In(S({2, 7, 6, 3}))
+      .In(S({2, 4, 3, 3}))
+      .In(S({2, 4, 3, 3}));
   EXPECT_EQ(a.Out(), "[2,7,6,3]");
   Infer b("MaxPoolGrad");
-  Pool(b, "SAME", {1, 3, 3, 1}, {1, 2, 2, 1}).In(S({2, 7, 6, 3})).In(S({2, 4, 3, 3})).In(S({2, 4, 4, 3}));
-  EXPECT_GRT_ERROR(b.Run(), GRT_INVALID_ARGUMENT, "grad does not match the pooled shape of the input");
+  Pool(b, "SAME", {1, 3, 3, 1}, {1, 2, 2, 1})
+      .In(S({2, 7, 6, 3}))
+      .In(S({2, 4, 3, 3}))
+      .In(S({2, 4, 4, 3}));
+  EXPECT_GRT_ERROR(b.Run(), GRT_INVALID_ARGUMENT,
+                   "grad does not match the pooled shape of the input");
   Infer c("AvgPoolGrad");
   Pool(c, "VALID", {1, 2, 2, 1}, {1, 2, 2, 1}).Const({2, 7, 6, 3}).In(S({2, 3, 3, 3}));
   EXPECT_EQ(c.Out(), "[2,7,6,3]");

@@ -123,7 +123,8 @@ std::vector<std::vector<float>> Train(grt_graph* m, int towers, int steps) {
       EXPECT_EQ(st, nullptr) << grt_status_message(st);
       grt_status_free(st);
       const float* p = t ? static_cast<const float*>(grt_tensor_data(t)) : nullptr;
-      out.push_back(p ? std::vector<float>(p, p + grt_tensor_num_elements(t)) : std::vector<float>{});
+      out.push_back(p ? std::vector<float>(p, p + grt_tensor_num_elements(t))
+                      : std::vector<float>{});
       grt_tensor_free(t);
     }
   grt_tensor_free(x);
@@ -164,7 +165,8 @@ void Check(int towers) {
     // Every tower's copy is the same as tower 0's.
     EXPECT_EQ(b[i], b[i % 2]) << "copy " << i / 2;
     for (size_t j = 0; j < a[i].size(); j++)
-      EXPECT_NEAR(b[i][j], a[i][j], 1e-5 * (1 + std::fabs(a[i][j]))) << "copy " << i / 2 << " element " << j;
+      EXPECT_NEAR(b[i][j], a[i][j], 1e-5 * (1 + std::fabs(a[i][j])))
+          << "copy " << i / 2 << " element " << j;
   }
   // It trained: w moved from its initial value.
   EXPECT_GT(std::fabs(b[0][0] - 0.5f), 1e-3);

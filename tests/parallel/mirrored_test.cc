@@ -12,10 +12,10 @@
 
 namespace {
 
-#define ASSERT_OK(expr)                                \
-  do {                                                 \
-    grt_status* s_ = (expr);                           \
-    ASSERT_EQ(s_, nullptr) << grt_status_message(s_);  \
+#define ASSERT_OK(expr)                               \
+  do {                                                \
+    grt_status* s_ = (expr);                          \
+    ASSERT_EQ(s_, nullptr) << grt_status_message(s_); \
   } while (0)
 
 // The seeds' polynomial model; loss per example.
@@ -191,8 +191,9 @@ TEST(Mirrored, NeedsTowerDevicesAndNoVariableDevice) {
   grt_graph* m = nullptr;
   grt_status* st = grt_graph_replicate(g, &ro, &m);
   ASSERT_NE(st, nullptr);
-  EXPECT_NE(std::string(grt_status_message(st)).find("mirrored variables live on the tower devices"),
-            std::string::npos);
+  EXPECT_NE(
+      std::string(grt_status_message(st)).find("mirrored variables live on the tower devices"),
+      std::string::npos);
   grt_status_free(st);
   grt_graph_free(g);
 }

@@ -13,10 +13,10 @@
 
 namespace {
 
-#define ASSERT_OK(expr)                                \
-  do {                                                 \
-    grt_status* s_ = (expr);                           \
-    ASSERT_EQ(s_, nullptr) << grt_status_message(s_);  \
+#define ASSERT_OK(expr)                               \
+  do {                                                \
+    grt_status* s_ = (expr);                          \
+    ASSERT_EQ(s_, nullptr) << grt_status_message(s_); \
   } while (0)
 
 std::string Msg(grt_status* s) {
@@ -175,7 +175,8 @@ TEST(Replicate, VariablesOnOneDeviceOrSpreadByTheGreedySetter) {
   t.o.variables_on = "/cpu:3";
   grt_graph* r = nullptr;
   ASSERT_OK(grt_graph_replicate(g, t.Opts(), &r));
-  for (const char* v : {"w", "v", "u"}) EXPECT_STREQ(grt_graph_node_device(r, Find(r, v)), "/cpu:3");
+  for (const char* v : {"w", "v", "u"})
+    EXPECT_STREQ(grt_graph_node_device(r, Find(r, v)), "/cpu:3");
   grt_graph_free(r);
   // Greedy by bytes, in graph order: w (12 B) -> ps0; v (256 B) -> ps1;
   // u (8 B) -> ps0 (12 < 256).

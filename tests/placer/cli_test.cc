@@ -68,8 +68,9 @@ std::string ThreeGpus() {
              "/read\", \"b_" + k + "/read\"], \"device\": \"" + d +
              "\", \"attrs\": {\"T\": \"float32\"}},\n";
   }
-  nodes += "{\"name\": \"sum\", \"op\": \"AddN\", \"inputs\": [\"MatMul_0\", \"MatMul_1\", "
-           "\"MatMul_2\"], \"device\": \"/cpu:0\", \"attrs\": {\"N\": 3, \"T\": \"float32\"}}\n";
+  nodes +=
+      "{\"name\": \"sum\", \"op\": \"AddN\", \"inputs\": [\"MatMul_0\", \"MatMul_1\", "
+      "\"MatMul_2\"], \"device\": \"/cpu:0\", \"attrs\": {\"N\": 3, \"T\": \"float32\"}}\n";
   return "{\"format\": \"grt.graph\", \"version\": 1, \"nodes\": [\n" + nodes + "]}\n";
 }
 
@@ -129,7 +130,7 @@ TEST_F(CliTest, SummaryWithoutLog) {
 TEST_F(CliTest, PlanJsonAndPictures) {
   std::string json = Dir() + "/plan.json", dot = Dir() + "/plan.dot", svg = Dir() + "/plan.svg";
   Result r = Grt("place " + graph_ + " --devices cpu:1,gpu:2 --soft-placement --plan-json " + json +
-              " --dot " + dot + " --ps-devices /gpu:0,/gpu:1 --ps-strategy round_robin");
+                 " --dot " + dot + " --ps-devices /gpu:0,/gpu:1 --ps-strategy round_robin");
   ASSERT_EQ(r.rc, 0) << r.err;
   json_t* root = json_load_file(json.c_str(), 0, nullptr);
   ASSERT_NE(root, nullptr) << Slurp(json);
@@ -146,7 +147,7 @@ TEST_F(CliTest, PlanJsonAndPictures) {
   ASSERT_EQ(pic.rc, 0) << pic.err;
   EXPECT_NE(Slurp(svg).find("<svg"), std::string::npos);
   Result bad = Grt("place " + graph_ + " --devices cpu:1,gpu:3 --plan-json " + Dir() +
-                "/no/such/dir/plan.json");
+                   "/no/such/dir/plan.json");
   EXPECT_EQ(bad.rc, 1);
   EXPECT_NE(bad.err.find("grt place: "), std::string::npos);
 }

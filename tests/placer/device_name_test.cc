@@ -78,20 +78,20 @@ TEST(DeviceNameTest, EmptyAndWildcardsLeaveFieldsUnset) {
 
 TEST(DeviceNameTest, MalformedNamesAreClearErrors) {
   const char* bad[] = {
-      "/gpu",            // no id: the legacy form needs one
-      "gpu",             //
-      "/gpu:x",          // id not a number
-      "/gpu:-1",         //
-      "/gpu:1234567890", // too many digits
-      "/job:",           // empty job
-      "/job:1abc",       // job must start with a letter
-      "/replica:abc",    //
-      "/task:",          //
-      "/gpu:0/",         // empty part
-      "//gpu:0",         //
-      "/device:GPU:1:2", //
-      "/device:",        //
-      "/device:G PU:0",  // space
+      "/gpu",             // no id: the legacy form needs one
+      "gpu",              //
+      "/gpu:x",           // id not a number
+      "/gpu:-1",          //
+      "/gpu:1234567890",  // too many digits
+      "/job:",            // empty job
+      "/job:1abc",        // job must start with a letter
+      "/replica:abc",     //
+      "/task:",           //
+      "/gpu:0/",          // empty part
+      "//gpu:0",          //
+      "/device:GPU:1:2",  //
+      "/device:",         //
+      "/device:G PU:0",   // space
   };
   for (const char* spec : bad) {
     Parsed p(spec);

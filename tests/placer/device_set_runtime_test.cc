@@ -33,12 +33,9 @@ TEST(DeviceSetRuntimeTest, FromSpecErrors) {
     const char* spec;
     const char* want;
   } bad[] = {
-      {"", "empty device spec"},
-      {"tpu:1", "unknown device type 'tpu'"},
-      {"gpu", "needs a count"},
-      {"gpu:99999", "must be a number from 0 to 1024"},
-      {"cpu:0", "at least one CPU"},
-      {"gpu:1,gpu:2", "GPU is given twice"},
+      {"", "empty device spec"},     {"tpu:1", "unknown device type 'tpu'"},
+      {"gpu", "needs a count"},      {"gpu:99999", "must be a number from 0 to 1024"},
+      {"cpu:0", "at least one CPU"}, {"gpu:1,gpu:2", "GPU is given twice"},
   };
   for (const auto& b : bad) {
     grt_device_set* ds = nullptr;

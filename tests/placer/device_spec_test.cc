@@ -23,8 +23,9 @@ TEST(DeviceSpecTest, KnowsRegisteredTypesOnly) {
   Status before(grt_device_spec_parse("cpu:2,test:1", c, GRT_MAX_DEVICE_TYPES, &n));
   ASSERT_FALSE(before.ok());
   EXPECT_EQ(before.code(), GRT_INVALID_ARGUMENT);
-  EXPECT_NE(before.msg().find("device spec 'cpu:2,test:1': unknown device type 'test' (cpu or gpu)"),
-            std::string::npos)
+  EXPECT_NE(
+      before.msg().find("device spec 'cpu:2,test:1': unknown device type 'test' (cpu or gpu)"),
+      std::string::npos)
       << before.msg();
   EXPECT_EQ(n, 0);
 
@@ -60,9 +61,9 @@ TEST(DeviceSpecTest, KnowsRegisteredTypesOnly) {
             std::string::npos)
       << unknown.msg();
   // Every type in one spec: more than `max` entries is an error.
-  GRT_ASSERT_OK(grt_device_spec_parse(
-      "cpu:1,gpu:1,test:1,extra3:1,extra4:1,extra5:1,extra6:1,extra7:2", c, GRT_MAX_DEVICE_TYPES,
-      &n));
+  GRT_ASSERT_OK(
+      grt_device_spec_parse("cpu:1,gpu:1,test:1,extra3:1,extra4:1,extra5:1,extra6:1,extra7:2", c,
+                            GRT_MAX_DEVICE_TYPES, &n));
   EXPECT_EQ(n, GRT_MAX_DEVICE_TYPES);
   GRT_ASSERT_OK(grt_device_set_new(c, n, &ds));
   EXPECT_EQ(grt_device_set_count(ds), 9);

@@ -32,8 +32,8 @@ const grt_kernel_spec kTestRows[] = {
     {"Identity", "TEST", "T: {float32}", "", 0},
     {"Add", "TEST", "T: {float32}", "", 0},
     {"MatMul", "TEST", "T: {float32}", "", 0},
-    {"Shape", "test", "T: {float32}", "output", 0},  // the device in any case
-    {"Mul", "TEST", "T: {float32}", "", 1},          // a kernel priority: TEST first
+    {"Shape", "test", "T: {float32}", "output", 0},            // the device in any case
+    {"Mul", "TEST", "T: {float32}", "", 1},                    // a kernel priority: TEST first
     {"Neg", "TEST", "T: {float32}" GRT_INT32_ON_HOST, "", 0},  // two rows: float32, int32
 };
 constexpr int32_t kNumTestRows = sizeof kTestRows / sizeof kTestRows[0];
@@ -101,9 +101,9 @@ TEST_F(TestType, KernelSupportIncludesIt) {
             kern[g_test]);
   for (int t = 3; t < GRT_MAX_DEVICE_TYPES; t++) EXPECT_EQ(kern[t], -1);
   const grt_kernel_def* rows_of_m[GRT_MAX_DEVICE_TYPES];
-  EXPECT_EQ(grt_kernel_supported_rows(&g.get()->nodes[grt_graph_find_node(g.get(), "m")],
-                                      rows_of_m),
-            cpu | gpu | Bit());
+  EXPECT_EQ(
+      grt_kernel_supported_rows(&g.get()->nodes[grt_graph_find_node(g.get(), "m")], rows_of_m),
+      cpu | gpu | Bit());
   for (int t = 0; t < GRT_MAX_DEVICE_TYPES; t++)
     EXPECT_EQ(rows_of_m[t], kern[t] < 0 ? nullptr : grt_kernel_at(kern[t])) << t;
   EXPECT_EQ(Supported(g, "iadd", kern), cpu | gpu);  // float32 only on TEST
@@ -217,8 +217,7 @@ TEST_F(TestType, NoKernelOnPinnedTypeFailsOrFallsBack) {
       << hard.error();
   EXPECT_NE(hard.error().find("add (Add) /device:TEST:0 supported: CPU\n"), std::string::npos)
       << hard.error();
-  EXPECT_NE(hard.error().find("device='TEST'; T in [float32]"), std::string::npos)
-      << hard.error();
+  EXPECT_NE(hard.error().find("device='TEST'; T in [float32]"), std::string::npos) << hard.error();
   Placed soft(g, "cpu:1,test:1", true);
   ASSERT_TRUE(soft.ok()) << soft.error();
   EXPECT_EQ(soft.Dev("add"), "CPU:0");
@@ -371,14 +370,18 @@ TEST_F(TestType, BadRowsRegisterNothing) {
       {"BAD", {"Add", "BAD", "T: {float32}", "w", 0}, "'w' is not an argument of Add"},
       {"BAD", {"Const", "BAD", "dtype: {float32, int32}", "", 0}, "can match the same node"},
       {"BAD", {nullptr, "BAD", "", "", 0}, "kernel row 1"},
-      {"BAD", {"Neg", "BAD", "T: {float32} + int64 on host", "", 0},
+      {"BAD",
+       {"Neg", "BAD", "T: {float32} + int64 on host", "", 0},
        "'+ int64 on host' after the dtypes of 'T': only '+ int32 on host' may follow"},
       {"BAD", {"Neg", "BAD", "T: {float32} int32 on host", "", 0}, "only '+ int32 on host'"},
-      {"BAD", {"Neg", "BAD", "T: {float32, int32} + int32 on host", "", 0},
+      {"BAD",
+       {"Neg", "BAD", "T: {float32, int32} + int32 on host", "", 0},
        "'T' lists int32 and '+ int32 on host'"},
-      {"BAD", {"Sqrt", "BAD", "T: {float32} + int32 on host", "", 0},
+      {"BAD",
+       {"Sqrt", "BAD", "T: {float32} + int32 on host", "", 0},
        "'+ int32 on host' on 'T', which Sqrt does not allow to be int32"},
-      {"BAD", {"Slice", "BAD", "T: {float32} + int32 on host; Index: {int64} + int32 on host", "", 0},
+      {"BAD",
+       {"Slice", "BAD", "T: {float32} + int32 on host; Index: {int64} + int32 on host", "", 0},
        "on more than one attr"},
   };
   for (const auto& b : bad) {

@@ -47,15 +47,15 @@ TEST(PlacerErrorsTest, GroupErrorNamesEveryMember) {
   Placed p(g, "cpu:1");
   ASSERT_FALSE(p.ok());
   std::string e = p.error();
-  EXPECT_TRUE(Has(e, "Cannot assign a device for operation w: Operation was explicitly assigned "
-                     "to /device:GPU:1 but available devices are [ "))
+  EXPECT_TRUE(Has(e,
+                  "Cannot assign a device for operation w: Operation was explicitly assigned "
+                  "to /device:GPU:1 but available devices are [ "))
       << e;
   EXPECT_TRUE(Has(e, "Colocation group of 5 nodes")) << e;
-  for (const char* line : {"  w (VariableV2) /gpu:1 supported: CPU",
-                           "  w/init (Const) /gpu:1 supported: CPU",
-                           "  w/Assign (Assign) /gpu:1 supported: CPU",
-                           "  w/read (Identity) /gpu:1 supported: CPU",
-                           "  use (Neg) '' supported: CPU"})
+  for (const char* line :
+       {"  w (VariableV2) /gpu:1 supported: CPU", "  w/init (Const) /gpu:1 supported: CPU",
+        "  w/Assign (Assign) /gpu:1 supported: CPU", "  w/read (Identity) /gpu:1 supported: CPU",
+        "  use (Neg) '' supported: CPU"})
     EXPECT_TRUE(Has(e, line)) << line << "\n" << e;
 }
 
@@ -66,9 +66,10 @@ TEST(PlacerErrorsTest, NoKernelForTheRequestedType) {
   Placed p(g, "cpu:1,gpu:1");
   ASSERT_FALSE(p.ok());
   std::string e = p.error();
-  EXPECT_TRUE(Has(e, "Cannot assign a device for operation m: Could not satisfy explicit device "
-                     "specification '/device:GPU:0' because no supported kernel for GPU devices "
-                     "is available."))
+  EXPECT_TRUE(Has(e,
+                  "Cannot assign a device for operation m: Could not satisfy explicit device "
+                  "specification '/device:GPU:0' because no supported kernel for GPU devices "
+                  "is available."))
       << e;
   EXPECT_TRUE(Has(e, "\nOp: MatMul\nNode attrs: T=int32")) << e;
   EXPECT_TRUE(Has(e, "Registered kernels:\n  device='CPU'")) << e;
@@ -81,8 +82,9 @@ TEST(PlacerErrorsTest, ColocationConflictNamesBothSides) {
   Placed p(g, "cpu:1,gpu:1");
   ASSERT_FALSE(p.ok());
   std::string e = p.error();
-  EXPECT_TRUE(Has(e, "Cannot colocate nodes b and a: Cannot merge devices with incompatible "
-                     "types: '/device:CPU:0' and '/device:GPU:0'"))
+  EXPECT_TRUE(Has(e,
+                  "Cannot colocate nodes b and a: Cannot merge devices with incompatible "
+                  "types: '/device:CPU:0' and '/device:GPU:0'"))
       << e;
   EXPECT_TRUE(Has(e, "  a (VariableV2) /gpu:0 supported: CPU GPU")) << e;
   EXPECT_TRUE(Has(e, "  b (Identity) /cpu:0 supported: CPU GPU")) << e;
@@ -90,8 +92,9 @@ TEST(PlacerErrorsTest, ColocationConflictNamesBothSides) {
   h.Var("a", {2}, "/gpu:0").Op("b", "Identity", {"a"}, "/gpu:1").ColocateWith("a");
   Placed q(h, "cpu:1,gpu:2");
   ASSERT_FALSE(q.ok());
-  EXPECT_TRUE(Has(q.error(), "Cannot merge devices with incompatible ids: '/device:GPU:1' and "
-                             "'/device:GPU:0'"))
+  EXPECT_TRUE(Has(q.error(),
+                  "Cannot merge devices with incompatible ids: '/device:GPU:1' and "
+                  "'/device:GPU:0'"))
       << q.error();
 }
 
@@ -101,11 +104,12 @@ TEST(PlacerErrorsTest, MemberColocatedWithAnIncompatibleGroup) {
   Placed p(g, "cpu:1,gpu:2");
   ASSERT_FALSE(p.ok());
   std::string e = p.error();
-  EXPECT_TRUE(Has(e, "Cannot assign a device for operation a: Could not satisfy explicit device "
-                     "specification '/job:localhost' because the node a was colocated with a "
-                     "group of nodes that required incompatible device "
-                     "'/job:localhost/device:GPU:5'. All available devices "
-                     "[/job:localhost/replica:0/task:0/device:CPU:0, "))
+  EXPECT_TRUE(Has(e,
+                  "Cannot assign a device for operation a: Could not satisfy explicit device "
+                  "specification '/job:localhost' because the node a was colocated with a "
+                  "group of nodes that required incompatible device "
+                  "'/job:localhost/device:GPU:5'. All available devices "
+                  "[/job:localhost/replica:0/task:0/device:CPU:0, "))
       << e;
   EXPECT_TRUE(Has(e, "  b (Const) /gpu:5")) << e;
 }
@@ -118,9 +122,10 @@ TEST(PlacerErrorsTest, OpWithNoKernelAnywhereFailsEvenSoft) {
     Placed p(g, "cpu:1,gpu:1", soft);
     ASSERT_FALSE(p.ok());
     std::string e = p.error();
-    EXPECT_TRUE(Has(e, "No OpKernel was registered to support Op 'ApplyGradientDescent' used by "
-                       "node apply with these attrs: [T=int32]\nRegistered devices: [CPU, GPU]\n"
-                       "Registered kernels:\n  device='CPU'; T in [float16"))
+    EXPECT_TRUE(Has(e,
+                    "No OpKernel was registered to support Op 'ApplyGradientDescent' used by "
+                    "node apply with these attrs: [T=int32]\nRegistered devices: [CPU, GPU]\n"
+                    "Registered kernels:\n  device='CPU'; T in [float16"))
         << e;
   }
 }

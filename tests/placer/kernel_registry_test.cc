@@ -83,7 +83,8 @@ TEST(KernelRegistryTest, IndicesAreStableAndGroupedByType) {
     const grt_kernel_def* k = grt_kernel_at(i);
     ASSERT_NE(k, nullptr);
     EXPECT_EQ(k->index, i);
-    bool cpu = want[i] >= grt_kernels_cpu.rows && want[i] < grt_kernels_cpu.rows + grt_kernels_cpu.n;
+    bool cpu =
+        want[i] >= grt_kernels_cpu.rows && want[i] < grt_kernels_cpu.rows + grt_kernels_cpu.n;
     EXPECT_EQ(k->device, cpu ? GRT_DEVICE_CPU : GRT_DEVICE_GPU);
     EXPECT_EQ(k->spec, want[i]);
   }

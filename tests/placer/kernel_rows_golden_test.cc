@@ -68,8 +68,8 @@ TEST(KernelRowsGoldenTest, BuiltInRowsExpandToTheHandWrittenRegistrations) {
   }
   std::ifstream in("tests/placer/kernel_rows.golden");
   ASSERT_TRUE(in.good()) << "tests/placer/kernel_rows.golden is missing";
-  std::istringstream want_lines(std::string((std::istreambuf_iterator<char>(in)),
-                                            std::istreambuf_iterator<char>()));
+  std::istringstream want_lines(
+      std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
   std::string line;
   // Every golden row, in order, with nothing between two rows of one op. A
   // row added later (a new op) may sit anywhere else, so adding a GPU op
@@ -86,10 +86,12 @@ TEST(KernelRowsGoldenTest, BuiltInRowsExpandToTheHandWrittenRegistrations) {
     number++;
     size_t from = at;
     while (at < have.size() && have[at] != line) at++;
-    ASSERT_LT(at, have.size()) << "golden row " << number << " is missing or out of order: " << line;
+    ASSERT_LT(at, have.size()) << "golden row " << number
+                               << " is missing or out of order: " << line;
     std::string op = line.substr(0, line.find(" prio="));
     if (op == prev_op)
-      ASSERT_EQ(at, from) << "golden row " << number << " (" << line << ") follows " << have[at - 1];
+      ASSERT_EQ(at, from) << "golden row " << number << " (" << line << ") follows "
+                          << have[at - 1];
     prev_op = op;
     at++;
   }

@@ -28,10 +28,10 @@ struct Status {
   std::string msg() const { return grt_status_message(s); }
 };
 
-#define GRT_ASSERT_OK(expr)                                     \
-  do {                                                          \
-    ::grt_test::Status st_(expr);                               \
-    ASSERT_TRUE(st_.ok()) << #expr << ": " << st_.msg();        \
+#define GRT_ASSERT_OK(expr)                              \
+  do {                                                   \
+    ::grt_test::Status st_(expr);                        \
+    ASSERT_TRUE(st_.ok()) << #expr << ": " << st_.msg(); \
   } while (0)
 
 class Graph {
@@ -68,16 +68,15 @@ class Graph {
     return *this;
   }
 
-  Graph& Var(const std::string& name, std::vector<int64_t> shape,
-             const std::string& device = "", grt_dtype dtype = GRT_FLOAT32,
-             const char* op = "VariableV2") {
+  Graph& Var(const std::string& name, std::vector<int64_t> shape, const std::string& device = "",
+             grt_dtype dtype = GRT_FLOAT32, const char* op = "VariableV2") {
     Node(name, op, {}, device);
     Ok(grt_graph_set_attr_type(g_, last_, "dtype", dtype));
     Ok(grt_graph_set_attr_shape(g_, last_, "shape", (int32_t)shape.size(), shape.data()));
     return *this;
   }
-  Graph& Const(const std::string& name, std::vector<int64_t> shape,
-               const std::string& device = "", grt_dtype dtype = GRT_FLOAT32) {
+  Graph& Const(const std::string& name, std::vector<int64_t> shape, const std::string& device = "",
+               grt_dtype dtype = GRT_FLOAT32) {
     Node(name, "Const", {}, device);
     grt_tensor* t = nullptr;
     Ok(grt_tensor_new(dtype, (int32_t)shape.size(), shape.data(), &t));
@@ -105,8 +104,8 @@ class Graph {
   }
   // TensorFlow's variable pattern: v, v/Assign (from a constant colocated
   // with v), v/read.
-  Graph& Variable(const std::string& v, std::vector<int64_t> shape,
-                  const std::string& device = "", grt_dtype dtype = GRT_FLOAT32) {
+  Graph& Variable(const std::string& v, std::vector<int64_t> shape, const std::string& device = "",
+                  grt_dtype dtype = GRT_FLOAT32) {
     Var(v, shape, device, dtype);
     Const(v + "/init", shape, device, dtype).ColocateWith(v);
     Op(v + "/Assign", "Assign", {v, v + "/init"}, device, dtype).ColocateWith(v);

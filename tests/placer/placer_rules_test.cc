@@ -61,7 +61,7 @@ TEST(PlacerRulesTest, OpsWithoutAKernelForATypeNeverLandThere) {
   g.Const("fa", {2, 2}).Const("fb", {2, 2}).Op("fm", "MatMul", {"fa", "fb"});
   Placed p(g, "cpu:1,gpu:1");
   ASSERT_TRUE(p.ok()) << p.error();
-  EXPECT_EQ(p.Dev("m"), "CPU:0");   // no int32 MatMul on GPUs
+  EXPECT_EQ(p.Dev("m"), "CPU:0");  // no int32 MatMul on GPUs
   EXPECT_EQ(p.Dev("fm"), "GPU:0");
 }
 
@@ -122,7 +122,9 @@ TEST(PlacerRulesTest, GroupsUseOnlyTypesEveryMemberSupports) {
 TEST(PlacerRulesTest, GeneratorsFollowTheirConsumers) {
   Graph g;
   g.Const("c", {2, 2}).Placeholder("x", "/gpu:1").Op("m", "MatMul", {"x", "c"}, "/gpu:1");
-  g.Const("shared", {2, 2}).Op("u", "Neg", {"shared"}, "/gpu:0").Op("v", "Neg", {"shared"}, "/cpu:0");
+  g.Const("shared", {2, 2})
+      .Op("u", "Neg", {"shared"}, "/gpu:0")
+      .Op("v", "Neg", {"shared"}, "/cpu:0");
   g.Const("partial", {2}, "/device:GPU").Op("w", "Neg", {"partial"}, "/gpu:1");
   g.Const("pinned", {2}, "/gpu:0").Op("z", "Neg", {"pinned"}, "/gpu:1");
   g.Const("alone", {2});
@@ -232,7 +234,7 @@ TEST(PlacerRulesTest, CopiesOfHostMemoryTensors) {
   ASSERT_TRUE(p.ok()) << p.error();
   ASSERT_EQ(grt_plan_num_copies(p.plan()), 1);
   EXPECT_TRUE(grt_plan_copy_at(p.plan(), 0)->src_host_memory);  // int32 Neg on GPU: host memory
-  EXPECT_TRUE(grt_plan_output_in_host_memory(p.plan(), p.Index("c"), 0));  // CPU: all host
+  EXPECT_TRUE(grt_plan_output_in_host_memory(p.plan(), p.Index("c"), 0));   // CPU: all host
   EXPECT_FALSE(grt_plan_output_in_host_memory(p.plan(), p.Index("c"), 1));  // no such output
 }
 

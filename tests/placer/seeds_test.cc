@@ -169,9 +169,9 @@ TEST(SeedsTest, TowersWithVariablesPinnedToTheCpu) {
 TEST(SeedsTest, GreedySetterOverSeveralVariableSizes) {
   // The seed's GpuParamServerDeviceSetter on a ResNet-like set of variables;
   // the expected loads follow the rule written out independently here.
-  const std::vector<std::vector<int64_t>> shapes = {
-      {3, 3, 3, 16}, {16}, {3, 3, 16, 16}, {16}, {3, 3, 16, 32}, {32},
-      {3, 3, 32, 32}, {32}, {3, 3, 32, 64}, {64}, {64, 10}, {10}};
+  const std::vector<std::vector<int64_t>> shapes = {{3, 3, 3, 16},  {16}, {3, 3, 16, 16}, {16},
+                                                    {3, 3, 16, 32}, {32}, {3, 3, 32, 32}, {32},
+                                                    {3, 3, 32, 64}, {64}, {64, 10},       {10}};
   Graph g;
   for (size_t i = 0; i < shapes.size(); i++) g.Variable("v" + std::to_string(i), shapes[i]);
   Placed p(g, PlaceArgs{"cpu:1,gpu:4", false, "/gpu:0,/gpu:1,/gpu:2,/gpu:3", "greedy"});

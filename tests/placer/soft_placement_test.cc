@@ -83,8 +83,7 @@ TEST(SoftPlacementTest, UnknownJobKeepsTheType) {
   Placed p(g, "cpu:1,gpu:1", true);
   ASSERT_TRUE(p.ok()) << p.error();
   EXPECT_EQ(p.Dev("c"), "GPU:0");
-  EXPECT_NE(p.Text("c").find("keeping only the device type"), std::string::npos)
-      << p.Text("c");
+  EXPECT_NE(p.Text("c").find("keeping only the device type"), std::string::npos) << p.Text("c");
 }
 
 TEST(SoftPlacementTest, GroupMembersWithoutRequestFollowTheFallback) {

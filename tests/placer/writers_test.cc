@@ -44,19 +44,14 @@ TEST(WritersTest, PlacementLogInTensorFlowsFormat) {
   const std::string cpu = "/job:localhost/replica:0/task:0/device:CPU:0";
   const std::string gpu0 = "/job:localhost/replica:0/task:0/device:GPU:0";
   const std::string gpu1 = "/job:localhost/replica:0/task:0/device:GPU:1";
-  EXPECT_EQ(log,
-            "Device mapping:\n" +
-            cpu + " -> device: 0, name: logical CPU device\n" +
-            gpu0 + " -> device: 0, name: logical GPU device (declared; not on this machine)\n" +
-            gpu1 + " -> device: 1, name: logical GPU device (declared; not on this machine)\n" +
-            "w: (VariableV2): " + gpu1 + "\n" +
-            "w/init: (Const): " + gpu1 + "\n" +
-            "w/Assign: (Assign): " + gpu1 + "\n" +
-            "w/read: (Identity): " + gpu1 + "\n" +
-            "x: (Placeholder): " + cpu + "\n" +
-            "y: (MatMul): " + gpu0 + "\n" +
-            "s: (Shape): " + gpu0 + "\n" +
-            "out: (Neg): " + gpu0 + "\n");
+  EXPECT_EQ(log, "Device mapping:\n" + cpu + " -> device: 0, name: logical CPU device\n" + gpu0 +
+                     " -> device: 0, name: logical GPU device (declared; not on this machine)\n" +
+                     gpu1 +
+                     " -> device: 1, name: logical GPU device (declared; not on this machine)\n" +
+                     "w: (VariableV2): " + gpu1 + "\n" + "w/init: (Const): " + gpu1 + "\n" +
+                     "w/Assign: (Assign): " + gpu1 + "\n" + "w/read: (Identity): " + gpu1 + "\n" +
+                     "x: (Placeholder): " + cpu + "\n" + "y: (MatMul): " + gpu0 + "\n" +
+                     "s: (Shape): " + gpu0 + "\n" + "out: (Neg): " + gpu0 + "\n");
 }
 
 TEST(WritersTest, JsonPlanExplainsEveryNode) {
@@ -118,8 +113,7 @@ TEST(WritersTest, JsonPlanExplainsEveryNode) {
   EXPECT_STREQ(json_string_value(json_object_get(json_array_get(copies, 0), "to")),
                "/job:localhost/replica:0/task:0/device:GPU:0");
   EXPECT_EQ(json_array_size(json_object_get(node("x"), "copies")), 1u);
-  EXPECT_EQ(json_integer_value(json_object_get(root, "num_copies")),
-            grt_plan_num_copies(p.plan()));
+  EXPECT_EQ(json_integer_value(json_object_get(root, "num_copies")), grt_plan_num_copies(p.plan()));
   json_decref(root);
 }
 

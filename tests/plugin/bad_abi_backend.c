@@ -13,6 +13,7 @@ static const grt_backend kBackend = {
     .kernel = kernel,
 };
 
-__attribute__((visibility("default"))) const grt_backend* grt_backend_entry(uint32_t host_api_version) {
+__attribute__((visibility("default"))) const grt_backend* grt_backend_entry(
+    uint32_t host_api_version) {
   return &kBackend;
 }

@@ -102,7 +102,8 @@ int Mismatches(const grt_tensor* y, const std::vector<float>& xv, const std::vec
   std::vector<float> got = Floats(y);
   if (got.size() != want.size()) return 1;
   int bad = 0;
-  for (size_t i = 0; i < got.size(); i++) bad += std::abs(got[i] - want[i]) > 1e-4 * (1 + std::abs(want[i]));
+  for (size_t i = 0; i < got.size(); i++)
+    bad += std::abs(got[i] - want[i]) > 1e-4 * (1 + std::abs(want[i]));
   return bad;
 }
 
@@ -121,7 +122,8 @@ grt_session* SessionWithY(grt_graph* g, grt_callable** c) {
 
 std::vector<float> Input(int call, size_t rows) {
   std::vector<float> x(rows * 3);
-  for (size_t i = 0; i < x.size(); i++) x[i] = (float)((call * 5 + (int)i) % 7) - 3.0f + 0.25f * call;
+  for (size_t i = 0; i < x.size(); i++)
+    x[i] = (float)((call * 5 + (int)i) % 7) - 3.0f + 0.25f * call;
   return x;
 }
 
@@ -150,8 +152,10 @@ TEST_F(Fixture, RecordsOnTheSecondCallAndReplaysWithFreshFeedsAndVariables) {
     std::vector<float> y = Floats(out[0]), a = Floats(out[1]);
     ASSERT_EQ(y.size(), 4u);
     for (int i = 0; i < 4; i++) {
-      EXPECT_NEAR(y[i], want[i], 1e-4 * (1 + std::abs(want[i]))) << "call " << call << " y[" << i << "]";
-      EXPECT_NEAR(a[i], acc[i], 1e-3 * (1 + std::abs(acc[i]))) << "call " << call << " acc[" << i << "]";
+      EXPECT_NEAR(y[i], want[i], 1e-4 * (1 + std::abs(want[i])))
+          << "call " << call << " y[" << i << "]";
+      EXPECT_NEAR(a[i], acc[i], 1e-3 * (1 + std::abs(acc[i])))
+          << "call " << call << " acc[" << i << "]";
     }
     // The same kernels run in the same order: the same bits as uncaptured.
     EXPECT_EQ(y, Floats(pout[0])) << "call " << call;
@@ -159,7 +163,8 @@ TEST_F(Fixture, RecordsOnTheSecondCallAndReplaysWithFreshFeedsAndVariables) {
     for (grt_tensor* t : {out[0], out[1], pout[0], pout[1], x}) grt_tensor_free(t);
   }
   std::string r = Report(c);
-  EXPECT_NE(r.find("captured on /job:localhost/replica:0/task:0/device:TEST:0: 6 kernels; 1 recording, 7 replays"),
+  EXPECT_NE(r.find("captured on /job:localhost/replica:0/task:0/device:TEST:0: 6 kernels; 1 "
+                   "recording, 7 replays"),
             std::string::npos)
       << r;
 
@@ -211,21 +216,27 @@ TEST_F(Fixture, StepsThatCannotBeCapturedSayWhyAndRunAsUsual) {
     const char* why;
   };
   const Case cases[] = {
-      {{"x"}, {"cpu_y"},
-       "not captured: node 'cpu_y' (Mul) runs on /job:localhost/replica:0/task:0/device:CPU:0, whose work cannot be recorded"},
-      {{"w_init"}, {"assign_w"},
-       "not captured: node 'assign_w' (Assign) on /job:localhost/replica:0/task:0/device:TEST:0: its kernel gives the variable a new tensor on each call"},
+      {{"x"},
+       {"cpu_y"},
+       "not captured: node 'cpu_y' (Mul) runs on /job:localhost/replica:0/task:0/device:CPU:0, "
+       "whose work cannot be recorded"},
+      {{"w_init"},
+       {"assign_w"},
+       "not captured: node 'assign_w' (Assign) on /job:localhost/replica:0/task:0/device:TEST:0: "
+       "its kernel gives the variable a new tensor on each call"},
       {{"x"}, {"x"}, "not captured: the step runs no kernel"},
   };
   for (const Case& k : cases) {
     grt_callable* c = nullptr;
-    ASSERT_OK(grt_session_make_callable_by_name(s, k.feeds.data(), 1, k.fetches.data(), 1, nullptr, 0, &c));
+    ASSERT_OK(grt_session_make_callable_by_name(s, k.feeds.data(), 1, k.fetches.data(), 1, nullptr,
+                                                0, &c));
     EXPECT_EQ(Report(c), k.why);
     for (int call = 0; call < 3; call++) {
-      std::vector<float> v = std::string(k.feeds[0]) == "w_init" ? std::vector<float>{1, 2, 3, 4, 5, 6}
-                                                               : Input(call, 2);
+      std::vector<float> v = std::string(k.feeds[0]) == "w_init"
+                                 ? std::vector<float>{1, 2, 3, 4, 5, 6}
+                                 : Input(call, 2);
       grt_tensor* in = Tensor(std::string(k.feeds[0]) == "w_init" ? std::vector<int64_t>{3, 2}
-                                                                   : std::vector<int64_t>{2, 3},
+                                                                  : std::vector<int64_t>{2, 3},
                               v);
       grt_tensor* out = nullptr;
       ASSERT_OK(grt_callable_run(c, &in, &out, nullptr));
@@ -260,9 +271,10 @@ TEST_F(Fixture, ARefusedRecordingGivesCaptureUpAndRunsAsUsual) {
     grt_tensor_free(y);
   }
   unsetenv("GRT_TEST_REFUSE_RECORDING");
-  EXPECT_EQ(Report(c),
-            "not captured: /job:localhost/replica:0/task:0/device:TEST:0 could not record the step: "
-            "TEST: the recording on /job:localhost/replica:0/task:0/device:TEST:0 failed");
+  EXPECT_EQ(
+      Report(c),
+      "not captured: /job:localhost/replica:0/task:0/device:TEST:0 could not record the step: "
+      "TEST: the recording on /job:localhost/replica:0/task:0/device:TEST:0 failed");
   grt_callable_free(c);
   grt_session_free(s);
 }

@@ -22,16 +22,18 @@ std::string Member(const std::string& name, const std::string& dev, const std::s
   return R"({"name":"x_)" + name + R"(","op":"Placeholder","device":"/device:CPU:0)" +
          R"(","attrs":{"dtype":"float32","shape":[2]}},{"name":")" + name +
          R"(","op":"NcclAllReduce","inputs":["x_)" + name + R"("],"device":")" + dev +
-         R"(","attrs":{"T":"float32","reduction":"sum","num_devices":2,"shared_name":")" + group + R"("}})";
+         R"(","attrs":{"T":"float32","reduction":"sum","num_devices":2,"shared_name":")" + group +
+         R"("}})";
 }
 
 TEST(PluginCollective, GroupsWithoutAnAllReduceOrAcrossTypesAreRefused) {
   ASSERT_OK(grt_backend_load(PluginPath("libgrt_backend_test.so").c_str()));
-  std::string j = R"({"format":"grt.graph","version":1,"nodes":[)" +
-                  Member("t0", "/device:TEST:0", "on_test") + "," + Member("t1", "/device:TEST:1", "on_test") +
-                  "," + Member("m0", "/device:CPU:0", "mixed") + "," + Member("m1", "/device:TEST:0", "mixed") +
-                  "," + Member("c0", "/device:CPU:0", "on_cpu") + "," + Member("c1", "/device:CPU:1", "on_cpu") +
-                  "]}";
+  std::string j =
+      R"({"format":"grt.graph","version":1,"nodes":[)" + Member("t0", "/device:TEST:0", "on_test") +
+      "," + Member("t1", "/device:TEST:1", "on_test") + "," +
+      Member("m0", "/device:CPU:0", "mixed") + "," + Member("m1", "/device:TEST:0", "mixed") + "," +
+      Member("c0", "/device:CPU:0", "on_cpu") + "," + Member("c1", "/device:CPU:1", "on_cpu") +
+      "]}";
   grt_graph* g = nullptr;
   ASSERT_OK(grt_graph_from_json(j.c_str(), j.size(), &g));
   grt_session_options* o = nullptr;
@@ -51,10 +53,15 @@ TEST(PluginCollective, GroupsWithoutAnAllReduceOrAcrossTypesAreRefused) {
     const char* second;
     const char* expect;
   } cases[] = {
-      {"t0", "t1", "NcclAllReduce group 'on_test' (members 't0' on /job:localhost/replica:0/task:0/device:TEST:0, "
-                   "'t1' on /job:localhost/replica:0/task:0/device:TEST:1): the TEST backend has no all-reduce"},
-      {"m0", "m1", "NcclAllReduce group 'mixed' (members 'm0' on /job:localhost/replica:0/task:0/device:CPU:0, "
-                   "'m1' on /job:localhost/replica:0/task:0/device:TEST:0): members on devices of different types"},
+      {"t0", "t1",
+       "NcclAllReduce group 'on_test' (members 't0' on "
+       "/job:localhost/replica:0/task:0/device:TEST:0, "
+       "'t1' on /job:localhost/replica:0/task:0/device:TEST:1): the TEST backend has no "
+       "all-reduce"},
+      {"m0", "m1",
+       "NcclAllReduce group 'mixed' (members 'm0' on /job:localhost/replica:0/task:0/device:CPU:0, "
+       "'m1' on /job:localhost/replica:0/task:0/device:TEST:0): members on devices of different "
+       "types"},
   };
   for (const auto& c : cases) {
     std::string xa = std::string("x_") + c.first, xb = std::string("x_") + c.second;
@@ -63,7 +70,8 @@ TEST(PluginCollective, GroupsWithoutAnAllReduceOrAcrossTypesAreRefused) {
     grt_tensor* out[2] = {nullptr, nullptr};
     grt_status* st = grt_session_run(s, feeds, 2, fetches, 2, nullptr, 0, out, nullptr);
     ASSERT_NE(st, nullptr) << c.first;
-    EXPECT_NE(std::string(grt_status_message(st)).find(c.expect), std::string::npos) << grt_status_message(st);
+    EXPECT_NE(std::string(grt_status_message(st)).find(c.expect), std::string::npos)
+        << grt_status_message(st);
     grt_status_free(st);
     EXPECT_EQ(out[0], nullptr);
   }

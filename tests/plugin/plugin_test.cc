@@ -18,7 +18,9 @@
 
 namespace {
 
-void LoadTestBackend() { ASSERT_OK(grt_backend_load(PluginPath("libgrt_backend_test.so").c_str())); }
+void LoadTestBackend() {
+  ASSERT_OK(grt_backend_load(PluginPath("libgrt_backend_test.so").c_str()));
+}
 
 // m = x @ b on TEST:0, s = m + c on TEST:1, y = s * s on the CPU, z = s on
 // TEST:1: host-to-device, device-to-device and device-to-host copies, and a
@@ -42,7 +44,8 @@ TEST(Plugin, RunsAcrossTestDevicesAndCpuWithCopiesOnStreams) {
   const grt_plan* p = grt_session_plan(s);
   auto device_of = [&](const char* name) {
     for (int32_t i = 0; i < grt_graph_num_nodes(g); i++)
-      if (std::string(grt_graph_node_name(g, i)) == name) return std::string(grt_plan_node_device_name(p, i));
+      if (std::string(grt_graph_node_name(g, i)) == name)
+        return std::string(grt_plan_node_device_name(p, i));
     return std::string();
   };
   EXPECT_EQ(device_of("m"), "/job:localhost/replica:0/task:0/device:TEST:0");

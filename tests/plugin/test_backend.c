@@ -103,8 +103,10 @@ static grt_status* enqueue_work(grt_stream* gs, void (*fn)(void*), void* arg,
   }
   if (recorded(gs->device, w)) return NULL;
   pthread_mutex_lock(&s->mu);
-  if (s->tail) s->tail->next = w;
-  else s->head = w;
+  if (s->tail)
+    s->tail->next = w;
+  else
+    s->head = w;
   s->tail = w;
   pthread_cond_signal(&s->cv);
   pthread_mutex_unlock(&s->mu);
@@ -504,8 +506,10 @@ static grt_status* squeeze_compute(grt_kernel_ctx* ctx) {
     bool listed = n_axes == 0 && in.dims[d] == 1;
     for (int32_t k = 0; k < n_axes; k++) listed |= axes[k] == d || axes[k] + in.rank == d;
     if (listed && in.dims[d] != 1)
-      return grt_status_new(GRT_INVALID_ARGUMENT, "Can not squeeze dim[%d], expected a dimension "
-                            "of 1, got %lld", (int)d, (long long)in.dims[d]);
+      return grt_status_new(GRT_INVALID_ARGUMENT,
+                            "Can not squeeze dim[%d], expected a dimension "
+                            "of 1, got %lld",
+                            (int)d, (long long)in.dims[d]);
     if (!listed) out.dims[out.rank++] = in.dims[d];
   }
   grt_tensor* t;
@@ -584,8 +588,10 @@ static bool recorded(grt_device* gd, work* w) {
   pthread_mutex_lock(&d->cap_mu);
   bool on = d->capturing;
   if (on) {
-    if (d->rec_tail) d->rec_tail->next = w;
-    else d->rec_head = w;
+    if (d->rec_tail)
+      d->rec_tail->next = w;
+    else
+      d->rec_head = w;
     d->rec_tail = w;
   }
   pthread_mutex_unlock(&d->cap_mu);
@@ -680,8 +686,10 @@ static grt_status* replay(grt_device* gd, grt_captured* g) {
       if (w->touch[i] && !live_locked(&d->memory, w->touch[i])) dead = w->touch[i];
   pthread_mutex_unlock(&d->memory.mu);
   if (dead)
-    return grt_status_new(GRT_INTERNAL, "TEST: the recording on %s touches %p, memory no longer "
-                          "allocated", gd->name, dead);
+    return grt_status_new(GRT_INTERNAL,
+                          "TEST: the recording on %s touches %p, memory no longer "
+                          "allocated",
+                          gd->name, dead);
   replay_args* a = malloc(sizeof *a);
   if (!a) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "TEST replay: out of memory");
   a->g = g;
@@ -741,8 +749,8 @@ static grt_status* parse_delay(const char* v, long* out) {
   errno = 0;
   long us = strtol(v, &end, 10);
   if (!*v || *end || errno || us < 0 || us > 1000000)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "'%s' is not a number of microseconds in [0, 1000000]",
-                          v);
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "'%s' is not a number of microseconds in [0, 1000000]", v);
   *out = us;
   return NULL;
 }
@@ -810,6 +818,7 @@ static const grt_backend kBackend = {
     .options = &kOptions,
 };
 
-__attribute__((visibility("default"))) const grt_backend* grt_backend_entry(uint32_t host_api_version) {
+__attribute__((visibility("default"))) const grt_backend* grt_backend_entry(
+    uint32_t host_api_version) {
   return &kBackend;
 }

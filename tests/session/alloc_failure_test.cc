@@ -419,8 +419,10 @@ enum Mode { kPersistent, kTransient };
 const char* const kModeNames[] = {"persistent", "transient"};
 
 void Arm(Mode mode, int64_t n) {
-  if (mode == kPersistent) grt_mem_fail_after(n);
-  else grt_mem_fail_once_after(n);
+  if (mode == kPersistent)
+    grt_mem_fail_after(n);
+  else
+    grt_mem_fail_once_after(n);
 }
 
 enum Step { kLoad, kSessionNew, kFirstRun, kLaterRun, kCachedRun, kNumSteps };
@@ -430,13 +432,12 @@ const char* const kStepNames[] = {"load+validate", "session_new", "first run (in
 // One attempt at `step` with allocation n failing (n < 0: none). Returns
 // the allocations the armed part took; *ok says whether the step worked.
 int64_t Attempt(const Case& c, grt_graph* g, const grt_session_options* o, Step step, Mode mode,
-                int64_t n,
-                bool* ok = nullptr) {
+                int64_t n, bool* ok = nullptr) {
   bool ignored;
   if (!ok) ok = &ignored;
   *ok = false;
-  std::string what = c.name + " " + kStepNames[step] + " " + kModeNames[mode] + " n=" +
-                     std::to_string(n);
+  std::string what =
+      c.name + " " + kStepNames[step] + " " + kModeNames[mode] + " n=" + std::to_string(n);
   int64_t count = 0;
   grt_mem_fail_after(-1);
   if (step == kLoad) {

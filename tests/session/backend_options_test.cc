@@ -42,8 +42,8 @@ const grt_backend_option kOptionList[] = {
 const grt_backend_options kOptions = {kOptionList, 2, Devices};
 
 const grt_kernel_spec kRows[] = {{"NoOp", "OPTS", "", "", 0}};
-const grt_backend kOpts = {GRT_BACKEND_API_VERSION, "OPTS", 100, kRows, 1, OneCard,
-                           RecordingDeviceNew, NoKernel, nullptr, &kOptions};
+const grt_backend kOpts = {GRT_BACKEND_API_VERSION, "OPTS",   100,     kRows,    1, OneCard,
+                           RecordingDeviceNew,      NoKernel, nullptr, &kOptions};
 
 std::string Message(grt_status* st) {
   std::string m = st ? grt_status_message(st) : "OK";
@@ -92,18 +92,18 @@ TEST(BackendOptions, RegisteredBackendsKeysAreCheckedCountedAndHandedOver) {
 TEST(BackendOptions, UnusableDeclarationsAreRefused) {
   const grt_backend_option dotted[] = {{"a.b", "x", "", "x", nullptr}};
   const grt_backend_options bad = {dotted, 1, nullptr};
-  const grt_backend b = {GRT_BACKEND_API_VERSION, "BADOPTS", 100, nullptr, 0, OneCard,
-                         RecordingDeviceNew, NoKernel, nullptr, &bad};
+  const grt_backend b = {GRT_BACKEND_API_VERSION, "BADOPTS", 100,     nullptr, 0, OneCard,
+                         RecordingDeviceNew,      NoKernel,  nullptr, &bad};
   EXPECT_EQ(Message(grt_backend_register(&b)),
             "backend 'BADOPTS': its option 0 has no key, or one with '.' or '=' or over 64 bytes");
   const grt_backend_options none = {nullptr, 3, nullptr};
-  const grt_backend c = {GRT_BACKEND_API_VERSION, "BADOPTS", 100, nullptr, 0, OneCard,
-                         RecordingDeviceNew, NoKernel, nullptr, &none};
+  const grt_backend c = {GRT_BACKEND_API_VERSION, "BADOPTS", 100,     nullptr, 0, OneCard,
+                         RecordingDeviceNew,      NoKernel,  nullptr, &none};
   EXPECT_EQ(Message(grt_backend_register(&c)),
             "backend 'BADOPTS': it declares 3 options but no table of them");
   const grt_backend_options many = {dotted, 33, nullptr};
-  const grt_backend d = {GRT_BACKEND_API_VERSION, "BADOPTS", 100, nullptr, 0, OneCard,
-                         RecordingDeviceNew, NoKernel, nullptr, &many};
+  const grt_backend d = {GRT_BACKEND_API_VERSION, "BADOPTS", 100,     nullptr, 0, OneCard,
+                         RecordingDeviceNew,      NoKernel,  nullptr, &many};
   EXPECT_EQ(Message(grt_backend_register(&d)),
             "backend 'BADOPTS': it declares 33 options (at most 32)");
 }

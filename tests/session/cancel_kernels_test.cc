@@ -64,8 +64,8 @@ double Seconds(std::chrono::steady_clock::time_point t0) {
 grt_status* TimedRun(grt_session* s, const grt_run_options* ro, std::vector<grt_feed> feeds,
                      const char* fetch, grt_tensor** out, double* seconds) {
   auto t0 = std::chrono::steady_clock::now();
-  grt_status* st = grt_session_run_with_options(s, ro, feeds.data(), (int32_t)feeds.size(),
-                                                &fetch, 1, nullptr, 0, out, nullptr);
+  grt_status* st = grt_session_run_with_options(s, ro, feeds.data(), (int32_t)feeds.size(), &fetch,
+                                                1, nullptr, 0, out, nullptr);
   *seconds = Seconds(t0);
   return st;
 }

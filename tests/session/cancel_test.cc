@@ -151,8 +151,10 @@ TEST(Cancel, RandomMomentsRace) {
         if (!st) {
           // The mean of uniform [0, 1) draws, times two: near 1 per element.
           double per = v / (rows * 200.0);
-          if (per > 0.9 && per < 1.1) ok++;
-          else other++;
+          if (per > 0.9 && per < 1.1)
+            ok++;
+          else
+            other++;
         } else if (grt_status_code(st) == GRT_CANCELLED) {
           cancelled++;
         } else {

@@ -26,10 +26,10 @@
 
 namespace {
 
-#define ASSERT_OK(expr)                                \
-  do {                                                 \
-    grt_status* s_ = (expr);                           \
-    ASSERT_EQ(s_, nullptr) << grt_status_message(s_);  \
+#define ASSERT_OK(expr)                               \
+  do {                                                \
+    grt_status* s_ = (expr);                          \
+    ASSERT_EQ(s_, nullptr) << grt_status_message(s_); \
   } while (0)
 
 std::string Msg(grt_status* s) {
@@ -47,19 +47,28 @@ std::string Graph(int n, const char* b_dtype = "float32", int bn = 2, bool extra
   std::string b_shape = "[" + std::to_string(bn) + "]", b_ones;
   for (int i = 0; i < bn; i++) b_ones += i ? ",1" : "1";
   std::string g = R"({"format":"grt.graph","version":1,"nodes":[
-    {"name":"w","op":"VariableV2","device":"/cpu:0","attrs":{"dtype":"float32","shape":[)" + N + R"(]}},
-    {"name":"b","op":"VariableV2","device":"/cpu:1","attrs":{"dtype":")" + bt + R"(","shape":)" + b_shape + R"(}},
-    {"name":"w0","op":"Placeholder","attrs":{"dtype":"float32","shape":[)" + N + R"(]}},
-    {"name":"b0","op":"Placeholder","attrs":{"dtype":")" + bt + R"(","shape":)" + b_shape + R"(}},
+    {"name":"w","op":"VariableV2","device":"/cpu:0","attrs":{"dtype":"float32","shape":[)" +
+                  N + R"(]}},
+    {"name":"b","op":"VariableV2","device":"/cpu:1","attrs":{"dtype":")" +
+                  bt + R"(","shape":)" + b_shape + R"(}},
+    {"name":"w0","op":"Placeholder","attrs":{"dtype":"float32","shape":[)" +
+                  N + R"(]}},
+    {"name":"b0","op":"Placeholder","attrs":{"dtype":")" +
+                  bt + R"(","shape":)" + b_shape + R"(}},
     {"name":"init_w","op":"Assign","inputs":["w","w0"],"device":"/cpu:0","attrs":{"T":"float32"}},
-    {"name":"init_b","op":"Assign","inputs":["b","b0"],"device":"/cpu:1","attrs":{"T":")" + bt + R"("}},
+    {"name":"init_b","op":"Assign","inputs":["b","b0"],"device":"/cpu:1","attrs":{"T":")" +
+                  bt + R"("}},
     {"name":"init","op":"NoOp","inputs":["^init_w","^init_b"]},
-    {"name":"dims_w","op":"Const","attrs":{"dtype":"int32","value":{"dtype":"int32","shape":[1],"values":[)" + N + R"(]}}},
+    {"name":"dims_w","op":"Const","attrs":{"dtype":"int32","value":{"dtype":"int32","shape":[1],"values":[)" +
+                  N + R"(]}}},
     {"name":"one","op":"Const","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[],"values":[1]}}},
     {"name":"ones_w","op":"Fill","inputs":["dims_w","one"],"attrs":{"T":"float32"}},
     {"name":"add_w","op":"AssignAdd","inputs":["w","ones_w"],"device":"/cpu:0","attrs":{"T":"float32"}},
-    {"name":"ones_b","op":"Const","attrs":{"dtype":")" + bt + R"(","value":{"dtype":")" + bt + R"(","shape":)" + b_shape + R"(,"values":[)" + b_ones + R"(]}}},
-    {"name":"add_b","op":"AssignAdd","inputs":["b","ones_b"],"device":"/cpu:1","attrs":{"T":")" + bt + R"("}},
+    {"name":"ones_b","op":"Const","attrs":{"dtype":")" +
+                  bt + R"(","value":{"dtype":")" + bt + R"(","shape":)" + b_shape +
+                  R"(,"values":[)" + b_ones + R"(]}}},
+    {"name":"add_b","op":"AssignAdd","inputs":["b","ones_b"],"device":"/cpu:1","attrs":{"T":")" +
+                  bt + R"("}},
     {"name":"step","op":"NoOp","inputs":["^add_w","^add_b"]})";
   if (extra_var)
     g += R"(,
@@ -323,8 +332,8 @@ TEST(Checkpoint, KilledWhileSavingNeverLosesTheCheckpoint) {
     ASSERT_OK(a.Init(std::vector<float>(n, 0.0f), {0, 0}));
     ASSERT_OK(grt_session_save_variables(a.s, path.c_str()));
   }
-  void* shared = mmap(nullptr, sizeof(SaverMarks), PROT_READ | PROT_WRITE,
-                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* shared =
+      mmap(nullptr, sizeof(SaverMarks), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(shared, MAP_FAILED);
   SaverMarks* marks = new (shared) SaverMarks;
   std::mt19937 rng(12345);

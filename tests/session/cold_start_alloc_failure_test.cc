@@ -87,13 +87,15 @@ TEST(ColdStartAllocFailure, EveryAllocationOfTheFirstRun) {
     std::map<std::string, std::pair<int64_t, int>> bad;  // outcome -> first n, count
     for (int64_t n = 0; n <= count; n++) {
       std::string r = InChild([&] {
-        if (once) grt_mem_fail_once_after(n);
-        else grt_mem_fail_after(n);
+        if (once)
+          grt_mem_fail_once_after(n);
+        else
+          grt_mem_fail_after(n);
         std::string armed = ColdWork();
         grt_mem_fail_after(-1);
         std::string after = ColdWork();
-        bool ok = (armed == "OK" || armed.compare(0, 19, "RESOURCE_EXHAUSTED:") == 0) &&
-                  after == "OK";
+        bool ok =
+            (armed == "OK" || armed.compare(0, 19, "RESOURCE_EXHAUSTED:") == 0) && after == "OK";
         return ok ? std::string("good") : armed + " | then: " + after;
       });
       if (r != "good") {

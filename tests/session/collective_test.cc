@@ -60,7 +60,8 @@ grt_graph* Graph(const std::vector<Member>& ms, grt_graph* g = nullptr) {
   return g;
 }
 
-grt_session* Session(grt_graph* g, int devices, const char* inter_op = "0", grt_status** err = nullptr) {
+grt_session* Session(grt_graph* g, int devices, const char* inter_op = "0",
+                     grt_status** err = nullptr) {
   grt_session_options* o = nullptr;
   grt_status_free(grt_session_options_new(&o));
   grt_status_free(grt_session_options_set(o, "cpu.devices", std::to_string(devices).c_str()));
@@ -68,7 +69,8 @@ grt_session* Session(grt_graph* g, int devices, const char* inter_op = "0", grt_
   grt_session* s = nullptr;
   grt_status* st = grt_session_new(g, o, &s);
   grt_session_options_free(o);
-  if (err) *err = st;
+  if (err)
+    *err = st;
   else {
     EXPECT_EQ(st, nullptr) << grt_status_message(st);
     grt_status_free(st);
@@ -94,12 +96,23 @@ grt_tensor* Input(grt_dtype t, const std::vector<int64_t>& dims, int member, uns
   for (int64_t i = 0; i < n; i++) {
     double v = Value(member, i, salt);
     switch (t) {
-      case GRT_FLOAT32: ((float*)d)[i] = (float)v; break;
-      case GRT_FLOAT64: ((double*)d)[i] = v; break;
-      case GRT_FLOAT16: ((uint16_t*)d)[i] = grt_float_to_half((float)v); break;
-      case GRT_INT32: ((int32_t*)d)[i] = (int32_t)std::lround(v * 4); break;
-      case GRT_INT64: ((int64_t*)d)[i] = (int64_t)std::lround(v * 4) * 1000000007LL; break;
-      default: break;
+      case GRT_FLOAT32:
+        ((float*)d)[i] = (float)v;
+        break;
+      case GRT_FLOAT64:
+        ((double*)d)[i] = v;
+        break;
+      case GRT_FLOAT16:
+        ((uint16_t*)d)[i] = grt_float_to_half((float)v);
+        break;
+      case GRT_INT32:
+        ((int32_t*)d)[i] = (int32_t)std::lround(v * 4);
+        break;
+      case GRT_INT64:
+        ((int64_t*)d)[i] = (int64_t)std::lround(v * 4) * 1000000007LL;
+        break;
+      default:
+        break;
     }
   }
   return x;
@@ -108,12 +121,18 @@ grt_tensor* Input(grt_dtype t, const std::vector<int64_t>& dims, int member, uns
 double Get(const grt_tensor* x, int64_t i) {
   const void* d = grt_tensor_data(x);
   switch (grt_tensor_dtype(x)) {
-    case GRT_FLOAT32: return ((const float*)d)[i];
-    case GRT_FLOAT64: return ((const double*)d)[i];
-    case GRT_FLOAT16: return grt_half_to_float(((const uint16_t*)d)[i]);
-    case GRT_INT32: return ((const int32_t*)d)[i];
-    case GRT_INT64: return (double)((const int64_t*)d)[i];
-    default: return NAN;
+    case GRT_FLOAT32:
+      return ((const float*)d)[i];
+    case GRT_FLOAT64:
+      return ((const double*)d)[i];
+    case GRT_FLOAT16:
+      return grt_half_to_float(((const uint16_t*)d)[i]);
+    case GRT_INT32:
+      return ((const int32_t*)d)[i];
+    case GRT_INT64:
+      return (double)((const int64_t*)d)[i];
+    default:
+      return NAN;
   }
 }
 
@@ -128,10 +147,14 @@ int64_t ReferenceInt(const std::vector<grt_tensor*>& in, const std::string& red,
   uint64_t acc = (uint64_t)GetInt(in[0], i);
   for (size_t k = 1; k < in.size(); k++) {
     int64_t x = GetInt(in[k], i);
-    if (red == "sum") acc += (uint64_t)x;
-    else if (red == "prod") acc *= (uint64_t)x;
-    else if (red == "min") acc = (uint64_t)std::min((int64_t)acc, x);
-    else acc = (uint64_t)std::max((int64_t)acc, x);
+    if (red == "sum")
+      acc += (uint64_t)x;
+    else if (red == "prod")
+      acc *= (uint64_t)x;
+    else if (red == "min")
+      acc = (uint64_t)std::min((int64_t)acc, x);
+    else
+      acc = (uint64_t)std::max((int64_t)acc, x);
   }
   return t == GRT_INT32 ? (int64_t)(int32_t)(uint32_t)acc : (int64_t)acc;
 }
@@ -143,25 +166,34 @@ double Reference(const std::vector<grt_tensor*>& in, const std::string& red, int
     uint64_t acc = (uint64_t)GetInt(in[0], i);
     for (size_t k = 1; k < in.size(); k++) {
       int64_t x = GetInt(in[k], i);
-      if (red == "sum") acc += (uint64_t)x;
-      else if (red == "prod") acc *= (uint64_t)x;
-      else if (red == "min") acc = (uint64_t)std::min((int64_t)acc, x);
-      else acc = (uint64_t)std::max((int64_t)acc, x);
+      if (red == "sum")
+        acc += (uint64_t)x;
+      else if (red == "prod")
+        acc *= (uint64_t)x;
+      else if (red == "min")
+        acc = (uint64_t)std::min((int64_t)acc, x);
+      else
+        acc = (uint64_t)std::max((int64_t)acc, x);
     }
     return t == GRT_INT32 ? (double)(int32_t)(uint32_t)acc : (double)(int64_t)acc;
   }
   double acc = Get(in[0], i);
   for (size_t k = 1; k < in.size(); k++) {
     double x = Get(in[k], i);
-    if (red == "sum") acc += x;
-    else if (red == "prod") acc *= x;
-    else if (red == "min") acc = std::min(acc, x);
-    else acc = std::max(acc, x);
+    if (red == "sum")
+      acc += x;
+    else if (red == "prod")
+      acc *= x;
+    else if (red == "min")
+      acc = std::min(acc, x);
+    else
+      acc = std::max(acc, x);
   }
   return acc;
 }
 
-std::vector<Member> Group(int n, const std::string& red, grt_dtype t, const std::string& name = "g") {
+std::vector<Member> Group(int n, const std::string& red, grt_dtype t,
+                          const std::string& name = "g") {
   std::vector<Member> ms;
   for (int k = 0; k < n; k++) ms.push_back({"r" + std::to_string(k), red, name, t, k, n});
   return ms;
@@ -194,15 +226,18 @@ void RunAndCheck(grt_session* s, const std::vector<Member>& ms, const std::vecto
     for (size_t k = 0; k < ms.size(); k++) {
       ASSERT_EQ(grt_tensor_dtype(out[k]), ms[k].t);
       ASSERT_EQ(grt_tensor_rank(out[k]), (int32_t)dims.size());
-      for (size_t d = 0; d < dims.size(); d++) ASSERT_EQ(grt_tensor_dim(out[k], (int32_t)d), dims[d]);
+      for (size_t d = 0; d < dims.size(); d++)
+        ASSERT_EQ(grt_tensor_dim(out[k], (int32_t)d), dims[d]);
       ASSERT_EQ(grt_tensor_byte_size(out[k]), grt_tensor_byte_size(out[0]));
-      EXPECT_EQ(memcmp(grt_tensor_data(out[k]), grt_tensor_data(out[0]), grt_tensor_byte_size(out[0])), 0)
+      EXPECT_EQ(
+          memcmp(grt_tensor_data(out[k]), grt_tensor_data(out[0]), grt_tensor_byte_size(out[0])), 0)
           << "member " << k << " differs from member 0";
     }
     for (int64_t i = 0; i < n; i++) {
       double want = Reference(in, ms[0].reduction, i), got = Get(out[0], i);
-      double tol = ms[0].t == GRT_FLOAT16 ? 1e-2 * (1 + std::fabs(want))
-                   : ms[0].t == GRT_FLOAT32 ? 1e-5 * (1 + std::fabs(want)) : 0;
+      double tol = ms[0].t == GRT_FLOAT16   ? 1e-2 * (1 + std::fabs(want))
+                   : ms[0].t == GRT_FLOAT32 ? 1e-5 * (1 + std::fabs(want))
+                                            : 0;
       if (ms[0].t == GRT_INT64 || ms[0].t == GRT_INT32) {
         // Compare the exact wrapped integers, not their doubles.
         ASSERT_EQ(GetInt(out[0], i), ReferenceInt(in, ms[0].reduction, i)) << "element " << i;
@@ -226,17 +261,18 @@ TEST_P(Math, MatchesTheReferenceOnEveryDevice) {
   grt_session* s = Session(g, n);
   ASSERT_NE(s, nullptr);
   RunAndCheck(s, ms, {2, 3}, 1);
-  RunAndCheck(s, ms, {}, 2);       // scalar
-  RunAndCheck(s, ms, {0, 4}, 3);   // empty
-  RunAndCheck(s, ms, {100001}, 4); // large enough to shard
+  RunAndCheck(s, ms, {}, 2);        // scalar
+  RunAndCheck(s, ms, {0, 4}, 3);    // empty
+  RunAndCheck(s, ms, {100001}, 4);  // large enough to shard
   grt_session_free(s);
   grt_graph_free(g);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllReduce, Math,
-    ::testing::Combine(::testing::Values(2, 3, 4), ::testing::Values("sum", "prod", "min", "max"),
-                       ::testing::Values(GRT_FLOAT32, GRT_FLOAT64, GRT_FLOAT16, GRT_INT32, GRT_INT64)));
+INSTANTIATE_TEST_SUITE_P(AllReduce, Math,
+                         ::testing::Combine(::testing::Values(2, 3, 4),
+                                            ::testing::Values("sum", "prod", "min", "max"),
+                                            ::testing::Values(GRT_FLOAT32, GRT_FLOAT64, GRT_FLOAT16,
+                                                              GRT_INT32, GRT_INT64)));
 
 // A run's error, with the session kept usable: a good group in the same
 // session still runs afterwards.
@@ -273,17 +309,24 @@ struct BadCase {
 TEST(BadGroups, AreRefusedWhenTheRunIsBuiltNamingTheGroupAndNodes) {
   const grt_dtype F = GRT_FLOAT32;
   std::vector<BadCase> cases = {
-      {"too few", {{"a", "sum", "g", F, 0, 3}, {"b", "sum", "g", F, 1, 3}},
-       {"NcclAllReduce group 'g'", "'a' on", "'b' on", "num_devices is 3 but this run has 2 members"}},
-      {"too many", {{"a", "sum", "g", F, 0, 2}, {"b", "sum", "g", F, 1, 2}, {"c", "sum", "g", F, 2, 2}},
+      {"too few",
+       {{"a", "sum", "g", F, 0, 3}, {"b", "sum", "g", F, 1, 3}},
+       {"NcclAllReduce group 'g'", "'a' on", "'b' on",
+        "num_devices is 3 but this run has 2 members"}},
+      {"too many",
+       {{"a", "sum", "g", F, 0, 2}, {"b", "sum", "g", F, 1, 2}, {"c", "sum", "g", F, 2, 2}},
        {"group 'g'", "num_devices is 2 but this run has 3 members"}},
-      {"num_devices differ", {{"a", "sum", "g", F, 0, 2}, {"b", "sum", "g", F, 1, 3}},
+      {"num_devices differ",
+       {{"a", "sum", "g", F, 0, 2}, {"b", "sum", "g", F, 1, 3}},
        {"group 'g'", "'b' has num_devices 3 but 'a' has 2"}},
-      {"reductions differ", {{"a", "sum", "g", F, 0, 2}, {"b", "max", "g", F, 1, 2}},
+      {"reductions differ",
+       {{"a", "sum", "g", F, 0, 2}, {"b", "max", "g", F, 1, 2}},
        {"group 'g'", "'b' has reduction 'max' but 'a' has 'sum'"}},
-      {"dtypes differ", {{"a", "sum", "g", F, 0, 2}, {"b", "sum", "g", GRT_FLOAT64, 1, 2}},
+      {"dtypes differ",
+       {{"a", "sum", "g", F, 0, 2}, {"b", "sum", "g", GRT_FLOAT64, 1, 2}},
        {"group 'g'", "'b' has T float64 but 'a' has float32"}},
-      {"one device twice", {{"a", "sum", "g", F, 1, 2}, {"b", "sum", "g", F, 1, 2}},
+      {"one device twice",
+       {{"a", "sum", "g", F, 1, 2}, {"b", "sum", "g", F, 1, 2}},
        {"group 'g'", "'a' and 'b' are both on", "CPU:1", "each member needs its own device"}},
   };
   for (const auto& c : cases) {
@@ -357,10 +400,14 @@ TEST(BadGroups, AMissingSharedNameOrReductionFailsValidation) {
                {"reduction", "reduction 'mean' is not one of"}};
   for (const auto& c : cases) {
     const char* which = c.which;
-    std::vector<Member> ms = {{"a", "sum", "g", GRT_FLOAT32, 0, 2}, {"b", "sum", "g", GRT_FLOAT32, 1, 2}};
-    if (!strcmp(which, "missing")) ms[1].shared_name = "-";
-    else if (!strcmp(which, "empty")) ms[1].shared_name = "";
-    else ms[1].reduction = "mean";
+    std::vector<Member> ms = {{"a", "sum", "g", GRT_FLOAT32, 0, 2},
+                              {"b", "sum", "g", GRT_FLOAT32, 1, 2}};
+    if (!strcmp(which, "missing"))
+      ms[1].shared_name = "-";
+    else if (!strcmp(which, "empty"))
+      ms[1].shared_name = "";
+    else
+      ms[1].reduction = "mean";
     grt_graph* g = Graph(ms);
     grt_status* err = nullptr;
     grt_session* s = Session(g, 2, "0", &err);
@@ -491,7 +538,8 @@ TEST(Failures, ADeadlineStopsTheRunAndTheNextRunWorks) {
   grt_run_options* ro = nullptr;
   ASSERT_OK(grt_run_options_new(&ro));
   ASSERT_OK(grt_run_options_set_timeout_ms(ro, 1));
-  grt_status* st = grt_session_run_with_options(s, ro, feeds, 2, fetches, 2, nullptr, 0, out, nullptr);
+  grt_status* st =
+      grt_session_run_with_options(s, ro, feeds, 2, fetches, 2, nullptr, 0, out, nullptr);
   ASSERT_NE(st, nullptr);
   EXPECT_EQ(grt_status_code(st), GRT_DEADLINE_EXCEEDED) << grt_status_message(st);
   grt_status_free(st);

@@ -12,10 +12,10 @@
 
 namespace limits_test {
 
-#define LT_ASSERT_OK(expr)                             \
-  do {                                                 \
-    grt_status* s_ = (expr);                           \
-    ASSERT_EQ(s_, nullptr) << grt_status_message(s_);  \
+#define LT_ASSERT_OK(expr)                            \
+  do {                                                \
+    grt_status* s_ = (expr);                          \
+    ASSERT_EQ(s_, nullptr) << grt_status_message(s_); \
   } while (0)
 
 // s = Sum(RandomUniform(shape)) over a fed shape: shape [r, c] allocates

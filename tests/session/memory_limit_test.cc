@@ -36,14 +36,14 @@ TEST(MemoryLimit, OptionTakesBytesWithSuffixes) {
   const struct {
     const char* text;
     int64_t bytes;
-  } ok[] = {{"0", 0}, {"4096", 4096}, {"64K", 64 << 10}, {"3M", 3 << 20}, {"2G", 2LL << 30},
-            {"5g", 5LL << 30}};
+  } ok[] = {{"0", 0},        {"4096", 4096},    {"64K", 64 << 10},
+            {"3M", 3 << 20}, {"2G", 2LL << 30}, {"5g", 5LL << 30}};
   for (const auto& c : ok) {
     LT_ASSERT_OK(grt_session_options_set(o, "memory_limit", c.text));
     EXPECT_EQ(o->memory_limit, c.bytes) << c.text;
   }
-  for (const char* bad : {"", "-1", "12T", "1.5G", "G", "10MB", "99999999999999999999",
-                          "9000000000G"}) {
+  for (const char* bad :
+       {"", "-1", "12T", "1.5G", "G", "10MB", "99999999999999999999", "9000000000G"}) {
     grt_status* st = grt_session_options_set(o, "memory_limit", bad);
     ASSERT_NE(st, nullptr) << bad;
     EXPECT_EQ(grt_status_code(st), GRT_INVALID_ARGUMENT);

@@ -49,11 +49,13 @@ int32_t Add(grt_graph* g, const std::string& name, const char* op, std::vector<s
   grt_status_free(grt_graph_add_node(g, name.c_str(), op, &i));
   for (auto& in : inputs) grt_status_free(grt_graph_add_input(g, i, in.c_str()));
   if (device) grt_status_free(grt_graph_set_device(g, i, device));
-  if (strcmp(op, "Placeholder") && strcmp(op, "Const")) grt_status_free(grt_graph_set_attr_type(g, i, "T", GRT_FLOAT32));
+  if (strcmp(op, "Placeholder") && strcmp(op, "Const"))
+    grt_status_free(grt_graph_set_attr_type(g, i, "T", GRT_FLOAT32));
   return i;
 }
 
-void Const(grt_graph* g, const std::string& name, std::vector<int64_t> dims, const std::vector<float>& v) {
+void Const(grt_graph* g, const std::string& name, std::vector<int64_t> dims,
+           const std::vector<float>& v) {
   int32_t i = Add(g, name, "Const", {});
   grt_tensor* t = Tensor(dims, v);
   grt_status_free(grt_graph_set_attr_type(g, i, "dtype", GRT_FLOAT32));
@@ -90,8 +92,8 @@ std::string Build(grt_graph* g, std::vector<Layer>& layers, unsigned* seed,
 }
 
 // The float64 reference of every layer's output for input x (m rows).
-std::vector<std::vector<double>> Reference(const std::vector<Layer>& layers, const std::vector<float>& x,
-                                           int64_t m) {
+std::vector<std::vector<double>> Reference(const std::vector<Layer>& layers,
+                                           const std::vector<float>& x, int64_t m) {
   std::vector<std::vector<double>> outs;
   std::vector<double> cur(x.begin(), x.end());
   for (const Layer& L : layers) {
@@ -275,8 +277,9 @@ namespace {
 
 // Conv2D (NHWC, HWIO) + BiasAdd + Relu in float64: SAME or VALID, stride s.
 std::vector<double> ConvRef(const std::vector<float>& x, int64_t n, int64_t h, int64_t w, int64_t c,
-                            const std::vector<float>& f, int64_t k, int64_t oc, const std::vector<float>& b,
-                            int64_t s, bool same, int64_t* oh, int64_t* ow) {
+                            const std::vector<float>& f, int64_t k, int64_t oc,
+                            const std::vector<float>& b, int64_t s, bool same, int64_t* oh,
+                            int64_t* ow) {
   *oh = same ? (h + s - 1) / s : (h - k) / s + 1;
   *ow = same ? (w + s - 1) / s : (w - k) / s + 1;
   int64_t pad_h = same ? std::max<int64_t>((*oh - 1) * s + k - h, 0) / 2 : 0;
@@ -292,7 +295,8 @@ std::vector<double> ConvRef(const std::vector<float>& x, int64_t n, int64_t h, i
               int64_t yy = r * s + dr - pad_h, xx = q * s + dq - pad_w;
               if (yy < 0 || yy >= h || xx < 0 || xx >= w) continue;
               for (int64_t ci = 0; ci < c; ci++)
-                acc += (double)x[((i * h + yy) * w + xx) * c + ci] * f[((dr * k + dq) * c + ci) * oc + o];
+                acc += (double)x[((i * h + yy) * w + xx) * c + ci] *
+                       f[((dr * k + dq) * c + ci) * oc + o];
             }
           y[((i * *oh + r) * *ow + q) * oc + o] = acc < 0 ? 0 : acc;
         }
@@ -354,7 +358,8 @@ TEST(Rewrite, LoadedFusedMatMulActivations) {
     for (int64_t k : {16, 96}) {
       const int64_t m = 8, n = k == 16 ? 4 : 256;
       unsigned seed = 31;
-      std::vector<float> a = Random(m * k, &seed), b = Random(k * n, &seed), bias = Random(n, &seed);
+      std::vector<float> a = Random(m * k, &seed), b = Random(k * n, &seed),
+                         bias = Random(n, &seed);
       for (auto& v : a) v *= 8;  // reach Relu6's cap and Elu's negative side
       auto list = [](const std::vector<float>& v) {
         std::string s;
@@ -378,7 +383,8 @@ TEST(Rewrite, LoadedFusedMatMulActivations) {
           "{\"name\": \"c\", \"op\": \"Const\", \"attrs\": {\"dtype\": \"float32\", \"value\": " +
           tensor({n}, bias) +
           "}},"
-          "{\"name\": \"f\", \"op\": \"_FusedMatMul\", \"inputs\": [\"a\", \"b\", \"c\"], \"attrs\": "
+          "{\"name\": \"f\", \"op\": \"_FusedMatMul\", \"inputs\": [\"a\", \"b\", \"c\"], "
+          "\"attrs\": "
           "{\"num_args\": 1, \"fused_ops\": " +
           ops + "}}]}";
       grt_graph* g = nullptr;
@@ -461,7 +467,8 @@ TEST(Rewrite, ConstantConvFiltersArePackedOnce) {
     grt_graph_free(g);
   }
   int64_t oh, ow;
-  ExpectNear(want[2], ConvRef(xv, n, h, w, c, fv, 3, oc, bv, 1, true, &oh, &ow), "unfused conv + bias + relu");
+  ExpectNear(want[2], ConvRef(xv, n, h, w, c, fv, 3, oc, bv, 1, true, &oh, &ow),
+             "unfused conv + bias + relu");
   grt_graph* g = ConstFilterConvs(fv, dv, bv);
   grt_session* s = Session(g, {});
   ASSERT_NE(s, nullptr);
@@ -476,7 +483,8 @@ TEST(Rewrite, ConstantConvFiltersArePackedOnce) {
                 0)
           << fetch[k] << " packed differs from reordered per call, run " << run;
     }
-    ExpectNear(out[2], ConvRef(xv, n, h, w, c, fv, 3, oc, bv, 1, true, &oh, &ow), "fused conv, packed");
+    ExpectNear(out[2], ConvRef(xv, n, h, w, c, fv, 3, oc, bv, 1, true, &oh, &ow),
+               "fused conv, packed");
     for (auto* t : out) grt_tensor_free(t);
     if (run == 0) after_first = grt_mm_pack_count();
   }
@@ -498,7 +506,8 @@ TEST(Rewrite, ConstantConvFiltersArePackedOnce) {
   ExpectNear(fed, ConvRef(xv, n, h, w, c, fv2, 3, oc, bv, 1, true, &oh, &ow), "fed filter");
   grt_tensor_free(fed);
   ASSERT_OK(grt_session_run(s, &f, 1, fetch_fused, 1, nullptr, 0, &fed, nullptr));
-  ExpectNear(fed, ConvRef(xv, n, h, w, c, fv, 3, oc, bv, 1, true, &oh, &ow), "Const filter after a fed run");
+  ExpectNear(fed, ConvRef(xv, n, h, w, c, fv, 3, oc, bv, 1, true, &oh, &ow),
+             "Const filter after a fed run");
   grt_tensor_free(fed);
   EXPECT_EQ(grt_mm_pack_count(), after_first);
   grt_tensor_free(f2);

@@ -36,7 +36,8 @@ grt_tensor* Tensor(std::vector<int64_t> dims, const std::vector<float>& v) {
   return t;
 }
 
-int32_t Add(grt_graph* g, const std::string& name, const char* op, std::vector<std::string> inputs) {
+int32_t Add(grt_graph* g, const std::string& name, const char* op,
+            std::vector<std::string> inputs) {
   int32_t i = -1;
   grt_status_free(grt_graph_add_node(g, name.c_str(), op, &i));
   for (auto& in : inputs) grt_status_free(grt_graph_add_input(g, i, in.c_str()));
@@ -82,8 +83,8 @@ std::string RunsAs(grt_session* s, const char* name) {
   return "";
 }
 
-std::vector<double> MatMulRef(const std::vector<float>& x, const std::vector<float>& w, int64_t m, int64_t k,
-                              int64_t n) {
+std::vector<double> MatMulRef(const std::vector<float>& x, const std::vector<float>& w, int64_t m,
+                              int64_t k, int64_t n) {
   std::vector<double> y((size_t)(m * n));
   for (int64_t i = 0; i < m; i++)
     for (int64_t j = 0; j < n; j++) {
@@ -121,7 +122,8 @@ grt_graph* VarMatMul() {
 // fed `w/read` is used as fed.
 TEST(RewriteVariables, PackedWhileUnwrittenAndSeenAfterEachWrite) {
   unsigned seed = 11;
-  std::vector<float> xv = Random(kM * kK, &seed), w1 = Random(kK * kN, &seed), d = Random(kK * kN, &seed);
+  std::vector<float> xv = Random(kM * kK, &seed), w1 = Random(kK * kN, &seed),
+                     d = Random(kK * kN, &seed);
   grt_graph* g = VarMatMul();
   grt_session* s = Session(g);
   ASSERT_NE(s, nullptr);
@@ -197,8 +199,8 @@ TEST(RewriteVariables, PackedWhileUnwrittenAndSeenAfterEachWrite) {
 
 // Conv2DBackpropInput (SAME, stride 1, NHWC) in float64: the adjoint of
 // Conv2D for out_backprop dy[n,h,w,oc] and filter f[3,3,c,oc].
-std::vector<double> BackpropInputRef(const std::vector<float>& dy, const std::vector<float>& f, int64_t n,
-                                     int64_t h, int64_t w, int64_t c, int64_t oc) {
+std::vector<double> BackpropInputRef(const std::vector<float>& dy, const std::vector<float>& f,
+                                     int64_t n, int64_t h, int64_t w, int64_t c, int64_t oc) {
   std::vector<double> dx((size_t)(n * h * w * c), 0.0);
   for (int64_t i = 0; i < n; i++)
     for (int64_t r = 0; r < h; r++)
@@ -209,8 +211,8 @@ std::vector<double> BackpropInputRef(const std::vector<float>& dy, const std::ve
               int64_t yy = r + dr - 1, xx = q + dq - 1;
               if (yy < 0 || yy >= h || xx < 0 || xx >= w) continue;
               for (int64_t ci = 0; ci < c; ci++)
-                dx[((i * h + yy) * w + xx) * c + ci] +=
-                    (double)dy[((i * h + r) * w + q) * oc + o] * f[((dr * 3 + dq) * c + ci) * oc + o];
+                dx[((i * h + yy) * w + xx) * c + ci] += (double)dy[((i * h + r) * w + q) * oc + o] *
+                                                        f[((dr * 3 + dq) * c + ci) * oc + o];
             }
   return dx;
 }
@@ -322,12 +324,13 @@ TEST(RewriteVariables, FusedConvEmptyDimensions) {
           "{\"name\": \"x\", \"op\": \"Placeholder\", \"attrs\": {\"dtype\": \"float32\"}},"
           "{\"name\": \"f\", \"op\": \"Placeholder\", \"attrs\": {\"dtype\": \"float32\"}},"
           "{\"name\": \"b\", \"op\": \"Placeholder\", \"attrs\": {\"dtype\": \"float32\"}},"
-          "{\"name\": \"y\", \"op\": \"_FusedConv2D\", \"inputs\": [\"x\", \"f\", \"b\"], \"attrs\": "
+          "{\"name\": \"y\", \"op\": \"_FusedConv2D\", \"inputs\": [\"x\", \"f\", \"b\"], "
+          "\"attrs\": "
           "{\"T\": \"float32\", \"num_args\": 1, \"fused_ops\": [\"BiasAdd\", \"" +
           std::string(act) + "\"], \"strides\": [1, 1, 1, 1], \"padding\": \"" + k.padding +
           "\", \"data_format\": \"" + k.format + "\"" +
           (strcmp(k.padding, "EXPLICIT") != 0 ? ""
-           : nchw ? ", \"explicit_paddings\": [0, 0, 0, 0, 1, 1, 1, 1]"
+           : nchw                             ? ", \"explicit_paddings\": [0, 0, 0, 0, 1, 1, 1, 1]"
                   : ", \"explicit_paddings\": [0, 0, 1, 1, 1, 1, 0, 0]") +
           "}}]}";
       grt_graph* g = nullptr;

@@ -13,10 +13,10 @@
 
 namespace {
 
-#define ASSERT_OK(expr)                                            \
-  do {                                                             \
-    grt_status* s_ = (expr);                                       \
-    ASSERT_EQ(s_, nullptr) << grt_status_message(s_);              \
+#define ASSERT_OK(expr)                               \
+  do {                                                \
+    grt_status* s_ = (expr);                          \
+    ASSERT_EQ(s_, nullptr) << grt_status_message(s_); \
   } while (0)
 
 std::string Msg(grt_status* s) {
@@ -61,11 +61,17 @@ grt_tensor* Scalar(float v) {
 std::string SmallGraph(bool spread) {
   std::string d0 = spread ? "/cpu:0" : "", d1 = spread ? "/cpu:1" : "", d2 = spread ? "/cpu:2" : "";
   return R"({"format":"grt.graph","version":1,"nodes":[
-    {"name":"x","op":"Placeholder","device":")" + d0 + R"(","attrs":{"dtype":"float32","shape":[2]}},
-    {"name":"c","op":"Const","device":")" + d1 + R"(","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[2],"values":[1,2]}}},
-    {"name":"sum","op":"Add","inputs":["x","c"],"device":")" + d1 + R"(","attrs":{"T":"float32"}},
-    {"name":"y","op":"Mul","inputs":["sum","x"],"device":")" + d2 + R"(","attrs":{"T":"float32"}},
-    {"name":"done","op":"NoOp","inputs":["^y"],"device":")" + d0 + R"("}
+    {"name":"x","op":"Placeholder","device":")" +
+         d0 + R"(","attrs":{"dtype":"float32","shape":[2]}},
+    {"name":"c","op":"Const","device":")" +
+         d1 +
+         R"(","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[2],"values":[1,2]}}},
+    {"name":"sum","op":"Add","inputs":["x","c"],"device":")" +
+         d1 + R"(","attrs":{"T":"float32"}},
+    {"name":"y","op":"Mul","inputs":["sum","x"],"device":")" +
+         d2 + R"(","attrs":{"T":"float32"}},
+    {"name":"done","op":"NoOp","inputs":["^y"],"device":")" +
+         d0 + R"("}
   ]})";
 }
 
@@ -164,12 +170,14 @@ TEST(Session, BadFeedsAndFetchesLeaveTheSessionUsable) {
   ASSERT_OK(grt_tensor_new(GRT_INT32, 1, three, &bad));
   grt_feed f = {"x", bad};
   m = Msg(grt_session_run(s, &f, 1, fetch, 1, nullptr, 0, out, nullptr));
-  EXPECT_NE(m.find("feed 'x': the tensor is float32, but a int32 value was fed"), std::string::npos) << m;
+  EXPECT_NE(m.find("feed 'x': the tensor is float32, but a int32 value was fed"), std::string::npos)
+      << m;
   grt_tensor_free(bad);
   ASSERT_OK(grt_tensor_new(GRT_FLOAT32, 1, three, &bad));
   f.value = bad;
   m = Msg(grt_session_run(s, &f, 1, fetch, 1, nullptr, 0, out, nullptr));
-  EXPECT_NE(m.find("cannot feed a value of shape [3] for a tensor of shape [2]"), std::string::npos) << m;
+  EXPECT_NE(m.find("cannot feed a value of shape [3] for a tensor of shape [2]"), std::string::npos)
+      << m;
   grt_tensor_free(bad);
   // A fetch of a missing node, a bad target.
   const char* missing[] = {"nope:0"};
@@ -258,7 +266,8 @@ TEST(Session, SeedsThreeGpuExampleWithSoftPlacement) {
   EXPECT_NE(m.find("Attempting to use uninitialized value"), std::string::npos) << m;
   const char* init[] = {"init"};
   ASSERT_OK(grt_session_run(s, nullptr, 0, nullptr, 0, init, 1, out, nullptr));
-  const char* fetch[] = {"AddN", "a_0/read", "b_0/read", "a_1/read", "b_1/read", "a_2/read", "b_2/read"};
+  const char* fetch[] = {"AddN",     "a_0/read", "b_0/read", "a_1/read",
+                         "b_1/read", "a_2/read", "b_2/read"};
   ASSERT_OK(grt_session_run(s, nullptr, 0, fetch, 7, nullptr, 0, out, nullptr));
   // Reference: the sum of the three products, computed here.
   float ref[4] = {0, 0, 0, 0};
@@ -420,7 +429,8 @@ TEST(Callable, MatchesSessionRunAndChecksArguments) {
   grt_tensor* out = nullptr;
   m = Msg(grt_callable_run(cn, &wrong, &out, nullptr));
   EXPECT_NE(m.find("cannot feed a value of shape"), std::string::npos) << m;
-  EXPECT_EQ(Msg(grt_graph_output(g, "nope", &x)).find("no node named 'nope'") != std::string::npos, true);
+  EXPECT_EQ(Msg(grt_graph_output(g, "nope", &x)).find("no node named 'nope'") != std::string::npos,
+            true);
   grt_tensor_free(wrong);
   grt_tensor_free(xv);
   grt_callable_free(cn);

@@ -59,8 +59,8 @@ TEST(TrainingAllocFailure, EveryAllocationFailingLeavesTheGraphAsItWas) {
     ASSERT_GT(count, 10);
     for (bool once : {false, true}) {
       for (int64_t n = 0; n <= count; n++) {
-        SCOPED_TRACE(std::string(optimizer) + (once ? " once" : " persistent") + " n=" +
-                     std::to_string(n));
+        SCOPED_TRACE(std::string(optimizer) + (once ? " once" : " persistent") +
+                     " n=" + std::to_string(n));
         ASSERT_EQ(grt_graph_from_json(kModel, strlen(kModel), &g), nullptr);
         std::string before = Json(g);
         if (once)

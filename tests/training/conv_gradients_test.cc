@@ -71,10 +71,7 @@ TEST(ConvGradients, Pooling) {
 
 TEST(ConvGradients, LocalResponseNormalization) {
   REQUIRE_OP("LRN");
-  GradCheck("LRN", F32)
-      .Int("depth_radius", 2)
-      .X({1, 2, 2, 6}, {}, 0.1, 1.0)
-      .Check(5e-3, 1e-3);
+  GradCheck("LRN", F32).Int("depth_radius", 2).X({1, 2, 2, 6}, {}, 0.1, 1.0).Check(5e-3, 1e-3);
 }
 
 TEST(ConvGradients, FusedBatchNormTraining) {

@@ -14,11 +14,11 @@
 namespace grt_test {
 namespace {
 
-#define EXPECT_OK(expr)                                   \
-  do {                                                    \
-    grt_status* st_ = (expr);                             \
-    EXPECT_EQ(st_, nullptr) << grt_status_message(st_);   \
-    grt_status_free(st_);                                 \
+#define EXPECT_OK(expr)                                 \
+  do {                                                  \
+    grt_status* st_ = (expr);                           \
+    EXPECT_EQ(st_, nullptr) << grt_status_message(st_); \
+    grt_status_free(st_);                               \
   } while (0)
 
 std::string Values(int n, uint32_t seed) {
@@ -34,12 +34,14 @@ std::string Model() {
   std::string v;
   auto var = [&](const char* name, int rows, int cols, uint32_t seed) {
     std::string shape = "[" + std::to_string(rows) + "," + std::to_string(cols) + "]";
-    v += std::string(R"({"name":")") + name + R"(","op":"VariableV2","attrs":{"dtype":"float32","shape":)" +
-         shape + "}},\n";
-    v += std::string(R"({"name":")") + name + R"(/initial_value","op":"Const","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":)" +
-         shape + R"(,"values":[)" + Values(rows * cols, seed) + "]}}},\n";
-    v += std::string(R"({"name":")") + name + R"(/Assign","op":"Assign","inputs":[")" + name + R"(",")" + name +
-         "/initial_value\"]},\n";
+    v += std::string(R"({"name":")") + name +
+         R"(","op":"VariableV2","attrs":{"dtype":"float32","shape":)" + shape + "}},\n";
+    v +=
+        std::string(R"({"name":")") + name +
+        R"(/initial_value","op":"Const","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":)" +
+        shape + R"(,"values":[)" + Values(rows * cols, seed) + "]}}},\n";
+    v += std::string(R"({"name":")") + name + R"(/Assign","op":"Assign","inputs":[")" + name +
+         R"(",")" + name + "/initial_value\"]},\n";
   };
   var("w1", 32, 64, 1);
   var("w2", 64, 64, 2);
@@ -112,8 +114,8 @@ TEST(Determinism, TwoTrainingsFromOneStartEndBitIdentical) {
     std::string first = Train(opt, 150);
     ASSERT_FALSE(first.empty());
     for (int again = 0; again < 3; again++)
-      ASSERT_TRUE(Train(opt, 150) == first) << opt << ": training " << again + 2
-                                           << " ended with different variables";
+      ASSERT_TRUE(Train(opt, 150) == first)
+          << opt << ": training " << again + 2 << " ended with different variables";
   }
 }
 

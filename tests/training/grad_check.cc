@@ -19,7 +19,8 @@ grt_tensor* Tensor(grt_dtype dt, const std::vector<int64_t>& dims,
   if (!t) return nullptr;
   int64_t n = grt_tensor_num_elements(t);
   for (int64_t i = 0; i < n && !values.empty(); i++)
-    grt_dtype_store_double(dt, grt_tensor_data(t), i, values.size() == 1 ? values[0] : values.at(i));
+    grt_dtype_store_double(dt, grt_tensor_data(t), i,
+                           values.size() == 1 ? values[0] : values.at(i));
   return t;
 }
 
@@ -52,7 +53,8 @@ std::vector<Value> RunGraph(grt_graph* g, const std::vector<std::string>& feed_n
     if (!out[i]) continue;
     for (int32_t d = 0; d < grt_tensor_rank(out[i]); d++)
       values[i].dims.push_back(grt_tensor_dim(out[i], d));
-    for (int64_t k = 0; k < grt_tensor_num_elements(out[i]); k++) values[i].v.push_back(Elem(out[i], k));
+    for (int64_t k = 0; k < grt_tensor_num_elements(out[i]); k++)
+      values[i].v.push_back(Elem(out[i], k));
     grt_tensor_free(out[i]);
   }
   grt_session_free(s);
@@ -171,7 +173,8 @@ void GradCheck::Check(double tol, double h) {
   ASSERT_OK(grt_session_new(g_, nullptr, &s));
   auto objective = [&]() {
     std::vector<grt_feed> f;
-    for (size_t i = 0; i < x_values_.size(); i++) f.push_back({feed_names[i].c_str(), x_values_[i]});
+    for (size_t i = 0; i < x_values_.size(); i++)
+      f.push_back({feed_names[i].c_str(), x_values_[i]});
     const char* fetch = y.c_str();
     grt_tensor* out = nullptr;
     grt_status* st = grt_session_run(s, f.data(), static_cast<int32_t>(f.size()), &fetch, 1,

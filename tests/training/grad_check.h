@@ -20,10 +20,10 @@ extern "C" {
 
 namespace grt_test {
 
-#define ASSERT_OK(expr)                                          \
-  do {                                                           \
-    grt_status* s_ = (expr);                                     \
-    ASSERT_EQ(s_, nullptr) << grt_status_message(s_);            \
+#define ASSERT_OK(expr)                               \
+  do {                                                \
+    grt_status* s_ = (expr);                          \
+    ASSERT_EQ(s_, nullptr) << grt_status_message(s_); \
   } while (0)
 
 // A new tensor (caller owns it) of dtype dt; one value fills it.
@@ -63,8 +63,8 @@ class GradCheck {
   GradCheck& Ints(const char* name, const std::vector<int64_t>& v);
   // An input to differentiate: a Placeholder of dtype dt fed these values
   // (random in [lo, hi] when values is empty).
-  GradCheck& X(const std::vector<int64_t>& dims, std::vector<double> values = {},
-               double lo = -1.0, double hi = 1.0);
+  GradCheck& X(const std::vector<int64_t>& dims, std::vector<double> values = {}, double lo = -1.0,
+               double hi = 1.0);
   // A constant input (takes ownership of t).
   GradCheck& C(grt_tensor* t);
   // Which output is y (default 0).

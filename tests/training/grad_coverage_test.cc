@@ -19,21 +19,39 @@ const std::set<std::string> kNoGradientYet = {
     "Prod",          // needs Cumprod
     "StridedSlice",  // needs StridedSliceGrad
     "BiasAddGrad",   // second order
-    "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam",  // TensorFlow has none
+    "ApplyGradientDescent",
+    "ApplyMomentum",
+    "ApplyAdam",  // TensorFlow has none
     // the convolution family's backprops (second order) and the depthwise
     // convolution, whose backprop ops grt does not have
-    "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad", "LRNGrad",
-    "FusedBatchNormGradV3", "DepthwiseConv2dNative",
+    "Conv2DBackpropInput",
+    "Conv2DBackpropFilter",
+    "MaxPoolGrad",
+    "AvgPoolGrad",
+    "LRNGrad",
+    "FusedBatchNormGradV3",
+    "DepthwiseConv2dNative",
     // made by the session's rewrite after gradients exist (as TensorFlow's
     // remapper does); TensorFlow registers no gradient for them either
-    "_FusedMatMul", "_FusedConv2D",
+    "_FusedMatMul",
+    "_FusedConv2D",
     "TruncateMod",        // gradient not written yet
     "MatrixDeterminant",  // needs MatrixInverse
     // indexing ops added for ONNX import: TensorFlow's gradients need
     // UnsortedSegmentSum (GatherV2), ScatterNd (GatherNd), MirrorPadGrad,
     // or are not written yet (Cumsum, TopKV2, Einsum, Pad, PadV2, TensorScatter*)
-    "GatherV2", "GatherNd", "TensorScatterUpdate", "TensorScatterAdd", "TensorScatterMax",
-    "TensorScatterMin", "Cumsum", "TopKV2", "Einsum", "Pad", "PadV2", "MirrorPad",
+    "GatherV2",
+    "GatherNd",
+    "TensorScatterUpdate",
+    "TensorScatterAdd",
+    "TensorScatterMax",
+    "TensorScatterMin",
+    "Cumsum",
+    "TopKV2",
+    "Einsum",
+    "Pad",
+    "PadV2",
+    "MirrorPad",
 };
 
 TEST(GradCoverage, EveryOpHasAGradientRowOrIsListed) {
@@ -51,9 +69,9 @@ TEST(GradCoverage, EveryOpHasAGradientRowOrIsListed) {
 }
 
 TEST(GradCoverage, RowsNameRegisteredOpsOnce) {
-  for (const grt_grad_table* t : {&grt_grads_array, &grt_grads_math, &grt_grads_nn,
-                                  &grt_grads_state, &grt_grads_random, &grt_grads_conv,
-                                  &grt_grads_index, &grt_grads_math_more, &grt_grads_array_more}) {
+  for (const grt_grad_table* t :
+       {&grt_grads_array, &grt_grads_math, &grt_grads_nn, &grt_grads_state, &grt_grads_random,
+        &grt_grads_conv, &grt_grads_index, &grt_grads_math_more, &grt_grads_array_more}) {
     std::set<std::string> seen;
     for (int32_t i = 0; i < t->n; i++) {
       EXPECT_NE(grt_op_lookup(t->rows[i].op), nullptr) << t->rows[i].op << " is not an op";

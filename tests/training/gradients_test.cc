@@ -189,7 +189,8 @@ TEST(Gradients, ColocateGradientsWithOpsFollowsTheForwardDevices) {
       int32_t f = grt_graph_find_node(g, name.substr(a + 1, b - a - 1).c_str());
       ASSERT_GE(f, 0) << name;
       checked++;
-      bool same = std::strcmp(grt_plan_node_device_name(plan, i), grt_plan_node_device_name(plan, f)) == 0;
+      bool same =
+          std::strcmp(grt_plan_node_device_name(plan, i), grt_plan_node_device_name(plan, f)) == 0;
       if (colocate) {
         EXPECT_TRUE(same) << name << " on " << grt_plan_node_device_name(plan, i);
         EXPECT_EQ(grt_plan_node_reason(plan, i), GRT_REASON_COLOCATION) << name;

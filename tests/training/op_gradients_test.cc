@@ -24,7 +24,11 @@ TEST(OpGradients, BinaryWithBroadcasting) {
 TEST(OpGradients, MaximumMinimum) {
   // no ties: the derivative is undefined there
   for (const char* op : {"Maximum", "Minimum"}) {
-    GradCheck(op).Type("T", F64).X({2, 3}, {0.1, -0.5, 0.9, 0.3, -0.2, 0.7}).X({3}, {0.2, 0.0, 0.5}).Check();
+    GradCheck(op)
+        .Type("T", F64)
+        .X({2, 3}, {0.1, -0.5, 0.9, 0.3, -0.2, 0.7})
+        .X({3}, {0.2, 0.0, 0.5})
+        .Check();
   }
 }
 
@@ -91,7 +95,12 @@ TEST(OpGradients, Reductions) {
   for (const char* op : {"Sum", "Mean"}) {
     for (bool keep : {false, true}) {
       GradCheck(op).Type("T", F64).Bool("keep_dims", keep).X({2, 3, 2}).C(Ints32({1}, {1})).Check();
-      GradCheck(op).Type("T", F64).Bool("keep_dims", keep).X({2, 3}).C(Ints32({2}, {0, -1})).Check();
+      GradCheck(op)
+          .Type("T", F64)
+          .Bool("keep_dims", keep)
+          .X({2, 3})
+          .C(Ints32({2}, {0, -1}))
+          .Check();
       GradCheck(op).Type("T", F64).Bool("keep_dims", keep).X({2, 3}).C(Ints32({}, {-1})).Check();
       GradCheck(op).Type("T", F64).Bool("keep_dims", keep).X({2, 3}).C(Ints32({0}, {})).Check();
     }
@@ -101,7 +110,12 @@ TEST(OpGradients, Reductions) {
   for (const char* op : {"Max", "Min"})
     for (bool keep : {false, true}) {
       GradCheck(op).Type("T", F64).Bool("keep_dims", keep).X({2, 3}, v).C(Ints32({}, {1})).Check();
-      GradCheck(op).Type("T", F64).Bool("keep_dims", keep).X({2, 3}, v).C(Ints32({2}, {0, 1})).Check();
+      GradCheck(op)
+          .Type("T", F64)
+          .Bool("keep_dims", keep)
+          .X({2, 3}, v)
+          .C(Ints32({2}, {0, 1}))
+          .Check();
     }
 }
 
@@ -114,7 +128,12 @@ TEST(OpGradients, ReshapingOps) {
   GradCheck("Tile").Type("T", F64).X({2, 3}).C(Ints32({2}, {2, 3})).Check();
   GradCheck("Fill").Type("T", F64).C(Ints32({2}, {2, 3})).X({}).Check();
   GradCheck("Slice").Type("T", F64).X({3, 4}).C(Ints32({2}, {1, 1})).C(Ints32({2}, {2, 2})).Check();
-  GradCheck("Slice").Type("T", F64).X({2, 3, 4}).C(Ints32({3}, {0, 1, 2})).C(Ints32({3}, {-1, 1, 2})).Check();
+  GradCheck("Slice")
+      .Type("T", F64)
+      .X({2, 3, 4})
+      .C(Ints32({3}, {0, 1, 2}))
+      .C(Ints32({3}, {-1, 1, 2}))
+      .Check();
   GradCheck("Slice").Type("T", F64).X({2, 3}).C(Ints32({2}, {0, 0})).C(Ints32({2}, {2, 3})).Check();
 }
 
