@@ -1,22 +1,20 @@
 /* Room for OpenBLAS's work buffers (blas_buffers.h). */
 #include "backends/cpu/blas_buffers.h"
 
-#include <cblas.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "backends/cpu/address_space.h"
+#include "backends/cpu/openblas.h"
 #include "base/mem.h"
 #include "base/status.h"
 
-/* OpenBLAS's work-buffer pool, exported by libopenblas (not in cblas.h).
- * Debian's 0.3.21 build keeps one table for the whole process: alloc hands
- * out the first slot not in use, allocating its buffer if that slot has
- * none yet (retrying forever when it cannot); free marks the slot unused
- * and keeps the buffer. */
-void* blas_memory_alloc(int procpos);
-void blas_memory_free(void* buffer);
+/* OpenBLAS's work-buffer pool (grt_openblas.memory_alloc and _free,
+ * openblas.h): Debian's 0.3.21 build keeps one table for the whole process:
+ * alloc hands out the first slot not in use, allocating its buffer if that
+ * slot has none yet (retrying forever when it cannot); free marks the slot
+ * unused and keeps the buffer. */
 
 /* One OpenBLAS work buffer: BUFFER_SIZE (128 MiB on x86-64) plus the page
  * OpenBLAS adds (its malloc asks for 134221824 bytes here), plus a glibc
@@ -38,7 +36,7 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 /* grt parallelises GEMMs itself; OpenBLAS's own threads would compete with
  * grt's pools and each hold a buffer of their own. */
-static void single_threaded(void) { openblas_set_num_threads(1); }
+static void single_threaded(void) { grt_openblas.set_num_threads(1); }
 
 static grt_status* exhausted(void) {
   return GRT_ERROR(RESOURCE_EXHAUSTED,
@@ -61,7 +59,7 @@ static grt_status* grow(void) {
   if (!held) return exhausted();
   grt_status* s = NULL;
   int n = 0;
-  while (n < g_buffers && (held[n] = blas_memory_alloc(0))) n++;
+  while (n < g_buffers && (held[n] = grt_openblas.memory_alloc(0))) n++;
   if (n < g_buffers) {
     s = GRT_ERROR(RESOURCE_EXHAUSTED, "OpenBLAS's buffer table is full (%d buffers)", n);
   } else {
@@ -69,7 +67,7 @@ static grt_status* grow(void) {
     void* room = grt_malloc(kBufferBytes);
     if (room) {
       grt_free(room);
-      held[n] = blas_memory_alloc(0);
+      held[n] = grt_openblas.memory_alloc(0);
     }
     grt_address_space_release();
     if (!room)
@@ -79,12 +77,15 @@ static grt_status* grow(void) {
     else
       g_buffers = ++n;
   }
-  while (n > 0) blas_memory_free(held[--n]);
+  while (n > 0) grt_openblas.memory_free(held[--n]);
   grt_free(held);
   return s;
 }
 
 grt_status* grt_blas_buffers_enter(void) {
+  /* The first GEMM opens OpenBLAS (openblas.h); no pool can grow before. */
+  grt_status* open = grt_openblas_open("a GEMM on the CPU (MatMul, BatchMatMul)");
+  if (open) return open;
   pthread_once(&g_once, single_threaded);
   for (;;) {
     pthread_rwlock_rdlock(&g_calls);

@@ -10,7 +10,6 @@
  * practice) without undefined behaviour in C. */
 #include "backends/cpu/matmul_gemm.h"
 
-#include <cblas.h>
 #include <dnnl.h>
 #include <limits.h>
 #include <omp.h>
@@ -23,6 +22,7 @@
 #include "backends/cpu/blas_buffers.h"
 #include "backends/cpu/dnnl_util.h"
 #include "backends/cpu/matmul_dnnl.h"
+#include "backends/cpu/openblas.h"
 
 /* OpenBLAS runs GEMMs up to this many multiply-adds on one thread; below it
  * independent batch entries are worth spreading over the intra-op pool. */
@@ -75,20 +75,20 @@ static void one_block(const blas_job* j, int64_t i0, int64_t i1) {
   blasint lda = (blasint)(p->ta ? p->m : p->k), ldb = (blasint)(p->tb ? p->k : p->n);
   if (j->is_double) {
     const double* a = (const double*)j->a + (p->ta ? i0 : i0 * p->k);
-    cblas_dgemm(CblasRowMajor, ta, tb, (blasint)(i1 - i0), (blasint)p->n, (blasint)p->k, 1.0, a,
-                lda, j->b, ldb, 0.0, (double*)j->c + i0 * p->n, (blasint)p->n);
+    grt_openblas.dgemm(CblasRowMajor, ta, tb, (blasint)(i1 - i0), (blasint)p->n, (blasint)p->k, 1.0,
+                       a, lda, j->b, ldb, 0.0, (double*)j->c + i0 * p->n, (blasint)p->n);
   } else if (i1 - i0 == 1 && p->k > 0 && p->n > 0) {
     /* One row (batch-1 inference): OpenBLAS's GEMM would pack all of B
      * first; its GEMV reads B once, in place. c = op(B)^T a. (With k = 0
      * GEMV returns without writing c; GEMM zeroes it.) */
     const float* a = (const float*)j->a + (p->ta ? i0 : i0 * p->k);
-    cblas_sgemv(CblasRowMajor, p->tb ? CblasNoTrans : CblasTrans, (blasint)(p->tb ? p->n : p->k),
-                (blasint)(p->tb ? p->k : p->n), 1.0f, j->b, ldb, a, (blasint)(p->ta ? p->m : 1),
-                0.0f, (float*)j->c + i0 * p->n, 1);
+    grt_openblas.sgemv(CblasRowMajor, p->tb ? CblasNoTrans : CblasTrans,
+                       (blasint)(p->tb ? p->n : p->k), (blasint)(p->tb ? p->k : p->n), 1.0f, j->b,
+                       ldb, a, (blasint)(p->ta ? p->m : 1), 0.0f, (float*)j->c + i0 * p->n, 1);
   } else {
     const float* a = (const float*)j->a + (p->ta ? i0 : i0 * p->k);
-    cblas_sgemm(CblasRowMajor, ta, tb, (blasint)(i1 - i0), (blasint)p->n, (blasint)p->k, 1.0f, a,
-                lda, j->b, ldb, 0.0f, (float*)j->c + i0 * p->n, (blasint)p->n);
+    grt_openblas.sgemm(CblasRowMajor, ta, tb, (blasint)(i1 - i0), (blasint)p->n, (blasint)p->k,
+                       1.0f, a, lda, j->b, ldb, 0.0f, (float*)j->c + i0 * p->n, (blasint)p->n);
   }
 }
 
