@@ -205,6 +205,18 @@ TEST_F(Validate, MalformedDeviceSpec) {
   ExpectError(GRT_INVALID_ARGUMENT, "node 'n' (NoOp): malformed device specification '/gpu:zero'");
 }
 
+// Validation parses a spec only when it differs from the last one that
+// parsed: a malformed one after several good ones is still found.
+TEST_F(Validate, MalformedDeviceSpecAmongGoodOnes) {
+  const char* specs[] = {"/gpu:0", "/gpu:0", "/cpu:0", "/gpu:0x", "/gpu:0"};
+  const char* names[] = {"a", "b", "c", "d", "e"};
+  for (int i = 0; i < 5; i++) {
+    int32_t n = Node(names[i], "NoOp", {}, nullptr);
+    grt_status_free(grt_graph_set_device(g_, n, specs[i]));
+  }
+  ExpectError(GRT_INVALID_ARGUMENT, "node 'd' (NoOp): malformed device specification '/gpu:0x'");
+}
+
 TEST_F(Validate, ColocationWithMissingNode) {
   int32_t n = Node("n", "NoOp", {}, nullptr);
   grt_status_free(grt_graph_add_colocation(g_, n, "w"));
