@@ -7,7 +7,7 @@
  * sched_yield for a while), in `grt devices` and in sessions that run no
  * MatMul alike. Most graphs never reach OpenBLAS (oneDNN takes the
  * mid-sized products: LIBRARIES.md), so the backend opens it through the
- * same loader as the CUDA plugin's cuBLAS (backends/cuda/lazy_lib.h) on the
+ * same loader as the CUDA plugin's cuBLAS (base/lazy_lib.h) on the
  * first grt_blas_buffers_enter (blas_buffers.h), which every OpenBLAS call
  * passes. It is opened by soname, so a host that links OpenBLAS itself
  * shares the one copy (and its buffer pool) with grt. A failure (no
@@ -21,7 +21,7 @@
 
 #include <cblas.h>
 
-#include "backends/cuda/lazy_lib.h"
+#include "base/lazy_lib.h"
 #include "grt/status.h"
 
 #ifdef __cplusplus

@@ -24,7 +24,7 @@ def _cuda_object(name, src, hdrs):
         name = name,
         srcs = [src] + hdrs,
         outs = [out],
-        cmd = "%s -c %s -Iinclude -I$$(dirname $(location %s)) $(location %s) -o $@" % (
+        cmd = "%s -c %s -I. -Iinclude -I$$(dirname $(location %s)) $(location %s) -o $@" % (
             NVCC,
             " ".join(NVCC_FLAGS),
             src,

@@ -11,7 +11,7 @@
 #include "cuda_topology.h"
 #include "grt/backend.h"
 #include "grt/types.h"
-#include "lazy_lib.h"
+#include "base/lazy_lib.h"
 
 #ifdef __cplusplus
 extern "C" {

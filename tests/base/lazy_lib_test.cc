@@ -1,4 +1,4 @@
-// The CUDA plugin's first-use library loader (backends/cuda/lazy_lib.h) on
+// The first-use library loader (base/lazy_lib.h) on
 // host libraries: the table is filled from the first soname that loads, a
 // missing library or call is an error naming it and what needed it, kept
 // for every later caller, and concurrent first calls open it once.
@@ -11,7 +11,7 @@
 #include <vector>
 
 extern "C" {
-#include "backends/cuda/lazy_lib.h"
+#include "base/lazy_lib.h"
 }
 
 namespace {

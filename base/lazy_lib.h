@@ -1,11 +1,16 @@
-/* A shared library the CUDA plugin opens the first time it needs it, with a
- * table of the calls it makes into it: cuBLAS, cuDNN and NCCL are hundreds
- * of megabytes that took ~50 ms to map with the plugin on every start, GPU
- * or not, so the plugin links only the CUDA runtime (enough to probe and
- * launch its own kernels) and opens those on first use (cuda_libs.h).
- * No CUDA in here: tested on the host (tests/cuda/lazy_lib_test.cc). */
-#ifndef GRT_BACKENDS_CUDA_LAZY_LIB_H_
-#define GRT_BACKENDS_CUDA_LAZY_LIB_H_
+/* A shared library opened the first time it is needed, with a table of the
+ * calls made into it. Heavy libraries cost a process start whether or not
+ * it uses them: cuBLAS, cuDNN and NCCL are hundreds of megabytes that took
+ * ~50 ms to map with the CUDA plugin on every start, GPU or not, and
+ * OpenBLAS's constructor took ~2.4 ms of libgrt's load and started a worker
+ * that spun. So the CUDA plugin links only the CUDA runtime and the CPU
+ * backend links no BLAS; each opens its library on first use
+ * (backends/cuda: matmul.c, cudnn_handle.c, nccl_all_reduce.c;
+ * backends/cpu/openblas.h). A leaf of base/ that needs only the public
+ * headers, so the plugin links it without seeing the rest of grt. Tested on
+ * host libraries (tests/base/lazy_lib_test.cc). */
+#ifndef GRT_BASE_LAZY_LIB_H_
+#define GRT_BASE_LAZY_LIB_H_
 
 #include <pthread.h>
 #include <stddef.h>
@@ -56,4 +61,4 @@ GRT_MUST_USE grt_status* grt_lazy_lib_open(grt_lazy_lib* lib, const char* needed
 }
 #endif
 
-#endif /* GRT_BACKENDS_CUDA_LAZY_LIB_H_ */
+#endif /* GRT_BASE_LAZY_LIB_H_ */

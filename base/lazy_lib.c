@@ -1,5 +1,5 @@
 /* Libraries opened on first use (lazy_lib.h). */
-#include "lazy_lib.h"
+#include "base/lazy_lib.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
