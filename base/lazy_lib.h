@@ -1,14 +1,11 @@
 /* A shared library opened the first time it is needed, with a table of the
- * calls made into it. Heavy libraries cost a process start whether or not
- * it uses them: cuBLAS, cuDNN and NCCL are hundreds of megabytes that took
- * ~50 ms to map with the CUDA plugin on every start, GPU or not, and
- * OpenBLAS's constructor took ~2.4 ms of libgrt's load and started a worker
- * that spun. So the CUDA plugin links only the CUDA runtime and the CPU
- * backend links no BLAS; each opens its library on first use
- * (backends/cuda: matmul.c, cudnn_handle.c, nccl_all_reduce.c;
- * backends/cpu/openblas.h). A leaf of base/ that needs only the public
- * headers, so the plugin links it without seeing the rest of grt. Tested on
- * host libraries (tests/base/lazy_lib_test.cc). */
+ * calls made into it. A heavy library costs every process start that maps
+ * it, whether or not the process uses it (hundreds of megabytes to map, a
+ * constructor that starts threads), so a backend links none and opens each
+ * on first use with this loader: the CPU backend and the CUDA plugin say
+ * which libraries and why (backends/cpu, backends/cuda). A leaf of base/
+ * that needs only the public headers, so a plugin links it without seeing
+ * the rest of grt. Tested on host libraries (tests/base/lazy_lib_test.cc). */
 #ifndef GRT_BASE_LAZY_LIB_H_
 #define GRT_BASE_LAZY_LIB_H_
 
