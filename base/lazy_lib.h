@@ -26,7 +26,7 @@ typedef struct {
 } grt_lazy_symbol;
 
 typedef struct {
-  const char* what;               /* "cuBLAS": how messages name it */
+  const char* what;               /* how messages name it */
   const char* const* sonames;     /* tried in order, NULL-terminated */
   const grt_lazy_symbol* symbols; /* every call, resolved together */
   size_t n_symbols;
