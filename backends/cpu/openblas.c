@@ -5,12 +5,8 @@
 
 grt_openblas_calls grt_openblas;
 
-static const grt_lazy_symbol kSymbols[] = {
-    GRT_LAZY_ROW(grt_openblas_calls, set_num_threads, openblas_set_num_threads) GRT_LAZY_ROW(
-        grt_openblas_calls, sgemm, cblas_sgemm) GRT_LAZY_ROW(grt_openblas_calls, dgemm, cblas_dgemm)
-        GRT_LAZY_ROW(grt_openblas_calls, sgemv, cblas_sgemv)
-            GRT_LAZY_ROW(grt_openblas_calls, memory_alloc, blas_memory_alloc)
-                GRT_LAZY_ROW(grt_openblas_calls, memory_free, blas_memory_free)};
+#define OPENBLAS_ROW(field, symbol) GRT_LAZY_ROW(grt_openblas_calls, field, symbol)
+static const grt_lazy_symbol kSymbols[] = {GRT_OPENBLAS_CALLS(OPENBLAS_ROW)};
 
 /* Debian's soname (libopenblas.so.0, an alternative over the pthread,
  * OpenMP and serial builds); the unversioned name of a -dev install last. */

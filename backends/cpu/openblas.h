@@ -33,14 +33,18 @@ extern "C" {
 void* blas_memory_alloc(int procpos);
 void blas_memory_free(void* buffer);
 
+/* The calls grt makes, each listed once: X(field, symbol). */
+#define GRT_OPENBLAS_CALLS(X)                  \
+  X(set_num_threads, openblas_set_num_threads) \
+  X(sgemm, cblas_sgemm)                        \
+  X(dgemm, cblas_dgemm)                        \
+  X(sgemv, cblas_sgemv)                        \
+  X(memory_alloc, blas_memory_alloc)           \
+  X(memory_free, blas_memory_free)
+
 /* The calls, filled by grt_openblas_open. */
 typedef struct {
-  GRT_LAZY_FIELD(set_num_threads, openblas_set_num_threads)
-  GRT_LAZY_FIELD(sgemm, cblas_sgemm)
-  GRT_LAZY_FIELD(dgemm, cblas_dgemm)
-  GRT_LAZY_FIELD(sgemv, cblas_sgemv)
-  GRT_LAZY_FIELD(memory_alloc, blas_memory_alloc)
-  GRT_LAZY_FIELD(memory_free, blas_memory_free)
+  GRT_OPENBLAS_CALLS(GRT_LAZY_FIELD)
 } grt_openblas_calls;
 
 /* Valid once grt_openblas_open has returned NULL (on any thread). */

@@ -4,24 +4,10 @@
 // Run after a format change:
 //   bazel run //tests/format_ckpt:make_corpus -- "$PWD/tests/format_ckpt"
 #include <cstdio>
-#include <fstream>
 #include <string>
 
+#include "tests/fuzz/corpus_file.h"
 #include "tests/format_ckpt/ckpt_cases.h"
-
-namespace {
-
-bool Write(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out.good()) {
-    fprintf(stderr, "cannot write %s\n", path.c_str());
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -35,11 +21,11 @@ int main(int argc, char** argv) {
   for (const grt_test::CkptBadCase& c : grt_test::CkptBadCases()) {
     std::string b = base;
     c.make(&b);
-    ok &= Write(dir + "/bad/" + c.name + ".ckpt", b);
+    ok &= grt_test::WriteCorpusFile(dir + "/bad/" + c.name + ".ckpt", b);
     n++;
   }
   for (const auto& seed : grt_test::CkptSeeds()) {
-    ok &= Write(dir + "/corpus/" + seed.first + ".ckpt", seed.second);
+    ok &= grt_test::WriteCorpusFile(dir + "/corpus/" + seed.first + ".ckpt", seed.second);
     seeds++;
   }
   printf("wrote %d bad files and %d seeds under %s\n", n, seeds, dir.c_str());

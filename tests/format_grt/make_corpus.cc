@@ -4,25 +4,11 @@
 // Run after a format change:
 //   bazel run //tests/format_grt:make_corpus -- "$PWD/tests/format_grt"
 #include <cstdio>
-#include <fstream>
 #include <string>
 
+#include "tests/fuzz/corpus_file.h"
 #include "tests/format_grt/grt_bad_cases.h"
 #include "tests/format_grt/grt_test_util.h"
-
-namespace {
-
-bool Write(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out.good()) {
-    fprintf(stderr, "cannot write %s\n", path.c_str());
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -36,16 +22,16 @@ int main(int argc, char** argv) {
   for (const grt_test::BadCase& c : grt_test::BadCases()) {
     std::string b = base;
     c.make(&b);
-    ok &= Write(dir + "/bad/" + c.name + ".grt", b);
+    ok &= grt_test::WriteCorpusFile(dir + "/bad/" + c.name + ".grt", b);
     n++;
   }
   grt_graph* empty = nullptr;
   grt_status_free(grt_graph_new(&empty));
   grt_test::GraphPtr e(empty);
-  ok &= Write(dir + "/corpus/every_attr.grt", base);
-  ok &= Write(dir + "/corpus/small_valid.grt",
-              grt_test::WriteGrt(grt_test::MakeSmallValidGraph().get()));
-  ok &= Write(dir + "/corpus/empty_graph.grt", grt_test::WriteGrt(e.get()));
+  ok &= grt_test::WriteCorpusFile(dir + "/corpus/every_attr.grt", base);
+  ok &= grt_test::WriteCorpusFile(dir + "/corpus/small_valid.grt",
+                                  grt_test::WriteGrt(grt_test::MakeSmallValidGraph().get()));
+  ok &= grt_test::WriteCorpusFile(dir + "/corpus/empty_graph.grt", grt_test::WriteGrt(e.get()));
   printf("wrote %d bad files and 3 seeds under %s\n", n, dir.c_str());
   return ok ? 0 : 1;
 }
