@@ -24,6 +24,7 @@ LAYERS = [
     "placer",
     "parallel",
     "backends/cpu",
+    "optimizer",
     "runtime/session",
     "tools",
 ]

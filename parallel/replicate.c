@@ -16,7 +16,7 @@
 #include "base/strmap.h"
 #include "ops/graph.h"
 #include "ops/op_def.h"
-#include "parallel/node_copy.h"
+#include "ops/node_copy.h"
 #include "placer/ps_setter.h"
 
 #define SPLIT_SCOPE "tower_split"

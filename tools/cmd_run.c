@@ -24,7 +24,7 @@
 
 static const char kUsage[] =
     "usage: grt run FILE [--devices SPEC] [--soft-placement] [--log-device-placement] "
-    "[--no-rewrite]\n"
+    "[--no-rewrite] [--optimizer-report]\n"
     "               [--feed NAME=VALUE]... [--fetch NAME[:K]]... [--target NAME]...\n"
     "               [--init TARGET] [--restore CKPT] [--steps N] [--quiet]\n"
     "               [--save CKPT] [--trace OUT.json]\n"
@@ -37,7 +37,8 @@ typedef struct {
   const char* file;
   const char* devices;
   bool soft, log;
-  bool no_rewrite; /* session option rewrite=false */
+  bool no_rewrite;       /* session option rewrite=false */
+  bool optimizer_report; /* the optimizer's report on stderr once the session is made */
   const char* init;
   long steps;
   const char* trace;
@@ -85,6 +86,8 @@ static int parse_args(int argc, char** argv, run_args* a) {
       a->file = argv[i];
     } else if (!strcmp(argv[i], "--no-rewrite")) {
       a->no_rewrite = true;
+    } else if (!strcmp(argv[i], "--optimizer-report")) {
+      a->optimizer_report = true;
     } else if (!strcmp(argv[i], "--soft-placement")) {
       a->soft = true;
     } else if (!strcmp(argv[i], "--log-device-placement") || !strcmp(argv[i], "--log")) {
@@ -244,6 +247,11 @@ static grt_status* run(run_args* a) {
   if (!st) st = grt_run_options_new(&ro);
   if (!st) st = grt_run_options_set_timeout_ms(ro, a->timeout_ms);
   if (!st) st = grt_session_new(g, o, &s);
+  if (!st && a->optimizer_report) {
+    char report[8192];
+    grt_session_optimizer_report(s, report, sizeof report);
+    fputs(report, stderr);
+  }
   if (!st && a->trace) st = grt_trace_new(&trace);
   if (!st && a->init) {
     const char* init[] = {a->init};

@@ -36,8 +36,13 @@ extern "C" {
  *                          session stays usable.
  *   verify_constants       bool, default false: check a .grt file's constants against
  *                          their CRC-32C when the session is made
- *   rewrite                bool, default true: fuse MatMul + BiasAdd (+ Relu), pack
- *                          constant weights
+ *   rewrite                bool, default true: run the graph optimizer (constant
+ *                          folding, simplification, layout, fusion) and pack constant
+ *                          weights; false runs the graph exactly as written
+ *   optimizer_off          comma-separated optimizer pass names (or "all") to switch
+ *                          off, default "" (grt_graph_optimize's report lists the passes)
+ *   fold_max_bytes         bytes, K/M/G suffixes, default 16M: constant folding leaves
+ *                          larger values unfolded
  *   graph_capture          bool, default false: a callable whose whole step runs on one
  *                          device that can capture (a GPU: CUDA Graphs) records its
  *                          step's launches on its second call and replays them from
@@ -80,8 +85,30 @@ GRT_API GRT_MUST_USE grt_status* grt_session_new(grt_graph* g, const grt_session
                                                  grt_session** out);
 GRT_API void grt_session_free(grt_session* s); /* NULL is a no-op */
 
-/* The plan the session runs (owned by the session). */
+/* The plan of the session's graph as the user gave it (owned by the
+ * session): the placement log's. When the optimizer changed the graph,
+ * the optimized graph runs, its nodes pinned where this plan put the
+ * nodes they stand for. */
 GRT_API const grt_plan* grt_session_plan(const grt_session* s);
+
+/* ---- the graph optimizer ----------------------------------------------- */
+/* With the session option rewrite (default true) a session runs its graph
+ * through the optimizer's passes once it is placed: constant folding,
+ * simplification, layout, fusion (the session options optimizer_off and
+ * fold_max_bytes switch passes off and cap folding). A run is served by the
+ * optimized graph when every node it names is there by that name (a node
+ * that keeps its name computes the same value) and may be fed; any other
+ * run uses the graph as written, so results never depend on the optimizer.
+ *
+ * The session's report: what each pass did, before/after node counts and
+ * times, one line per pass; like snprintf, returns the length it needed. */
+GRT_API size_t grt_session_optimizer_report(const grt_session* s, char* buf, size_t size);
+
+/* The same passes over `g` for the host CPU, ahead of time (grt convert
+ * --optimize): *out gets a new graph (it shares g's constant data: free it
+ * before g); *report (NULL: not wanted) the report as text, to free(). */
+GRT_API GRT_MUST_USE grt_status* grt_graph_optimize(grt_graph* g, const grt_session_options* opts,
+                                                    grt_graph** out, char** report);
 
 /* A tensor to feed in place of output "node" (port 0) or "node:k". */
 typedef struct grt_feed {

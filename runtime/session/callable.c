@@ -93,12 +93,55 @@ static grt_status* check_arguments(const grt_session* s, const void* feeds, int3
   return NULL;
 }
 
+/* An optimized session's callable by the user's graph's handles: they
+ * index the user's graph, so they go by name (and the route decides). */
+static grt_status* by_user_index(grt_session* s, const grt_output* feeds, int32_t n_feeds,
+                                 const grt_output* fetches, int32_t n_fetches,
+                                 const int32_t* targets, int32_t n_targets, grt_callable** out) {
+  const grt_graph* g = s->user_graph;
+  for (int32_t i = 0; i < n_feeds; i++) GRT_RETURN_IF_ERROR(check_output(g, "feed", feeds[i]));
+  for (int32_t i = 0; i < n_fetches; i++) GRT_RETURN_IF_ERROR(check_output(g, "fetch", fetches[i]));
+  for (int32_t i = 0; i < n_targets; i++)
+    if (targets[i] < 0 || targets[i] >= g->n_nodes)
+      return GRT_ERROR(OUT_OF_RANGE,
+                       "target: node index %d is out of range (the graph has %d nodes)",
+                       (int)targets[i], (int)g->n_nodes);
+  int32_t n = n_feeds + n_fetches + n_targets;
+  char** names = grt_calloc((size_t)n + 1, sizeof *names);
+  grt_status* st = names ? NULL : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory making a callable");
+  for (int32_t i = 0; i < n && !st; i++) {
+    const grt_output* o = i < n_feeds               ? &feeds[i]
+                          : i < n_feeds + n_fetches ? &fetches[i - n_feeds]
+                                                    : NULL;
+    const char* node = g->nodes[o ? o->node : targets[i - n_feeds - n_fetches]].name;
+    size_t len = strlen(node) + 16;
+    names[i] = grt_malloc(len);
+    if (!names[i]) {
+      st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory making a callable");
+      break;
+    }
+    if (o)
+      snprintf(names[i], len, "%s:%d", node, (int)o->port);
+    else
+      snprintf(names[i], len, "%s", node);
+  }
+  if (!st)
+    st = grt_session_make_callable_by_name(
+        s, (const char* const*)names, n_feeds, (const char* const*)names + n_feeds, n_fetches,
+        (const char* const*)names + n_feeds + n_fetches, n_targets, out);
+  for (int32_t i = 0; names && i < n; i++) grt_free(names[i]);
+  grt_free(names);
+  return st;
+}
+
 grt_status* grt_session_make_callable(grt_session* s, const grt_output* feeds, int32_t n_feeds,
                                       const grt_output* fetches, int32_t n_fetches,
                                       const int32_t* targets, int32_t n_targets,
                                       grt_callable** out) {
   GRT_RETURN_IF_ERROR(
       check_arguments(s, feeds, n_feeds, fetches, n_fetches, targets, n_targets, out));
+  if (s->user_graph)
+    return by_user_index(s, feeds, n_feeds, fetches, n_fetches, targets, n_targets, out);
   const grt_graph* g = s->graph;
   for (int32_t i = 0; i < n_feeds; i++) GRT_RETURN_IF_ERROR(check_output(g, "feed", feeds[i]));
   for (int32_t i = 0; i < n_fetches; i++) GRT_RETURN_IF_ERROR(check_output(g, "fetch", fetches[i]));
@@ -121,6 +164,11 @@ grt_status* grt_session_make_callable_by_name(grt_session* s, const char* const*
   grt_feed* named = grt_calloc((size_t)n_feeds + 1, sizeof *named);
   if (!named) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory making a callable");
   for (int32_t i = 0; i < n_feeds; i++) named[i].name = feeds[i];
+  grt_status* rs = grt_session_route(s, named, n_feeds, fetches, n_fetches, targets, n_targets, &s);
+  if (rs) {
+    grt_free(named);
+    return rs;
+  }
   grt_run_signature sig;
   grt_status* st = grt_run_signature_resolve(s->graph, named, n_feeds, fetches, n_fetches, targets,
                                              n_targets, &sig);

@@ -9,19 +9,24 @@
 #include "base/shape.h"
 #include "base/status.h"
 #include "base/tensor.h"
+#include "ops/op_def.h"
 #include "runtime/device/device.h"
 #include "runtime/session/session_internal.h"
 
-static grt_status* place(grt_session* s) {
+grt_status* grt_session_place_graph(grt_session* s, grt_graph* g, grt_plan** out) {
   grt_place_options* po = NULL;
   GRT_RETURN_IF_ERROR(grt_place_options_new(&po));
   grt_place_options_set_soft_placement(po, s->opts.allow_soft_placement);
   grt_status* st = grt_place_options_set_ps_devices(po, s->opts.ps_devices);
   if (!st) st = grt_place_options_set_ps_strategy(po, s->opts.ps_strategy);
-  if (!st) st = grt_session_options_device_set(&s->opts, &s->devices);
-  if (!st) st = grt_place(s->graph, s->devices, po, &s->plan);
+  if (!st) st = grt_place(g, s->devices, po, out);
   grt_place_options_free(po);
   return st;
+}
+
+static grt_status* place(grt_session* s) {
+  GRT_RETURN_IF_ERROR(grt_session_options_device_set(&s->opts, &s->devices));
+  return grt_session_place_graph(s, s->graph, &s->plan);
 }
 
 /* A device for every device in the set this machine has, each made by the
@@ -65,11 +70,13 @@ static grt_status* make_devices(grt_session* s) {
 
 /* Kernels for every node on its device, and their state (variables persist
  * for the session's life). */
-static grt_status* make_kernels(grt_session* s) {
+grt_status* grt_session_make_kernels(grt_session* s, const grt_session* parent) {
   int32_t nn = s->graph->n_nodes;
   s->kernels = grt_calloc((size_t)nn + 1, sizeof *s->kernels);
   s->states = grt_calloc((size_t)nn + 1, sizeof *s->states);
-  if (!s->kernels || !s->states) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  s->borrowed_state = grt_calloc((size_t)nn + 1, sizeof *s->borrowed_state);
+  if (!s->kernels || !s->states || !s->borrowed_state)
+    return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   for (int32_t i = 0; i < nn; i++) {
     const grt_node* n = &s->graph->nodes[i];
     int32_t d = grt_plan_node_device(s->plan, i);
@@ -82,6 +89,14 @@ static grt_status* make_kernels(grt_session* s) {
       return GRT_ERROR(UNIMPLEMENTED, "node '%s': the %s backend has no kernel for op %s", n->name,
                        dev->backend->type, n->op);
     s->kernels[i] = k;
+    int32_t twin = parent && n->def && (n->def->flags & (GRT_OP_STATEFUL | GRT_OP_VARIABLE))
+                       ? grt_graph_find_node(parent->graph, n->name)
+                       : -1;
+    if (twin >= 0 && parent->kernels[twin] == k) {
+      s->states[i] = parent->states[twin];
+      s->borrowed_state[i] = true;
+      continue;
+    }
     if (k->create_state) {
       grt_status* st = k->create_state(n, &s->states[i]);
       if (st) return grt_status_prefix(st, "node '%s' (%s)", n->name, n->op);
@@ -122,8 +137,9 @@ grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_s
   grt_status* st = grt_session_options_copy_into(opts, &s->opts);
   if (!st && s->opts.verify_constants) st = grt_graph_verify_constants(g, NULL);
   if (!st) st = place(s);
+  if (!st && s->opts.rewrite) st = grt_session_optimize(s);
   if (!st) st = make_devices(s);
-  if (!st) st = make_kernels(s);
+  if (!st) st = grt_session_make_kernels(s, NULL);
   if (!st && s->opts.rewrite)
     st = grt_remap_new(s->graph, s->plan, s->device, s->n_devices, &s->remap);
   if (!st) st = grt_threadpool_new((int)s->opts.inter_op_threads, "inter_op", &s->inter_op);
@@ -132,7 +148,7 @@ grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_s
     grt_session_free(s);
     return st;
   }
-  if (s->opts.log_device_placement && (st = log_placement(s->plan))) {
+  if (s->opts.log_device_placement && (st = log_placement(grt_session_plan(s)))) {
     grt_session_free(s);
     return st;
   }
@@ -142,8 +158,11 @@ grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_s
 
 void grt_session_free(grt_session* s) {
   if (!s) return;
-  grt_threadpool_free(s->inter_op);
-  grt_threadpool_free(s->intra_op);
+  /* The fallback borrows from this session: it goes first. */
+  grt_session_free(s->fallback);
+  bool own = !s->parent; /* a fallback owns only its kernels, states and cache */
+  if (own) grt_threadpool_free(s->inter_op);
+  if (own) grt_threadpool_free(s->intra_op);
   for (grt_executable* e = s->cache; e;) {
     grt_executable* next = e->next;
     grt_executable_free(e);
@@ -151,23 +170,32 @@ void grt_session_free(grt_session* s) {
   }
   if (s->states) {
     for (int32_t i = 0; i < s->graph->n_nodes; i++)
-      if (s->states[i] && s->kernels[i] && s->kernels[i]->free_state)
+      if (s->states[i] && s->kernels[i] && s->kernels[i]->free_state &&
+          !(s->borrowed_state && s->borrowed_state[i]))
         s->kernels[i]->free_state(s->states[i]);
   }
   grt_remap_free(s->remap);
   grt_free(s->states);
+  grt_free(s->borrowed_state);
   grt_free(s->kernels);
-  for (int32_t i = 0; s->device && i < s->n_devices; i++) grt_device_free(s->device[i]);
-  grt_free(s->device);
-  grt_plan_free(s->plan);
-  grt_device_set_free(s->devices);
+  if (own) {
+    for (int32_t i = 0; s->device && i < s->n_devices; i++) grt_device_free(s->device[i]);
+    grt_free(s->device);
+    grt_plan_free(s->plan);
+    grt_plan_free(s->user_plan);
+    grt_device_set_free(s->devices);
+  }
+  grt_opt_result_clear(&s->opt);
   grt_session_options_clear(&s->opts);
   pthread_mutex_destroy(&s->cache_mu);
   pthread_rwlock_destroy(&s->capture_lock);
   grt_free(s);
 }
 
-const grt_plan* grt_session_plan(const grt_session* s) { return s ? s->plan : NULL; }
+/* The user's graph's plan: what the placement log shows, whatever runs. */
+const grt_plan* grt_session_plan(const grt_session* s) {
+  return s ? (s->user_plan ? s->user_plan : s->plan) : NULL;
+}
 
 /* A fed value must have the tensor's dtype and a shape its inferred shape
  * allows. */
@@ -209,7 +237,12 @@ grt_status* grt_session_run(grt_session* s, const grt_feed* feeds, int32_t n_fee
 }
 
 void grt_session_cancel(grt_session* s) {
-  if (s) __atomic_add_fetch(&s->cancel_epoch, 1, __ATOMIC_ACQ_REL);
+  if (!s) return;
+  __atomic_add_fetch(&s->cancel_epoch, 1, __ATOMIC_ACQ_REL);
+  pthread_mutex_lock(&s->cache_mu);
+  grt_session* f = s->fallback;
+  pthread_mutex_unlock(&s->cache_mu);
+  if (f) grt_session_cancel(f);
 }
 
 grt_status* grt_session_run_with_options(grt_session* s, const grt_run_options* opts,
@@ -224,6 +257,11 @@ grt_status* grt_session_run_with_options(grt_session* s, const grt_run_options* 
   if (n_fetches == 0 && n_targets == 0)
     return GRT_ERROR(INVALID_ARGUMENT, "a run needs at least one fetch or target");
   for (int32_t i = 0; i < n_fetches; i++) out_values[i] = NULL;
+  for (int32_t i = 0; i < n_feeds; i++)
+    if (!feeds[i].name || !feeds[i].value)
+      return GRT_ERROR(INVALID_ARGUMENT, "feed with a NULL name or value");
+  GRT_RETURN_IF_ERROR(
+      grt_session_route(s, feeds, n_feeds, fetches, n_fetches, targets, n_targets, &s));
   for (int32_t i = 0; i < n_feeds; i++) GRT_RETURN_IF_ERROR(check_feed(s, &feeds[i]));
   grt_executable* e;
   GRT_RETURN_IF_ERROR(

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "grt/placer.h"
+#include "optimizer/optimizer.h"
 #include "grt/session.h"
 #include "ops/graph.h"
 #include "runtime/device/device.h"
@@ -20,6 +21,9 @@
 typedef struct grt_executable grt_executable;
 
 struct grt_session {
+  /* The graph that runs: the user's, or the optimizer's result (then the
+   * user's graph and plan are kept in user_graph/user_plan, `opt` owns the
+   * optimized graph, and runs it cannot serve go to `fallback`). */
   grt_graph* graph;
   grt_session_options opts; /* a copy; strings owned */
   grt_device_set* devices;
@@ -28,7 +32,16 @@ struct grt_session {
   int32_t n_devices;
   const grt_op_kernel** kernels; /* per graph node, on its assigned device */
   void** states;                 /* per graph node: kernel state or NULL */
+  bool* borrowed_state;          /* per graph node: the state is the parent's (a fallback) */
   grt_remap* remap;              /* the graph rewrite's replacements (rewrite_remap.h) */
+  grt_graph* user_graph;         /* set when the optimized graph runs */
+  grt_plan* user_plan;           /* the user's graph's plan (the placement log shows it) */
+  grt_opt_result opt;            /* the optimizer's graph, feed flags and report */
+  /* The user's graph as a session of its own, made on the first run the
+   * optimized graph cannot serve (optimize.c). It borrows the devices,
+   * thread pools, plan and variable states of its parent. */
+  grt_session* fallback;
+  grt_session* parent;
   grt_threadpool* inter_op;
   grt_threadpool* intra_op;
   int64_t steps;        /* atomic: runs started */
@@ -40,6 +53,21 @@ struct grt_session {
    * runs and replays hold it shared. Unused without the option. */
   pthread_rwlock_t capture_lock;
 };
+
+/* Session creation steps shared with optimize.c (session.c). */
+GRT_MUST_USE grt_status* grt_session_place_graph(grt_session* s, grt_graph* g, grt_plan** out);
+/* Kernels and states for every node; a fallback borrows its stateful
+ * nodes' states (variables, random generators) from `parent` by name. */
+GRT_MUST_USE grt_status* grt_session_make_kernels(grt_session* s, const grt_session* parent);
+/* Runs the optimizer over the placed graph (optimize.c); on change, the
+ * session runs the optimized graph from then on. */
+GRT_MUST_USE grt_status* grt_session_optimize(grt_session* s);
+/* The session a run goes to: s, or its fallback when the optimized graph
+ * does not have every name the run uses (or one fed may not be fed). */
+GRT_MUST_USE grt_status* grt_session_route(grt_session* s, const grt_feed* feeds, int32_t n_feeds,
+                                           const char* const* fetches, int32_t n_fetches,
+                                           const char* const* targets, int32_t n_targets,
+                                           grt_session** out);
 
 enum exec_kind { EXEC_KERNEL = 0, EXEC_SEND = 1, EXEC_RECV = 2 };
 

@@ -16,6 +16,7 @@
 #include "base/mem.h"
 #include "base/status.h"
 #include "base/strbuf.h"
+#include "optimizer/optimizer.h"
 #include "runtime/device/device.h"
 
 typedef grt_status* (*parse_fn)(const char* key, const char* value, void* field);
@@ -82,6 +83,15 @@ static grt_status* parse_bytes(const char* key, const char* v, void* field) {
   return NULL;
 }
 
+/* A list of optimizer passes: checked against the pass table, kept as
+ * written. */
+static grt_status* parse_pass_list(const char* key, const char* v, void* field) {
+  uint64_t bits;
+  grt_status* st = grt_opt_parse_pass_list(v, &bits);
+  if (st) return grt_status_prefix(st, "option %s", key);
+  return parse_string(key, v, field);
+}
+
 typedef struct {
   const char* key;
   const char* type;          /* what a value looks like */
@@ -117,8 +127,14 @@ static const option_row kOptions[] = {
         "check every constant of a .grt file against its stored CRC-32C when the session is made",
         parse_bool, verify_constants),
     ROW("rewrite", "bool", "true",
-        "fuse MatMul + BiasAdd (+ Relu) and pack constant weights when the session is made",
+        "optimize the graph (the passes optimizer_off leaves on) and pack constant weights when "
+        "the session is made",
         parse_bool, rewrite),
+    ROW("optimizer_off", "comma-separated optimizer pass names, or all", "",
+        "graph optimizer passes switched off (grt_graph_optimize lists them; rewrite=false: all)",
+        parse_pass_list, optimizer_off),
+    ROW("fold_max_bytes", "bytes with an optional K, M or G suffix", "16M",
+        "constant folding leaves a value larger than this unfolded", parse_bytes, fold_max_bytes),
     ROW("graph_capture", "bool", "false",
         "callables record their step once and replay it on a device that can capture", parse_bool,
         graph_capture),
@@ -145,6 +161,8 @@ grt_status* grt_session_options_new(grt_session_options** out) {
 void grt_session_options_clear(grt_session_options* o) {
   grt_free(o->ps_devices);
   grt_free(o->ps_strategy);
+  grt_free(o->optimizer_off);
+  o->optimizer_off = NULL;
   grt_backend_values_free(o->backend);
   o->ps_devices = o->ps_strategy = NULL;
   o->backend = NULL;
@@ -165,10 +183,11 @@ grt_status* grt_session_options_copy_into(const grt_session_options* in, grt_ses
   *out = *in;
   out->ps_devices = grt_strdup(in->ps_devices);
   out->ps_strategy = grt_strdup(in->ps_strategy);
+  out->optimizer_off = grt_strdup(in->optimizer_off);
   out->backend = NULL;
   grt_status* st = grt_backend_values_copy(in->backend, &out->backend);
   grt_session_options_free(defaults);
-  if (!st && (!out->ps_devices || !out->ps_strategy))
+  if (!st && (!out->ps_devices || !out->ps_strategy || !out->optimizer_off))
     st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   if (st) grt_session_options_clear(out);
   return st;

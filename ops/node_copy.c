@@ -1,5 +1,5 @@
 /* grt_copy_node: a node into another graph, attrs copied into its arena. */
-#include "parallel/node_copy.h"
+#include "ops/node_copy.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -9,9 +9,7 @@
 #include "base/tensor.h"
 #include "ops/attr.h"
 
-/* `v` with every string and array it points to copied into `a`, and a new
- * reference to each tensor (the graph takes those over). */
-static grt_status* copy_value(grt_arena* a, const grt_attr_value* v, grt_attr_value* out) {
+grt_status* grt_attr_value_copy(grt_arena* a, const grt_attr_value* v, grt_attr_value* out) {
   *out = *v;
   if (v->type == GRT_ATTR_STRING) {
     out->u.s = grt_arena_strdup(a, v->u.s ? v->u.s : "");
@@ -62,7 +60,7 @@ grt_status* grt_copy_node(grt_graph* dst, const grt_graph* src, int32_t i, const
   }
   for (int32_t j = 0; !st && j < n->n_attrs; j++) {
     grt_attr_value v;
-    st = copy_value(dst->arena, &n->attrs[j].value, &v);
+    st = grt_attr_value_copy(dst->arena, &n->attrs[j].value, &v);
     if (!st) st = grt_graph_set_attr_value(dst, k, n->attrs[j].name, &v);
   }
   return st ? grt_status_prefix(st, "copying node '%s'", n->name) : NULL;

@@ -1,0 +1,60 @@
+/* The passes, in the order they run. A row's name is its switch (session
+ * option `optimizer_off`, `grt run --option optimizer_off=NAME,...`); a name
+ * may appear on several rows (cleanups worth running again after a pass
+ * that makes work for them), and one switch turns off all of them. */
+#include <string.h>
+
+#include "base/status.h"
+#include "optimizer/passes.h"
+
+const grt_opt_pass grt_opt_passes[] = {
+    {"identity", "Identity nodes (and NoOps) between two nodes of one device removed",
+     grt_opt_pass_identity},
+};
+
+#define N_PASSES ((int32_t)(sizeof grt_opt_passes / sizeof grt_opt_passes[0]))
+
+int32_t grt_opt_pass_count(void) { return N_PASSES; }
+const char* grt_opt_pass_name(int32_t i) {
+  return i >= 0 && i < N_PASSES ? grt_opt_passes[i].name : NULL;
+}
+const char* grt_opt_pass_doc(int32_t i) {
+  return i >= 0 && i < N_PASSES ? grt_opt_passes[i].doc : NULL;
+}
+
+uint64_t grt_opt_pass_bit(const char* name) {
+  if (!name) return 0;
+  if (!strcmp(name, "all")) return ~(uint64_t)0;
+  /* The bit of a name is that of its first row, so every row of it shares one. */
+  for (int32_t i = 0; i < N_PASSES && i < 64; i++)
+    if (!strcmp(grt_opt_passes[i].name, name)) return (uint64_t)1 << i;
+  return 0;
+}
+
+grt_status* grt_opt_parse_pass_list(const char* list, uint64_t* out) {
+  *out = 0;
+  const char* p = list ? list : "";
+  while (*p) {
+    const char* e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    char name[64];
+    if (len == 0 || len >= sizeof name) {
+      return GRT_ERROR(INVALID_ARGUMENT, "malformed optimizer pass list '%s'", list);
+    }
+    memcpy(name, p, len);
+    name[len] = 0;
+    uint64_t bit = grt_opt_pass_bit(name);
+    if (!bit) {
+      char known[512] = "all";
+      for (int32_t i = 0; i < N_PASSES; i++) {
+        if (grt_opt_pass_bit(grt_opt_passes[i].name) != ((uint64_t)1 << i)) continue;
+        strncat(known, ", ", sizeof known - strlen(known) - 1);
+        strncat(known, grt_opt_passes[i].name, sizeof known - strlen(known) - 1);
+      }
+      return GRT_ERROR(INVALID_ARGUMENT, "unknown optimizer pass '%s' (known: %s)", name, known);
+    }
+    *out |= bit;
+    p = e ? e + 1 : p + len;
+  }
+  return NULL;
+}

@@ -1,0 +1,12 @@
+/* Internal: the pass table (passes.c) and each pass's entry point (one
+ * pass_*.c file per pass). */
+#ifndef GRT_OPTIMIZER_PASSES_H_
+#define GRT_OPTIMIZER_PASSES_H_
+
+#include "optimizer/pass.h"
+
+extern const grt_opt_pass grt_opt_passes[];
+
+GRT_MUST_USE grt_status* grt_opt_pass_identity(grt_opt_ctx* c);
+
+#endif /* GRT_OPTIMIZER_PASSES_H_ */
