@@ -125,6 +125,8 @@ static const grt_grad_entry kRows[] = {
     {"IsNan", NULL},
     {"IsInf", NULL},
     {"FloorMod", floor_mod_grad},
+    {"LessEqual", NULL},
+    {"NotEqual", NULL},
     {"Div", div_grad},
     /* TensorFlow: TruncateDiv and the bitwise ops are not differentiable,
      * FloorDiv's gradient is None for both inputs. */

@@ -145,6 +145,8 @@ GRT_CPU_DECLARE(less);
 GRT_CPU_DECLARE(greater);
 GRT_CPU_DECLARE(greater_equal);
 GRT_CPU_DECLARE(equal);
+GRT_CPU_DECLARE(less_equal);
+GRT_CPU_DECLARE(not_equal);
 GRT_CPU_DECLARE(neg);
 GRT_CPU_DECLARE(abs);
 GRT_CPU_DECLARE(square);

@@ -135,6 +135,8 @@ static const grt_kernel_spec kRows[] = {
     ONLY("TruncateMod", "T: {int32, int64, float32, float64}"),
     /* Div and TruncateDiv on integers are TensorFlow's safe_div (C's
      * truncating quotient); TruncateDiv has no float kernel there */
+    ANY("LessEqual"),
+    ANY("NotEqual"),
     ANY("Div"),
     ONLY("TruncateDiv", "T: {int8, int16, int32, int64, uint8}"),
     ANY("FloorDiv"),

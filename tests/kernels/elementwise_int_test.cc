@@ -1,6 +1,6 @@
 // The integer column of the element-wise ops: Div, TruncateDiv and FloorDiv
 // (with their float rows), integer Pow on every signed width, the bitwise
-// ops and Invert, against references computed here in 64-bit integers,
+// ops and Invert, LessEqual and NotEqual, against references computed here in 64-bit integers,
 // over every integer dtype their CPU support rows promise: negative
 // operands (floor and truncation differ), zero divisors (an error, not
 // SIGFPE), the most negative value divided by -1 (defined: it wraps, not a
@@ -216,11 +216,49 @@ TEST(Bitwise, EveryDtypeBroadcast) {
   }
 }
 
+// LessEqual and NotEqual over every dtype their rows promise, broadcast;
+// NaN is unequal to everything, itself included.
+TEST(Compare, LessEqualAndNotEqualEveryDtype) {
+  for (const char* op : {"LessEqual", "NotEqual"})
+    for (grt_dtype dt : CpuDtypes(op, "T")) {
+      SCOPED_TRACE(std::string(op) + " " + grt_dtype_name(dt));
+      bool is_bool = dt == GRT_BOOL;
+      Vals x = is_bool ? Vals{0, 1, 1, 0, 1, 0} : Vals{-3, 0, 5, 2, 2, 100};
+      Vals y = is_bool ? Vals{0, 1, 1} : Vals{2, 0, 4};
+      if (dt == GRT_UINT8) x[0] = 3;
+      Vals want(6);
+      for (size_t i = 0; i < 6; i++) {
+        double a = x[i], b = y[i % 3];
+        want[i] = std::string(op) == "LessEqual" ? a <= b : a != b;
+      }
+      OpRun r(op);
+      r.AttrType("T", dt).Input(MakeTensor(dt, {2, 3}, x)).Input(MakeTensor(dt, {3}, y));
+      ASSERT_OK(r.Run());
+      ExpectNear(r.Output(0), {2, 3}, want, 0);
+    }
+  double nan = std::nan("");
+  OpRun n("NotEqual");
+  n.AttrType("T", GRT_FLOAT32).Input(T_<float>({2}, {nan, 1})).Input(T_<float>({2}, {nan, 1}));
+  ASSERT_OK(n.Run());
+  ExpectNear(n.Output(0), {2}, {1, 0}, 0);
+}
+
+TEST(Compare, NotEqualWithoutShapeErrorGivesScalarTrue) {
+  FeedRun r("NotEqual");
+  r.AttrType("T", GRT_INT32)
+      .AttrBool("incompatible_shape_error", false)
+      .Input(T_<int32_t>({2}, {1, 2}))
+      .Input(T_<int32_t>({3}, {1, 2, 3}));
+  ASSERT_OK(r.Run());
+  ASSERT_EQ(grt_tensor_rank(r.Output(0)), 0);
+  EXPECT_EQ(*static_cast<const uint8_t*>(grt_tensor_data(r.Output(0))), 1);
+}
+
 // Every dtype the CPU support rows promise runs, through a session.
 TEST(Coverage, EverySupportRowDtypeRuns) {
   auto two = [](grt_dtype t) { return MakeTensor(t, {2}, {1, 2}); };
-  for (const char* op :
-       {"Div", "TruncateDiv", "FloorDiv", "Pow", "BitwiseAnd", "BitwiseOr", "BitwiseXor"})
+  for (const char* op : {"Div", "TruncateDiv", "FloorDiv", "Pow", "BitwiseAnd", "BitwiseOr",
+                         "BitwiseXor", "LessEqual", "NotEqual"})
     for (grt_dtype t : CpuDtypes(op, "T")) {
       SCOPED_TRACE(std::string(op) + " " + grt_dtype_name(t));
       FeedRun r(op);
