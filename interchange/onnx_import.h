@@ -42,7 +42,7 @@ typedef struct onnx_op_row {
   onnx_convert_fn convert;
   const char* tf_op; /* handed to convert: the TensorFlow op it maps onto, if one */
   /* The attributes the converter understands, comma-separated; any other
-   * is an error (older opsets' `broadcast`, `consumed_inputs`, ...). */
+   * is an error (older opsets' forms are rewritten first: onnx_legacy.c). */
   const char* attrs;
 } onnx_op_row;
 

@@ -3,6 +3,7 @@
  * element-wise ops, so parameters fed at run time work unchanged. */
 #include <string.h>
 
+#include "base/dtype.h"
 #include "base/status.h"
 #include "interchange/onnx_import.h"
 #include "interchange/onnx_tensor.h"
@@ -39,6 +40,15 @@ static grt_status* binary(onnx_import* ctx, const char* tf) {
   const char* z;
   GRT_RETURN_IF_ERROR(onnx_emit(ctx, tf, NULL, x->dtype, in, 2, NULL, &z));
   return onnx_bind(ctx, 0, z, is_compare(tf) ? GRT_BOOL : x->dtype, max_rank(x->rank, y->rank));
+}
+
+/* Div: floats are RealDiv; integers truncate toward zero in ONNX (as C
+ * and ONNX Runtime divide), TensorFlow's TruncateDiv, which reports a zero
+ * divisor as an error. */
+static grt_status* divide(onnx_import* ctx, const char* tf) {
+  const onnx_value* x;
+  GRT_RETURN_IF_ERROR(onnx_input(ctx, 0, &x));
+  return binary(ctx, grt_dtype_is_integer(x->dtype) ? "TruncateDiv" : "RealDiv");
 }
 
 /* LessOrEqual(x, y) is GreaterEqual(y, x). */
@@ -353,7 +363,7 @@ const onnx_op_row grt_onnx_ops_elementwise[] = {
     {"Add", binary, "AddV2", ""},
     {"Sub", binary, "Sub", ""},
     {"Mul", binary, "Mul", ""},
-    {"Div", binary, "RealDiv", ""},
+    {"Div", divide, NULL, ""},
     {"Less", binary, "Less", ""},
     {"Greater", binary, "Greater", ""},
     {"GreaterOrEqual", binary, "GreaterEqual", ""},

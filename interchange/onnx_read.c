@@ -11,13 +11,15 @@
 #include "base/tensor.h"
 #include "interchange/interchange.h"
 #include "interchange/onnx_import.h"
+#include "interchange/onnx_legacy.h"
 #include "interchange/onnx_tensor.h"
 #include "interchange/protobuf_alloc.h"
 #include "ops/graph.h"
 
-/* The opsets whose semantics the converters follow: 7 to 17. Older models
- * are read too; where an op's meaning changed before 7 it was through
- * attributes (`broadcast`, `consumed_inputs`), which are refused. */
+/* The ai.onnx opsets grt imports: 1 to 17. The converters read each op's
+ * form as of opset 7 (10 for Slice and TopK) and later; nodes of older
+ * forms are rewritten into those first (onnx_legacy.c). A model of another
+ * opset is refused at once, with one line giving the range. */
 enum { kMinOpset = 1, kMaxOpset = 17 };
 
 static const onnx_op_row* const kTables[] = {
@@ -142,17 +144,24 @@ static grt_status* add_node(onnx_import* ctx, const Onnx__NodeProto* n) {
     s = GRT_ERROR(INVALID_ARGUMENT, "the node has no outputs");
   else if (!(row = find_op(op)))
     s = GRT_ERROR(UNIMPLEMENTED, "op %s is not supported by grt's ONNX importer", op);
-  for (size_t i = 0; !s && i < n->n_attribute; i++) {
-    const char* a = n->attribute[i]->name ? n->attribute[i]->name : "";
-    if (!attr_listed(row->attrs, a))
-      s = GRT_ERROR(UNIMPLEMENTED, "attribute '%s' is not supported", a);
-  }
+  /* An older form of the op is rewritten into the one its converter reads,
+   * converted as of that form's opset (onnx_legacy.c). */
+  int64_t model_opset = ctx->opset;
+  onnx_legacy_node up;
   if (!s) {
     ctx->node = n;
     ctx->n_helpers = 0;
     ctx->base = fresh_name(ctx->g, first);
-    s = ctx->base ? row->convert(ctx, row->tf_op) : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+    s = ctx->base ? grt_onnx_legacy_upgrade(ctx, &up)
+                  : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   }
+  for (size_t i = 0; !s && i < ctx->node->n_attribute; i++) {
+    const char* a = ctx->node->attribute[i]->name ? ctx->node->attribute[i]->name : "";
+    if (!attr_listed(row->attrs, a))
+      s = GRT_ERROR(UNIMPLEMENTED, "attribute '%s' is not supported", a);
+  }
+  if (!s) s = row->convert(ctx, row->tf_op);
+  ctx->opset = model_opset;
   return s ? grt_status_prefix(s, "node '%s' (%s)", label, op) : NULL;
 }
 
@@ -180,8 +189,11 @@ static grt_status* read_opset(const Onnx__ModelProto* m, int64_t* out) {
     const Onnx__OperatorSetIdProto* o = m->opset_import[i];
     if (o->domain && *o->domain && strcmp(o->domain, "ai.onnx") != 0) continue;
     if (o->version < kMinOpset || o->version > kMaxOpset)
-      return GRT_ERROR(UNIMPLEMENTED, "opset %lld is not supported (grt reads opsets %d to %d)",
-                       (long long)o->version, kMinOpset, kMaxOpset);
+      return GRT_ERROR(UNIMPLEMENTED,
+                       "model opset %lld (ai.onnx) is %s grt imports (%d); supported: %d..%d",
+                       (long long)o->version,
+                       o->version > kMaxOpset ? "newer than the newest" : "older than the oldest",
+                       o->version > kMaxOpset ? kMaxOpset : kMinOpset, kMinOpset, kMaxOpset);
     *out = o->version;
     return NULL;
   }

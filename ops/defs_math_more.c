@@ -1,9 +1,10 @@
 /* More math ops, with TensorFlow's names, signatures and dtype sets
  * (math_ops.cc, bitwise_ops.cc; restricted to grt's dtypes): the
  * trigonometric and hyperbolic functions and their inverses, rounding,
- * Sign, Erf, IsNan/IsInf, the remainders FloorMod and TruncateMod, and the
- * shifts. Kernels: backends/cpu/elementwise_unary_math.c and
- * elementwise_mod_shift.c; gradients: ops/grad_math_more.c. */
+ * Sign, Erf, IsNan/IsInf, the comparisons LessEqual and NotEqual, the divisions Div, TruncateDiv
+ * and FloorDiv, the remainders FloorMod and TruncateMod, the shifts and the bitwise ops. Kernels:
+ * backends/cpu/elementwise_unary_math.c, elementwise_div.c, elementwise_mod_shift.c and
+ * elementwise_bitwise.c; gradients: ops/grad_math_more.c. */
 #include "ops/defs.h"
 #include "ops/grad.h"
 #include "ops/shape_fns.h"
@@ -37,6 +38,16 @@ static const grt_op_spec kRows[] = {
     CLASSIFY("IsInf"),
     BINARY("FloorMod", GRT_TYPES_NUMBER),
     BINARY("TruncateMod", GRT_TYPES_FLOAT_INDEX),
+    {"LessEqual", "x: T, y: T", "z: bool", "T: " GRT_TYPES_REAL, 0, grt_infer_broadcast_binary},
+    {"NotEqual", "x: T, y: T", "z: bool", "T: type; incompatible_shape_error: bool = true", 0,
+     grt_infer_equal},
+    BINARY("Div", GRT_TYPES_NUMBER),
+    BINARY("TruncateDiv", GRT_TYPES_NUMBER),
+    BINARY("FloorDiv", GRT_TYPES_NUMBER),
+    BINARY("BitwiseAnd", TYPES_INTEGER),
+    BINARY("BitwiseOr", TYPES_INTEGER),
+    BINARY("BitwiseXor", TYPES_INTEGER),
+    UNARY("Invert", TYPES_INTEGER),
     BINARY("LeftShift", TYPES_INTEGER),
     BINARY("RightShift", TYPES_INTEGER),
 };

@@ -97,6 +97,14 @@ static void floor_mod_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx
   dx[1] = grt_gb_unbroadcast(b, grt_gb_mul(b, dy[0], grt_gb_neg(b, q)), y, x, false);
 }
 
+/* Div on floats is RealDiv: dx = dy / y, dy_y = dy * (-x / y / y). */
+static void div_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
+  grt_tref x = grt_gb_input(b, 0), y = grt_gb_input(b, 1);
+  grt_tref gy = grt_gb_mul(b, dy[0], grt_gb_div(b, grt_gb_div(b, grt_gb_neg(b, x), y), y));
+  dx[0] = grt_gb_unbroadcast(b, grt_gb_div(b, dy[0], y), x, y, true);
+  dx[1] = grt_gb_unbroadcast(b, gy, y, x, false);
+}
+
 static const grt_grad_entry kRows[] = {
     {"Sin", sin_grad},
     {"Cos", cos_grad},
@@ -117,6 +125,17 @@ static const grt_grad_entry kRows[] = {
     {"IsNan", NULL},
     {"IsInf", NULL},
     {"FloorMod", floor_mod_grad},
+    {"LessEqual", NULL},
+    {"NotEqual", NULL},
+    {"Div", div_grad},
+    /* TensorFlow: TruncateDiv and the bitwise ops are not differentiable,
+     * FloorDiv's gradient is None for both inputs. */
+    {"TruncateDiv", NULL},
+    {"FloorDiv", NULL},
+    {"BitwiseAnd", NULL},
+    {"BitwiseOr", NULL},
+    {"BitwiseXor", NULL},
+    {"Invert", NULL},
     {"LeftShift", NULL},
     {"RightShift", NULL},
     /* TruncateMod: no gradient written (tests/training/grad_coverage_test.cc) */

@@ -45,6 +45,11 @@ GRT_MUST_USE grt_status* grt_cpu_binary_apply(grt_kernel_ctx* ctx, const grt_cpu
                                               const grt_cpu_bcast* plan, const grt_tensor* x,
                                               const grt_tensor* y, grt_tensor* out);
 
+/* An InvalidArgument error ("Integer division by zero") when the integer
+ * divisor y holds a zero; NULL for floats (IEEE division by zero). The
+ * integer division and remainder kernels call it before any row runs. */
+GRT_MUST_USE grt_status* grt_cpu_check_integer_divisor(const grt_tensor* y);
+
 /* Ops other files reuse. */
 extern const grt_cpu_binary_op grt_cpu_op_add;
 
@@ -125,6 +130,13 @@ GRT_CPU_DECLARE(add);
 GRT_CPU_DECLARE(sub);
 GRT_CPU_DECLARE(mul);
 GRT_CPU_DECLARE(real_div);
+GRT_CPU_DECLARE(div);
+GRT_CPU_DECLARE(truncate_div);
+GRT_CPU_DECLARE(floor_div);
+GRT_CPU_DECLARE(bitwise_and);
+GRT_CPU_DECLARE(bitwise_or);
+GRT_CPU_DECLARE(bitwise_xor);
+GRT_CPU_DECLARE(invert);
 GRT_CPU_DECLARE(maximum);
 GRT_CPU_DECLARE(minimum);
 GRT_CPU_DECLARE(pow);
@@ -133,6 +145,8 @@ GRT_CPU_DECLARE(less);
 GRT_CPU_DECLARE(greater);
 GRT_CPU_DECLARE(greater_equal);
 GRT_CPU_DECLARE(equal);
+GRT_CPU_DECLARE(less_equal);
+GRT_CPU_DECLARE(not_equal);
 GRT_CPU_DECLARE(neg);
 GRT_CPU_DECLARE(abs);
 GRT_CPU_DECLARE(square);

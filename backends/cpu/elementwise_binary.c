@@ -53,6 +53,8 @@ static inline uint64_t ipow(uint64_t base, int64_t e) {
   }
   return r;
 }
+GRT_CPU_BINARY_ROW(pow_i8, int8_t, uint32_t, elem_t, WRAP(ipow((uint64_t)(int64_t)a, b)))
+GRT_CPU_BINARY_ROW(pow_i16, int16_t, uint32_t, elem_t, WRAP(ipow((uint64_t)(int64_t)a, b)))
 GRT_CPU_BINARY_ROW(pow_i32, int32_t, uint32_t, elem_t, WRAP(ipow((uint64_t)(int64_t)a, b)))
 GRT_CPU_BINARY_ROW(pow_i64, int64_t, uint64_t, elem_t, WRAP(ipow((uint64_t)a, b)))
 
@@ -67,7 +69,10 @@ static const grt_cpu_binary_op kMin = {{REAL_TABLE(min)}, false, 1};
 static const grt_cpu_binary_op kSqDiff = {
     {GRT_CPU_ROWS_FLOAT(sqdiff), [GRT_INT32] = sqdiff_i32, [GRT_INT64] = sqdiff_i64}, false, 1};
 static const grt_cpu_binary_op kPow = {
-    {GRT_CPU_ROWS_FLOAT(pow), [GRT_INT32] = pow_i32, [GRT_INT64] = pow_i64}, false, 40};
+    {GRT_CPU_ROWS_FLOAT(pow), [GRT_INT8] = pow_i8, [GRT_INT16] = pow_i16, [GRT_INT32] = pow_i32,
+     [GRT_INT64] = pow_i64},
+    false,
+    40};
 
 grt_status* grt_cpu_add(grt_kernel_ctx* ctx) {
   return grt_cpu_binary_compute(ctx, &grt_cpu_op_add);
@@ -81,17 +86,21 @@ grt_status* grt_cpu_squared_difference(grt_kernel_ctx* ctx) {
   return grt_cpu_binary_compute(ctx, &kSqDiff);
 }
 
+/* Whether a signed integer exponent tensor holds a negative value. */
+#define ANY_NEGATIVE(T)                                   \
+  do {                                                    \
+    const T* e = grt_tensor_data(y);                      \
+    for (int64_t i = 0; i < n; i++) negative |= e[i] < 0; \
+  } while (0)
+
 grt_status* grt_cpu_pow(grt_kernel_ctx* ctx) {
   const grt_tensor* y = ctx->inputs[1];
   int64_t n = grt_tensor_num_elements(y);
   bool negative = false;
-  if (y->dtype == GRT_INT32) {
-    const int32_t* e = grt_tensor_data(y);
-    for (int64_t i = 0; i < n; i++) negative |= e[i] < 0;
-  } else if (y->dtype == GRT_INT64) {
-    const int64_t* e = grt_tensor_data(y);
-    for (int64_t i = 0; i < n; i++) negative |= e[i] < 0;
-  }
+  if (y->dtype == GRT_INT8) ANY_NEGATIVE(int8_t);
+  if (y->dtype == GRT_INT16) ANY_NEGATIVE(int16_t);
+  if (y->dtype == GRT_INT32) ANY_NEGATIVE(int32_t);
+  if (y->dtype == GRT_INT64) ANY_NEGATIVE(int64_t);
   if (negative)
     return GRT_ERROR(INVALID_ARGUMENT, "Integers to negative integer powers are not allowed");
   return grt_cpu_binary_compute(ctx, &kPow);

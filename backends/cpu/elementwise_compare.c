@@ -1,5 +1,6 @@
-/* Broadcasting comparisons with a bool result: Less, Greater, GreaterEqual,
- * Equal. NaN compares false with everything (so Equal(NaN, NaN) is false). */
+/* Broadcasting comparisons with a bool result: Less, LessEqual, Greater,
+ * GreaterEqual, Equal, NotEqual. NaN compares false with everything but
+ * NotEqual (so Equal(NaN, NaN) is false and NotEqual(NaN, NaN) true). */
 #include "backends/cpu/elementwise.h"
 #include "base/status.h"
 #include "base/tensor.h"
@@ -20,26 +21,35 @@ GRT_CPU_VECTORIZE
 CMP_ROWS(less, a < b)
 CMP_ROWS(greater, a > b)
 CMP_ROWS(greater_equal, a >= b)
+CMP_ROWS(less_equal, a <= b)
 CMP_ROWS(equal, a == b)
+CMP_ROWS(not_equal, a != b)
 /* Bool bytes: any non-zero byte is true. */
 CMP_ROW(b, uint8_t, equal, (a != 0) == (b != 0))
+CMP_ROW(b, uint8_t, not_equal, (a != 0) != (b != 0))
 
 #define TABLE(prefix) GRT_CPU_ROWS_FLOAT(prefix), GRT_CPU_ROWS_INT(prefix)
 
 static const grt_cpu_binary_op kLess = {{TABLE(less)}, true, 1};
 static const grt_cpu_binary_op kGreater = {{TABLE(greater)}, true, 1};
 static const grt_cpu_binary_op kGreaterEqual = {{TABLE(greater_equal)}, true, 1};
+static const grt_cpu_binary_op kLessEqual = {{TABLE(less_equal)}, true, 1};
 static const grt_cpu_binary_op kEqual = {{TABLE(equal), [GRT_BOOL] = equal_b}, true, 1};
+static const grt_cpu_binary_op kNotEqual = {{TABLE(not_equal), [GRT_BOOL] = not_equal_b}, true, 1};
 
 grt_status* grt_cpu_less(grt_kernel_ctx* ctx) { return grt_cpu_binary_compute(ctx, &kLess); }
+grt_status* grt_cpu_less_equal(grt_kernel_ctx* ctx) {
+  return grt_cpu_binary_compute(ctx, &kLessEqual);
+}
 grt_status* grt_cpu_greater(grt_kernel_ctx* ctx) { return grt_cpu_binary_compute(ctx, &kGreater); }
 grt_status* grt_cpu_greater_equal(grt_kernel_ctx* ctx) {
   return grt_cpu_binary_compute(ctx, &kGreaterEqual);
 }
 
 /* With incompatible_shape_error=false, shapes that do not broadcast give a
- * scalar false instead of an error (TensorFlow's BinaryOpShared). */
-grt_status* grt_cpu_equal(grt_kernel_ctx* ctx) {
+ * scalar (false for Equal, true for NotEqual) instead of an error
+ * (TensorFlow's BinaryOpShared). */
+static grt_status* equality(grt_kernel_ctx* ctx, const grt_cpu_binary_op* op, bool unequal) {
   bool strict;
   GRT_RETURN_IF_ERROR(grt_kernel_attr_bool(ctx, "incompatible_shape_error", &strict));
   if (!strict) {
@@ -50,9 +60,12 @@ grt_status* grt_cpu_equal(grt_kernel_ctx* ctx) {
       grt_shape scalar = {0};
       grt_tensor* out;
       GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, GRT_BOOL, &scalar, &out));
-      *(uint8_t*)grt_tensor_data(out) = 0;
+      *(uint8_t*)grt_tensor_data(out) = unequal;
       return NULL;
     }
   }
-  return grt_cpu_binary_compute(ctx, &kEqual);
+  return grt_cpu_binary_compute(ctx, op);
 }
+
+grt_status* grt_cpu_equal(grt_kernel_ctx* ctx) { return equality(ctx, &kEqual, false); }
+grt_status* grt_cpu_not_equal(grt_kernel_ctx* ctx) { return equality(ctx, &kNotEqual, true); }

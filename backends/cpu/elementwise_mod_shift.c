@@ -8,7 +8,6 @@
  * division by zero"), checked before any element is computed, as
  * TensorFlow's safe_ functors report; float remainders by zero are NaN. */
 #include <math.h>
-#include <string.h>
 
 #include "base/dtype.h"
 #include "base/status.h"
@@ -68,22 +67,8 @@ static const grt_cpu_binary_op kTruncateMod = {
 static const grt_cpu_binary_op kLeftShift = {{GRT_CPU_ROWS_INT(lshift)}, false, 1};
 static const grt_cpu_binary_op kRightShift = {{GRT_CPU_ROWS_INT(rshift)}, false, 1};
 
-/* Whether an integer tensor holds a zero. */
-static bool has_zero(const grt_tensor* t) {
-  size_t es = grt_dtype_size(t->dtype);
-  const unsigned char* p = grt_tensor_data(t);
-  static const unsigned char kZero[8];
-  int64_t n = grt_tensor_num_elements(t);
-  for (int64_t i = 0; i < n; i++)
-    if (memcmp(p + (size_t)i * es, kZero, es) == 0) return true;
-  return false;
-}
-
 static grt_status* checked_remainder(grt_kernel_ctx* ctx, const grt_cpu_binary_op* op) {
-  grt_dtype t = ctx->inputs[1]->dtype;
-  bool integer = t != GRT_FLOAT16 && t != GRT_BFLOAT16 && t != GRT_FLOAT32 && t != GRT_FLOAT64;
-  if (integer && has_zero(ctx->inputs[1]))
-    return GRT_ERROR(INVALID_ARGUMENT, "Integer division by zero");
+  GRT_RETURN_IF_ERROR(grt_cpu_check_integer_divisor(ctx->inputs[1]));
   return grt_cpu_binary_compute(ctx, op);
 }
 

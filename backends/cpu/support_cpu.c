@@ -44,7 +44,7 @@ static const grt_kernel_spec kRows[] = {
     ONLY("RealDiv", "T: " GRT_TYPES_FLOAT), /* integer division is Div/FloorDiv in TensorFlow */
     ANY("Maximum"),
     ANY("Minimum"),
-    ONLY("Pow", "T: " GRT_TYPES_FLOAT_INDEX),
+    ANY("Pow"), /* integers: int8..int64, TensorFlow's safe_pow */
     ANY("SquaredDifference"),
     ANY("Neg"),
     ANY("Abs"),
@@ -133,6 +133,17 @@ static const grt_kernel_spec kRows[] = {
     ONLY("Sign", "T: {float16, bfloat16, float32, float64, int32, int64}"),
     ANY("FloorMod"),
     ONLY("TruncateMod", "T: {int32, int64, float32, float64}"),
+    /* Div and TruncateDiv on integers are TensorFlow's safe_div (C's
+     * truncating quotient); TruncateDiv has no float kernel there */
+    ANY("LessEqual"),
+    ANY("NotEqual"),
+    ANY("Div"),
+    ONLY("TruncateDiv", "T: {int8, int16, int32, int64, uint8}"),
+    ANY("FloorDiv"),
+    ANY("BitwiseAnd"),
+    ANY("BitwiseOr"),
+    ANY("BitwiseXor"),
+    ANY("Invert"),
     ANY("LeftShift"),
     ANY("RightShift"),
     ANY("ReverseSequence"),

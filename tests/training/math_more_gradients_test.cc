@@ -29,6 +29,15 @@ TEST(MathMoreGradients, FloorModWithBroadcasting) {
       .Check();
 }
 
+TEST(MathMoreGradients, DivWithBroadcasting) {
+  // Div on floats is RealDiv: divisors kept away from 0.
+  GradCheck("Div")
+      .Type("T", F64)
+      .X({2, 3}, {1.3, -2.7, 4.1, 5.6, -0.4, 7.2})
+      .X({3}, {2.5, -1.5, 3.0})
+      .Check();
+}
+
 TEST(MathMoreGradients, ReverseSequence) {
   grt_tensor* lens = Tensor(GRT_INT64, {3}, {2, 0, 4});
   GradCheck("ReverseSequence")
