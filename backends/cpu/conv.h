@@ -1,5 +1,5 @@
 /* Internal to the convolution family's CPU kernels (conv*.c, pool.c,
- * lrn.c, batchnorm.c), which run on oneDNN (backends/cpu/DNNL.md). */
+ * conv3d.c, pool3d.c, lrn.c, batchnorm.c), which run on oneDNN (backends/cpu/DNNL.md). */
 #ifndef GRT_BACKENDS_CPU_CONV_H_
 #define GRT_BACKENDS_CPU_CONV_H_
 
@@ -59,6 +59,9 @@ GRT_MUST_USE grt_status* grt_cpu_max_pool(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_avg_pool(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_max_pool_grad(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_avg_pool_grad(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_conv3d(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_max_pool3d(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_avg_pool3d(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_lrn(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_lrn_grad(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_fused_batch_norm(grt_kernel_ctx* ctx);

@@ -1,0 +1,58 @@
+/* Shape functions of Conv3D, MaxPool3D and AvgPool3D. Filters are
+ * [depth, height, width, in, out] (TensorFlow's DHWIO); activations NDHWC
+ * or NCDHW by data_format. */
+#include "base/status.h"
+#include "ops/conv_window.h"
+#include "ops/shape_conv.h"
+#include "ops/shape_fns.h"
+
+/* Dimension i of a shape that is rank 5 or unknown (-1). */
+static int64_t dim5(const grt_shape* s, int32_t i) { return s->rank == 5 ? s->dims[i] : -1; }
+
+/* The 5-D output of a window `k` over `in` with `out_c` channels, laid out
+ * in the window's format. */
+static grt_status* windowed(const grt_window3d* w, const grt_shape* in, const int64_t k[3],
+                            int64_t out_c, grt_shape* out) {
+  int32_t d = grt_window3d_d(w);
+  int64_t o[3], before, after;
+  for (int32_t i = 0; i < 3; i++)
+    GRT_RETURN_IF_ERROR(grt_window3d_dim(w, i, dim5(in, d + i), k[i], &o[i], &before, &after));
+  int64_t n = dim5(in, 0);
+  int64_t ndhwc[5] = {n, o[0], o[1], o[2], out_c}, ncdhw[5] = {n, out_c, o[0], o[1], o[2]};
+  return grt_infer_make(5, w->ncdhw ? ncdhw : ndhwc, out);
+}
+
+grt_status* grt_infer_conv3d(grt_shape_ctx* c) {
+  GRT_RETURN_IF_ERROR(grt_infer_need(c, 2, 1));
+  GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 0, 5));
+  GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 1, 5));
+  grt_window3d w;
+  GRT_RETURN_IF_ERROR(grt_window3d_read(c->node, c->def, GRT_WINDOW_DILATIONS, &w));
+  const grt_shape* in = &c->input_shapes[0];
+  const grt_shape* f = &c->input_shapes[1];
+  int64_t in_c = dim5(in, grt_window3d_c(&w)), f_in = dim5(f, 3), out_c = dim5(f, 4);
+  if (in_c >= 0 && f_in >= 0) {
+    /* Grouped convolution, as Conv2D: the input's depth is a multiple of
+     * the filter's. */
+    if (f_in == 0 || in_c % f_in != 0)
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "Depth of input (%lld) is not a multiple of input depth of filter (%lld)",
+                       (long long)in_c, (long long)f_in);
+    int64_t groups = in_c / f_in;
+    if (out_c >= 0 && out_c % groups != 0)
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "Depth of output (%lld) is not a multiple of the number of groups (%lld)",
+                       (long long)out_c, (long long)groups);
+  }
+  int64_t k[3] = {dim5(f, 0), dim5(f, 1), dim5(f, 2)};
+  return windowed(&w, in, k, out_c, &c->output_shapes[0]);
+}
+
+grt_status* grt_infer_pool3d(grt_shape_ctx* c) {
+  GRT_RETURN_IF_ERROR(grt_infer_need(c, 1, 1));
+  GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 0, 5));
+  grt_window3d w;
+  GRT_RETURN_IF_ERROR(grt_window3d_read(c->node, c->def, GRT_WINDOW_KSIZE, &w));
+  const grt_shape* in = &c->input_shapes[0];
+  return windowed(&w, in, w.ksize, dim5(in, grt_window3d_c(&w)), &c->output_shapes[0]);
+}
