@@ -47,6 +47,27 @@ TEST(ConvGradients, Conv2DBothFormatsAndPaddings) {
   }
 }
 
+// A grouped Conv2D (the input's depth a multiple of the filter's), as
+// ResNeXt and RegNet train: two and three groups, both formats, strided
+// and dilated.
+TEST(ConvGradients, GroupedConv2D) {
+  REQUIRE_OP("Conv2D");
+  GradCheck("Conv2D", F32)
+      .Ints("strides", {1, 1, 2, 1})
+      .String("padding", "SAME")
+      .X({2, 4, 5, 4})
+      .X({3, 2, 2, 6})
+      .Check(2e-3);
+  GradCheck("Conv2D", F32)
+      .Ints("strides", {1, 1, 1, 1})
+      .Ints("dilations", {1, 1, 2, 1})
+      .String("padding", "VALID")
+      .String("data_format", "NCHW")
+      .X({1, 6, 4, 5})
+      .X({2, 2, 2, 3})
+      .Check(2e-3);
+}
+
 TEST(ConvGradients, Pooling) {
   REQUIRE_OP("MaxPool");
   // distinct values spread apart, so a small step never changes the maximum
