@@ -58,6 +58,17 @@ static const grt_op_spec kRows[] = {
      grt_infer_pool3d},
     {"AvgPool3D", "input: T", "output: T", "T: " GRT_TYPES_FLOAT "; " POOL3D_ATTRS, 0,
      grt_infer_pool3d},
+    {"Conv3DBackpropInputV2", "input_sizes: Tshape, filter: T, out_backprop: T", "output: T",
+     "T: " GRT_TYPES_FLOAT "; " CONV3D_ATTRS "; Tshape: " GRT_TYPES_INDEX " = int32", 0,
+     grt_infer_conv3d_backprop_input},
+    {"Conv3DBackpropFilterV2", "input: T, filter_sizes: int32, out_backprop: T", "output: T",
+     "T: " GRT_TYPES_FLOAT "; " CONV3D_ATTRS, 0, grt_infer_conv3d_backprop_filter},
+    {"MaxPool3DGrad", "orig_input: TInput, orig_output: TInput, grad: T", "output: T",
+     POOL3D_ATTRS "; T: {float16, bfloat16, float32} = float32; "
+                  "TInput: {float16, bfloat16, float32} = float32",
+     0, grt_infer_max_pool3d_grad},
+    {"AvgPool3DGrad", "orig_input_shape: int32, grad: T", "output: T",
+     POOL3D_ATTRS "; T: " GRT_TYPES_FLOAT, 0, grt_infer_avg_pool3d_grad},
     /* grt's own: MaxPool with dilations (ONNX's MaxPool has them,
      * TensorFlow's has not), so TensorFlow's MaxPool stays as it is. */
     {"_DilatedMaxPool", "input: T", "output: T",

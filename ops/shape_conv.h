@@ -18,9 +18,13 @@ GRT_MUST_USE grt_status* grt_infer_depthwise_conv2d(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_conv2d_backprop_input(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_conv2d_backprop_filter(grt_shape_ctx* c);
 
-/* shape_conv3d.c: Conv3D, and MaxPool3D and AvgPool3D */
+/* shape_conv3d.c: Conv3D, MaxPool3D, AvgPool3D and their gradients */
 GRT_MUST_USE grt_status* grt_infer_conv3d(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_pool3d(grt_shape_ctx* c);
+GRT_MUST_USE grt_status* grt_infer_conv3d_backprop_input(grt_shape_ctx* c);
+GRT_MUST_USE grt_status* grt_infer_conv3d_backprop_filter(grt_shape_ctx* c);
+GRT_MUST_USE grt_status* grt_infer_max_pool3d_grad(grt_shape_ctx* c);
+GRT_MUST_USE grt_status* grt_infer_avg_pool3d_grad(grt_shape_ctx* c);
 
 /* shape_pool.c (_DilatedMaxPool too) */
 GRT_MUST_USE grt_status* grt_infer_pool(grt_shape_ctx* c);

@@ -265,7 +265,10 @@ GRT_CPU_KERNEL_TABLE(conv, K("Conv2D", conv2d), K("DepthwiseConv2dNative", depth
                      K("Conv2DBackpropInput", conv2d_backprop_input),
                      K("Conv2DBackpropFilter", conv2d_backprop_filter), K("MaxPool", max_pool),
                      K("AvgPool", avg_pool), K("_DilatedMaxPool", max_pool), K("Conv3D", conv3d),
+                     K("Conv3DBackpropInputV2", conv3d_backprop_input),
+                     K("Conv3DBackpropFilterV2", conv3d_backprop_filter),
                      K("MaxPool3D", max_pool3d), K("AvgPool3D", avg_pool3d),
+                     K("MaxPool3DGrad", max_pool3d_grad), K("AvgPool3DGrad", avg_pool3d_grad),
                      K("MaxPoolGrad", max_pool_grad), K("AvgPoolGrad", avg_pool_grad),
                      K("LRN", lrn), K("LRNGrad", lrn_grad), K("FusedBatchNormV3", fused_batch_norm),
                      K("FusedBatchNormGradV3", fused_batch_norm_grad));

@@ -1,5 +1,7 @@
-// Conv3D, MaxPool3D, AvgPool3D and grt's _DilatedMaxPool on the CPU
-// (oneDNN) against float64 loops written here: both data formats (NDHWC
+// Conv3D, MaxPool3D, AvgPool3D, their gradients (Conv3DBackpropInputV2,
+// Conv3DBackpropFilterV2, MaxPool3DGrad, AvgPool3DGrad) and grt's
+// _DilatedMaxPool on the CPU (oneDNN) against float64 loops written here
+// (the backprops against the loops' adjoints): both data formats (NDHWC
 // and NCDHW; NHWC and NCHW), strides, dilations, SAME/VALID (and EXPLICIT
 // for _DilatedMaxPool) padding, grouped filters; and the shape and kernel
 // errors.
@@ -209,6 +211,89 @@ TEST(Conv3D, EmptyInputGivesAnEmptyOutput) {
   ExpectNear(r.Output(0), {0, 2, 2, 2, 2}, {}, 0);
 }
 
+// The adjoints of Conv3DRef: d(sum dy * y)/dx and /df.
+Vals Conv3DBackpropInputRef(const Geom3& g, const Vals& f, const Vals& dy) {
+  Vals dx(static_cast<size_t>(Elems(g.InDims())), 0.0);
+  int64_t icg = g.ic / g.groups, ocg = g.oc / g.groups;
+  ForEachWindow(g, g.oc, [&](int64_t y0, int64_t tap, int64_t x0) {
+    if (x0 < 0) return;
+    for (int64_t o = 0; o < g.oc; o++)
+      for (int64_t fi = 0; fi < icg; fi++)
+        dx[x0 + (o / ocg) * icg + fi] += dy[y0 + o] * f[(tap * icg + fi) * g.oc + o];
+  });
+  return dx;
+}
+Vals Conv3DBackpropFilterRef(const Geom3& g, const Vals& x, const Vals& dy) {
+  int64_t icg = g.ic / g.groups, ocg = g.oc / g.groups;
+  Vals df(static_cast<size_t>(g.k[0] * g.k[1] * g.k[2] * icg * g.oc), 0.0);
+  ForEachWindow(g, g.oc, [&](int64_t y0, int64_t tap, int64_t x0) {
+    if (x0 < 0) return;
+    for (int64_t o = 0; o < g.oc; o++)
+      for (int64_t fi = 0; fi < icg; fi++)
+        df[(tap * icg + fi) * g.oc + o] += dy[y0 + o] * x[x0 + (o / ocg) * icg + fi];
+  });
+  return df;
+}
+
+TEST(Conv3DBackprops, MatchTheForwardAdjoint) {
+  const std::vector<ConvCase> cases = {
+      {{1, 4, 5, 6, 3}, {2, 3, 3, 3, 4}, {1, 1, 1}, {1, 1, 1}, "SAME"},
+      {{2, 5, 4, 6, 2}, {3, 2, 3, 2, 3}, {2, 1, 2}, {1, 1, 1}, "VALID"},
+      {{1, 6, 6, 5, 2}, {2, 2, 3, 2, 2}, {1, 2, 1}, {2, 1, 2}, "SAME"},
+      {{1, 4, 5, 4, 6}, {3, 3, 1, 3, 4}, {1, 2, 2}, {1, 1, 1}, "SAME"},  // two groups
+  };
+  for (const ConvCase& c : cases)
+    for (bool first : {false, true}) {
+      SCOPED_TRACE(::testing::PrintToString(c.in) + " f" + ::testing::PrintToString(c.filter) +
+                   " " + c.padding + (first ? " NCDHW" : " NDHWC"));
+      Geom3 g = Make(c.in, {c.filter[0], c.filter[1], c.filter[2]}, c.s, c.d, c.filter[4],
+                     c.in[4] / c.filter[3], c.padding);
+      Vals x = Rand(Elems(c.in), 11), f = Rand(Elems(c.filter), 12);
+      Vals dy = Rand(Elems(g.OutDims()), 13);
+      Dims sizes = first ? ChannelsFirst(c.in) : c.in;
+      for (bool int64_sizes : {false, true}) {
+        OpRun bi("Conv3DBackpropInputV2");
+        bi.AttrType("T", GRT_FLOAT32).AttrString("padding", c.padding.c_str());
+        bi.AttrString("data_format", first ? "NCDHW" : "NDHWC");
+        bi.AttrInts("strides", List5(g.s, first)).AttrInts("dilations", List5(g.dil, first));
+        Vals sv(sizes.begin(), sizes.end());
+        if (int64_sizes) {
+          bi.AttrType("Tshape", GRT_INT64).Input(T_<int64_t>({5}, sv));
+        } else {
+          bi.Input(T_<int32_t>({5}, sv));
+        }
+        bi.Input(T_<float>(c.filter, f)).Input(Act(dy, g.OutDims(), first));
+        ASSERT_OK(bi.Run());
+        ExpectAct(bi.Output(0), c.in, Conv3DBackpropInputRef(g, f, dy), first);
+      }
+      OpRun bf("Conv3DBackpropFilterV2");
+      bf.AttrType("T", GRT_FLOAT32).AttrString("padding", c.padding.c_str());
+      bf.AttrString("data_format", first ? "NCDHW" : "NDHWC");
+      bf.AttrInts("strides", List5(g.s, first)).AttrInts("dilations", List5(g.dil, first));
+      bf.Input(Act(x, c.in, first))
+          .Input(T_<int32_t>({5}, Vals(c.filter.begin(), c.filter.end())))
+          .Input(Act(dy, g.OutDims(), first));
+      ASSERT_OK(bf.Run());
+      ExpectNear(bf.Output(0), c.filter, Conv3DBackpropFilterRef(g, x, dy), 1e-5);
+    }
+}
+
+TEST(Conv3DBackprops, Errors) {
+  FeedRun bi("Conv3DBackpropInputV2");
+  bi.AttrType("T", GRT_FLOAT32).AttrString("padding", "VALID").AttrInts("strides", {1, 1, 1, 1, 1});
+  bi.Input(T_<int32_t>({5}, {1, 3, 3, 3, 1}))
+      .Input(T_<float>({2, 2, 2, 1, 1}, {0}))
+      .Input(T_<float>({1, 3, 3, 3, 1}, {0}));
+  CheckStatus(bi.Run(), GRT_INVALID_ARGUMENT,
+              "out_backprop has shape [1,3,3,3,1], but the convolution's output is [1,2,2,2,1]");
+  FeedRun bf("Conv3DBackpropFilterV2");
+  bf.AttrType("T", GRT_FLOAT32).AttrString("padding", "VALID").AttrInts("strides", {1, 1, 1, 1, 1});
+  bf.Input(T_<float>({1, 3, 3, 3, 1}, {0}))
+      .Input(T_<int32_t>({4}, {2, 2, 1, 1}))
+      .Input(T_<float>({1, 2, 2, 2, 1}, {0}));
+  CheckStatus(bf.Run(), GRT_INVALID_ARGUMENT, "filter_sizes must have 5 elements, got 4");
+}
+
 // ---- MaxPool3D, AvgPool3D -------------------------------------------------------
 
 struct PoolCase {
@@ -238,6 +323,61 @@ TEST(Pool3D, MaxAndAverageEveryCaseBothFormats) {
         r.Input(Act(x, c.in, first));
         ASSERT_OK(r.Run());
         ExpectAct(r.Output(0), g.OutDims(), PoolRef(g, x, max), first);
+      }
+}
+
+// The gradients: the max's to the (first) maximum of each window, the
+// average's spread over the window's real elements.
+Vals PoolGradRef(const Geom3& g, const Vals& x, const Vals& dy, bool max) {
+  size_t n = static_cast<size_t>(Elems(g.OutDims()));
+  Vals best(n, -std::numeric_limits<double>::infinity()), count(n, 0.0);
+  std::vector<int64_t> arg(n, -1);
+  ForEachWindow(g, g.ic, [&](int64_t y0, int64_t, int64_t x0) {
+    if (x0 < 0) return;
+    for (int64_t c = 0; c < g.ic; c++) {
+      size_t at = static_cast<size_t>(y0 + c);
+      if (x[x0 + c] > best[at]) best[at] = x[x0 + c], arg[at] = x0 + c;
+      count[at] += 1;
+    }
+  });
+  Vals dx(static_cast<size_t>(Elems(g.InDims())), 0.0);
+  if (max) {
+    for (size_t i = 0; i < n; i++) dx[arg[i]] += dy[i];
+    return dx;
+  }
+  ForEachWindow(g, g.ic, [&](int64_t y0, int64_t, int64_t x0) {
+    if (x0 < 0) return;
+    for (int64_t c = 0; c < g.ic; c++) dx[x0 + c] += dy[y0 + c] / count[y0 + c];
+  });
+  return dx;
+}
+
+TEST(Pool3DGrad, MaxAndAverageBothFormats) {
+  const std::vector<PoolCase> cases = {
+      {{1, 4, 5, 6, 2}, {2, 2, 2}, {2, 2, 2}, "VALID"},
+      {{2, 5, 4, 7, 3}, {3, 2, 3}, {2, 1, 2}, "SAME"},
+      {{1, 6, 5, 5, 2}, {3, 3, 3}, {3, 2, 1}, "SAME"},
+  };
+  for (const PoolCase& c : cases)
+    for (bool max : {true, false})
+      for (bool first : {false, true}) {
+        SCOPED_TRACE(::testing::PrintToString(c.in) + " k" + ::testing::PrintToString(c.k) + " " +
+                     c.padding + (max ? " max" : " avg") + (first ? " NCDHW" : " NDHWC"));
+        Geom3 g = Make(c.in, c.k, c.s, {1, 1, 1}, c.in[4], 1, c.padding);
+        Vals x = Rand(Elems(c.in), 14), dy = Rand(Elems(g.OutDims()), 15);
+        OpRun r(max ? "MaxPool3DGrad" : "AvgPool3DGrad");
+        r.AttrType("T", GRT_FLOAT32).AttrString("padding", c.padding.c_str());
+        r.AttrString("data_format", first ? "NCDHW" : "NDHWC");
+        r.AttrInts("ksize", List5(g.k, first)).AttrInts("strides", List5(g.s, first));
+        if (max) {
+          r.Input(Act(x, c.in, first)).Input(Act(PoolRef(g, x, true), g.OutDims(), first));
+        } else {
+          Dims sizes = first ? ChannelsFirst(c.in) : c.in;
+          r.Input(T_<int32_t>({5}, Vals(sizes.begin(), sizes.end())));
+        }
+        r.Input(Act(dy, g.OutDims(), first));
+        ASSERT_OK(r.Run());
+        ExpectAct(r.Output(0), c.in, PoolGradRef(g, x, dy, max), first);
       }
 }
 
@@ -320,7 +460,8 @@ TEST(DilatedMaxPool, Errors) {
 }
 
 TEST(ConvFamily, NewOpsHaveFloat32CpuRows) {
-  for (const char* op : {"Conv3D", "MaxPool3D", "AvgPool3D", "_DilatedMaxPool"})
+  for (const char* op : {"Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "MaxPool3D",
+                         "AvgPool3D", "MaxPool3DGrad", "AvgPool3DGrad", "_DilatedMaxPool"})
     EXPECT_EQ(CpuDtypes(op, "T"), std::vector<grt_dtype>{GRT_FLOAT32}) << op;
 }
 
