@@ -47,69 +47,6 @@ TEST(ConvGradients, Conv2DBothFormatsAndPaddings) {
   }
 }
 
-// A grouped Conv2D (the input's depth a multiple of the filter's), as
-// ResNeXt and RegNet train: two and three groups, both formats, strided
-// and dilated.
-TEST(ConvGradients, GroupedConv2D) {
-  REQUIRE_OP("Conv2D");
-  GradCheck("Conv2D", F32)
-      .Ints("strides", {1, 1, 2, 1})
-      .String("padding", "SAME")
-      .X({2, 4, 5, 4})
-      .X({3, 2, 2, 6})
-      .Check(2e-3);
-  GradCheck("Conv2D", F32)
-      .Ints("strides", {1, 1, 1, 1})
-      .Ints("dilations", {1, 1, 2, 1})
-      .String("padding", "VALID")
-      .String("data_format", "NCHW")
-      .X({1, 6, 4, 5})
-      .X({2, 2, 2, 3})
-      .Check(2e-3);
-}
-
-// Conv3D (plain and grouped, both formats, SAME and VALID, strided and
-// dilated) and the 3-D pools: Conv3DBackpropInputV2/FilterV2,
-// MaxPool3DGrad, AvgPool3DGrad.
-TEST(ConvGradients, Conv3DAndPool3D) {
-  REQUIRE_OP("Conv3D");
-  for (const char* padding : {"VALID", "SAME"}) {
-    SCOPED_TRACE(padding);
-    GradCheck("Conv3D", F32)
-        .Ints("strides", {1, 1, 2, 1, 1})
-        .String("padding", padding)
-        .X({1, 3, 4, 3, 2})
-        .X({2, 2, 1, 2, 3})
-        .Check(2e-3);
-    GradCheck("Conv3D", F32)
-        .Ints("strides", {1, 1, 1, 1, 2})
-        .Ints("dilations", {1, 1, 2, 1, 1})
-        .String("padding", padding)
-        .String("data_format", "NCDHW")
-        .X({1, 4, 4, 3, 4})
-        .X({2, 1, 2, 2, 4})  // two groups
-        .Check(2e-3);
-  }
-  std::vector<double> v;  // distinct values spread apart: the maxima stay put
-  for (int i = 0; i < 2 * 3 * 4 * 3 * 2; i++) v.push_back(((i * 37) % 144) * 0.05 - 3.6);
-  for (const char* padding : {"VALID", "SAME"}) {
-    SCOPED_TRACE(padding);
-    GradCheck("MaxPool3D", F32)
-        .Ints("ksize", {1, 2, 2, 1, 1})
-        .Ints("strides", {1, 1, 2, 2, 1})
-        .String("padding", padding)
-        .X({2, 3, 4, 3, 2}, v)
-        .Check(2e-3);
-    GradCheck("AvgPool3D", F32)
-        .Ints("ksize", {1, 1, 2, 2, 2})
-        .Ints("strides", {1, 1, 1, 2, 1})
-        .String("padding", padding)
-        .String("data_format", "NCDHW")
-        .X({1, 2, 3, 4, 3})
-        .Check(2e-3);
-  }
-}
-
 TEST(ConvGradients, Pooling) {
   REQUIRE_OP("MaxPool");
   // distinct values spread apart, so a small step never changes the maximum
