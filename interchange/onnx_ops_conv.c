@@ -3,8 +3,8 @@
  * MaxPool, AvgPool, LRN with data_format NCHW; grt's _DilatedMaxPool for
  * MaxPool with dilations). 1-D forms get a spatial axis of length 1
  * (ExpandDims at 2, Squeeze after); 3-D Conv, MaxPool and AveragePool are
- * onnx_ops_conv3d.c's (Conv3D, MaxPool3D, AvgPool3D), other 3-D forms are
- * errors.
+ * onnx_ops_conv3d.c's (Conv3D, MaxPool3D, AvgPool3D), as is 3-D
+ * ConvTranspose (Conv3DBackpropInputV2).
  *
  * Windows: ONNX pads [x1_begin, x2_begin, x1_end, x2_end] become
  * explicit_paddings; auto_pad SAME_UPPER is TensorFlow's SAME; SAME_LOWER,
@@ -301,11 +301,13 @@ static grt_status* conv(onnx_import* ctx, const char* tf) {
 /* ConvTranspose as Conv2DBackpropInput: filter [I, O, kH, kW] -> [kH, kW,
  * O, I] (the forward convolution's HWIO), and the output size
  *   s*(in - 1) + output_padding + (k - 1)*d + 1 - pad_begin - pad_end
- * computed at run time as Shape(x)*A + Shape(W)*B + C (linear in both). */
+ * computed at run time as Shape(x)*A + Shape(W)*B + C (linear in both).
+ * 3-D: Conv3DBackpropInputV2 (onnx_ops_conv3d.c). */
 static grt_status* conv_transpose(onnx_import* ctx, const char* tf) {
   const onnx_value *x, *wv;
   GRT_RETURN_IF_ERROR(onnx_input(ctx, 0, &x));
   GRT_RETURN_IF_ERROR(onnx_input(ctx, 1, &wv));
+  if (x->rank == 5) return grt_onnx_conv_transpose3d(ctx);
   window w;
   GRT_RETURN_IF_ERROR(read_window(ctx, x->rank, &w));
   int64_t group;

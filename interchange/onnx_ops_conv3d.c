@@ -1,13 +1,16 @@
-/* ONNX Conv, MaxPool and AveragePool over three spatial axes, as
- * TensorFlow's Conv3D, MaxPool3D and AvgPool3D with data_format NCDHW.
+/* ONNX Conv, ConvTranspose, MaxPool and AveragePool over three spatial
+ * axes, as TensorFlow's Conv3D, Conv3DBackpropInputV2, MaxPool3D and
+ * AvgPool3D with data_format NCDHW.
  *
  * TensorFlow's 3-D ops take SAME or VALID padding only, so ONNX pads that
  * are neither (auto_pad NOTSET with pads) become a Pad in front of a VALID
  * window: zeros for Conv, -inf for MaxPool (never picked, as ONNX ignores
  * padding), zeros for AveragePool with count_include_pad; without it the
  * padded average is divided by the same average over ones_like(x), which
- * counts the real elements. auto_pad SAME_UPPER is TensorFlow's SAME;
- * SAME_LOWER and ceil_mode, which need the input's size, are errors here. */
+ * counts the real elements. ConvTranspose runs unpadded (VALID) and its
+ * pads are cropped off after. auto_pad SAME_UPPER is TensorFlow's SAME
+ * (not for ConvTranspose); SAME_LOWER, ceil_mode and ConvTranspose's
+ * output_shape, which need the input's size, are errors here. */
 #include <math.h>
 #include <string.h>
 
@@ -189,6 +192,81 @@ grt_status* grt_onnx_avg_pool3d(onnx_import* ctx) {
     GRT_RETURN_IF_ERROR(pad(ctx, "pad_ones", t, ones, &w, 0, &ones));
     GRT_RETURN_IF_ERROR(pool(ctx, "AvgPool3D", "real", t, ones, &w, &real));
     GRT_RETURN_IF_ERROR(onnx_op2(ctx, "RealDiv", "mean", t, y, real, &y));
+  }
+  return bind(ctx, t, y);
+}
+
+/* ConvTranspose as Conv3DBackpropInputV2 (VALID): filter [I, O, kD, kH,
+ * kW] -> [kD, kH, kW, O, I] (the forward convolution's DHWIO); the
+ * unpadded output size s*(in - 1) + (k - 1)*d + 1 + output_padding is
+ * computed at run time as Shape(x)*A + Shape(W)*B + C, and the pads are
+ * then cropped off with a Slice. */
+grt_status* grt_onnx_conv_transpose3d(onnx_import* ctx) {
+  const onnx_value *x, *wv;
+  GRT_RETURN_IF_ERROR(onnx_input(ctx, 0, &x));
+  GRT_RETURN_IF_ERROR(onnx_input(ctx, 1, &wv));
+  window3 w;
+  GRT_RETURN_IF_ERROR(read_window3(ctx, &w));
+  int64_t group, op[3];
+  bool have_os;
+  GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "group", 1, &group));
+  if (group != 1) return GRT_ERROR(UNIMPLEMENTED, "group %lld is not supported", (long long)group);
+  if (w.same)
+    return GRT_ERROR(UNIMPLEMENTED, "auto_pad SAME_UPPER is not supported for 3-D ConvTranspose");
+  GRT_RETURN_IF_ERROR(ints3(ctx, "output_shape", 3, 0, op, &have_os));
+  if (have_os)
+    return GRT_ERROR(UNIMPLEMENTED, "output_shape is not supported for 3-D ConvTranspose");
+  GRT_RETURN_IF_ERROR(ints3(ctx, "output_padding", 3, 0, op, NULL));
+  for (int32_t i = 0; i < 3; i++)
+    if (op[i] < 0 || op[i] >= w.s[i])
+      return GRT_ERROR(UNIMPLEMENTED,
+                       "output_padding must be smaller than the stride for 3-D ConvTranspose");
+  grt_dtype t = x->dtype;
+  const char *perm, *filter, *xs, *ws, *a, *b, *c, *xa, *wb, *sum, *sizes, *y;
+  static const int64_t kDhwio[5] = {2, 3, 4, 1, 0};
+  GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT64, kDhwio, 5, &perm));
+  int32_t idx;
+  const char* tin[2] = {wv->ref, perm};
+  GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Transpose", "filter", t, tin, 2, &idx, &filter));
+  GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "Tperm", GRT_INT64));
+  /* [N, O, D', H', W'] = [N,C,D,H,W]*[1,0,s..] + [I,O,kD,kH,kW]*[0,1,d..] + C */
+  int64_t av[5] = {1, 0}, bv[5] = {0, 1}, cv[5] = {0, 0};
+  for (int32_t i = 0; i < 3; i++) {
+    av[i + 2] = w.s[i];
+    bv[i + 2] = w.d[i];
+    cv[i + 2] = -w.s[i] - w.d[i] + 1 + op[i];
+  }
+  GRT_RETURN_IF_ERROR(onnx_shape_of(ctx, x->ref, t, GRT_INT32, &xs));
+  GRT_RETURN_IF_ERROR(onnx_shape_of(ctx, wv->ref, t, GRT_INT32, &ws));
+  GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT32, av, 5, &a));
+  GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT32, bv, 5, &b));
+  GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT32, cv, 5, &c));
+  GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Mul", "size_x", GRT_INT32, xs, a, &xa));
+  GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Mul", "size_w", GRT_INT32, ws, b, &wb));
+  GRT_RETURN_IF_ERROR(onnx_op2(ctx, "AddV2", "size_sum", GRT_INT32, xa, wb, &sum));
+  GRT_RETURN_IF_ERROR(onnx_op2(ctx, "AddV2", "output_size", GRT_INT32, sum, c, &sizes));
+  const char* in[3] = {sizes, filter, x->ref};
+  GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Conv3DBackpropInputV2", "conv", t, in, 3, &idx, &y));
+  window3 valid = w;
+  valid.same = false;
+  GRT_RETURN_IF_ERROR(set_window3(ctx, idx, &valid, false));
+  if (padded(&w)) { /* crop: begin [0, 0, pb..], size sizes - [0, 0, pb + pe..] */
+    int64_t begin[5] = {0, 0}, cut[5] = {0, 0};
+    for (int32_t i = 0; i < 3; i++) begin[i + 2] = w.pb[i], cut[i + 2] = w.pb[i] + w.pe[i];
+    const char *bc, *cc, *size;
+    GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT32, begin, 5, &bc));
+    GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT32, cut, 5, &cc));
+    GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Sub", "cropped_size", GRT_INT32, sizes, cc, &size));
+    const char* sl[3] = {y, bc, size};
+    GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Slice", "crop", t, sl, 3, &idx, &y));
+    GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "Index", GRT_INT32));
+  }
+  if (onnx_has_input(ctx, 2)) {
+    const onnx_value* bias;
+    GRT_RETURN_IF_ERROR(onnx_input(ctx, 2, &bias));
+    const char* bin[2] = {y, bias->ref};
+    GRT_RETURN_IF_ERROR(onnx_emit(ctx, "BiasAdd", "bias", t, bin, 2, &idx, &y));
+    GRT_RETURN_IF_ERROR(grt_graph_set_attr_string(ctx->g, idx, "data_format", "NCHW"));
   }
   return bind(ctx, t, y);
 }

@@ -1,8 +1,8 @@
-// ONNX grouped, depthwise and 3-D convolution, 3-D pooling and dilated
-// max pooling through the importer and a session, against NCHW loops
-// written here (ONNX's definitions: pads as given, max pooling ignoring
-// padding, average pooling with and without count_include_pad), and the
-// grt ops each model becomes.
+// ONNX grouped, depthwise and 3-D convolution, 3-D ConvTranspose, 3-D
+// pooling and dilated max pooling through the importer and a session,
+// against NCHW loops written here (ONNX's definitions: pads as given, max
+// pooling ignoring padding, average pooling with and without
+// count_include_pad), and the grt ops each model becomes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -96,6 +96,49 @@ Vals ConvRef(const Vals& x, const Dims& xd, const Vals& w, const Dims& wd, const
         });
       }
     }
+  *yd = {n, o};
+  yd->insert(yd->end(), osp.begin(), osp.end());
+  return y;
+}
+
+// ConvTranspose (group 1): x [N, I, sp...], w [I, O, k...]; each input
+// element spreads over the output positions i*s - pad_begin + t*d, the
+// output of size s*(in - 1) + output_padding + (k - 1)*d + 1 - pads.
+Vals ConvTransposeRef(const Vals& x, const Dims& xd, const Vals& w, const Dims& wd, const Vals& b,
+                      const Win& win, const Dims& out_pad, Dims* yd) {
+  int64_t n = xd[0], ci = xd[1], o = wd[1];
+  size_t r = xd.size() - 2;
+  Dims sp(xd.begin() + 2, xd.end()), osp(r);
+  for (size_t i = 0; i < r; i++)
+    osp[i] =
+        win.s[i] * (sp[i] - 1) + out_pad[i] + (win.k[i] - 1) * win.d[i] + 1 - win.pb[i] - win.pe[i];
+  int64_t in_plane = Count(sp), out_plane = Count(osp), taps = Count(win.k);
+  Vals y(static_cast<size_t>(n * o * out_plane), 0.0f);
+  for (int64_t b0 = 0; b0 < n; b0++)
+    for (int64_t oc = 0; oc < o; oc++)
+      for (int64_t p = 0; p < out_plane; p++)
+        y[static_cast<size_t>((b0 * o + oc) * out_plane + p)] = b.empty() ? 0.0f : b[oc];
+  for (int64_t b0 = 0; b0 < n; b0++)
+    for (int64_t c = 0; c < ci; c++)
+      for (int64_t ip = 0; ip < in_plane; ip++)
+        for (int64_t t = 0; t < taps; t++) {
+          int64_t ii = ip, tt = t, at = 0, stride = 1;
+          bool inside = true;
+          for (size_t i = r; i-- > 0;) {
+            int64_t pi = ii % sp[i], ti = tt % win.k[i];
+            ii /= sp[i];
+            tt /= win.k[i];
+            int64_t q = pi * win.s[i] - win.pb[i] + ti * win.d[i];
+            inside = inside && q >= 0 && q < osp[i];
+            at += q * stride;
+            stride *= osp[i];
+          }
+          if (!inside) continue;
+          float xv = x[static_cast<size_t>((b0 * ci + c) * in_plane + ip)];
+          for (int64_t oc = 0; oc < o; oc++)
+            y[static_cast<size_t>((b0 * o + oc) * out_plane + at)] +=
+                xv * w[static_cast<size_t>((c * o + oc) * taps + t)];
+        }
   *yd = {n, o};
   yd->insert(yd->end(), osp.begin(), osp.end());
   return y;
@@ -236,6 +279,17 @@ TEST(OnnxConv, Conv3DSameUpper) {
   Win win{k, s, {1, 1, 1}, pb, pe};
   Vals y = ConvRef(x, xd, w, wd, {}, 1, win, &yd);
   m.Check({{"x", {xd, x}}, {"w", {wd, w}}}, {{"y", {yd, y}}});
+}
+
+TEST(OnnxConv, ConvTranspose3D) {
+  Model m("conv_transpose3d");
+  ASSERT_NE(m.g, nullptr);
+  EXPECT_TRUE(m.HasOp("Conv3DBackpropInputV2"));
+  Dims xd = {1, 2, 3, 4, 3}, wd = {2, 3, 2, 3, 2}, yd;
+  Vals x = Rand(Count(xd), 12), w = Rand(Count(wd), 13), b = Rand(3, 14);
+  Win win{{2, 3, 2}, {2, 1, 2}, {1, 2, 1}, {1, 0, 1}, {0, 1, 0}};
+  Vals y = ConvTransposeRef(x, xd, w, wd, b, win, {1, 0, 0}, &yd);
+  m.Check({{"x", {xd, x}}, {"w", {wd, w}}, {"b", {{3}, b}}}, {{"y", {yd, y}}});
 }
 
 TEST(OnnxConv, Pool3DMaxAndAverageOverPads) {
