@@ -1,8 +1,10 @@
 /* ONNX convolution, pooling and normalisation ops over grt's NCHW kernels
  * (TensorFlow's Conv2D, DepthwiseConv2dNative, Conv2DBackpropInput,
- * MaxPool, AvgPool, LRN with data_format NCHW). 1-D forms get a spatial
- * axis of length 1 (ExpandDims at 2, Squeeze after); 3-D forms are errors
- * (grt has no 3-D convolution or pooling).
+ * MaxPool, AvgPool, LRN with data_format NCHW; grt's _DilatedMaxPool for
+ * MaxPool with dilations). 1-D forms get a spatial axis of length 1
+ * (ExpandDims at 2, Squeeze after); 3-D Conv, MaxPool and AveragePool are
+ * onnx_ops_conv3d.c's (Conv3D, MaxPool3D, AvgPool3D), as is 3-D
+ * ConvTranspose (Conv3DBackpropInputV2).
  *
  * Windows: ONNX pads [x1_begin, x2_begin, x1_end, x2_end] become
  * explicit_paddings; auto_pad SAME_UPPER is TensorFlow's SAME; SAME_LOWER,
@@ -14,6 +16,7 @@
 
 #include "base/status.h"
 #include "base/tensor.h"
+#include "interchange/onnx_conv3d.h"
 #include "interchange/onnx_import.h"
 #include "ops/graph.h"
 
@@ -222,13 +225,23 @@ static grt_status* bias_add(onnx_import* ctx, grt_dtype t, const char* v, int k,
   return grt_graph_set_attr_string(ctx->g, idx, "data_format", "NCHW");
 }
 
-/* Conv: filter [O, I/group, kH, kW] -> HWIO for Conv2D; group == channels
- * (depthwise, O = channels * m) -> [kH, kW, channels, m] for
- * DepthwiseConv2dNative. Other groupings are errors. */
+/* Whether a grouped Conv is depthwise: a constant filter [C*m, 1, kH, kW]
+ * (one input channel per group, so group is the input's channel count). */
+static bool depthwise_filter(const onnx_value* wv, int32_t rank) {
+  const grt_tensor* f = wv->constant;
+  return f && f->shape.rank == rank && f->shape.dims[1] == 1;
+}
+
+/* Conv: filter [O, I/group, kH, kW] -> HWIO [kH, kW, I/group, O] for
+ * Conv2D, which is TensorFlow's grouped filter as it is (output channel o
+ * in group o / (O/group) for both); a constant filter with one input
+ * channel per group (depthwise, O = channels * m) -> [kH, kW, channels, m]
+ * for DepthwiseConv2dNative. 3-D: Conv3D (onnx_ops_conv3d.c). */
 static grt_status* conv(onnx_import* ctx, const char* tf) {
   const onnx_value *x, *wv;
   GRT_RETURN_IF_ERROR(onnx_input(ctx, 0, &x));
   GRT_RETURN_IF_ERROR(onnx_input(ctx, 1, &wv));
+  if (x->rank == 5) return grt_onnx_conv3d(ctx);
   window w;
   GRT_RETURN_IF_ERROR(read_window(ctx, x->rank, &w));
   int64_t group;
@@ -248,7 +261,8 @@ static grt_status* conv(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(to_2d(ctx, x, &xin));
   GRT_RETURN_IF_ERROR(to_2d(ctx, wv, &win));
   int32_t idx;
-  if (group == 1) {
+  if (group < 1) return GRT_ERROR(INVALID_ARGUMENT, "group must be positive");
+  if (group == 1 || !depthwise_filter(wv, x->rank)) {
     static const int64_t kHwio[4] = {2, 3, 1, 0};
     GRT_RETURN_IF_ERROR(transpose(ctx, "filter", t, win, kHwio, 4, &filter));
     const char* in[2] = {xin, filter};
@@ -256,7 +270,8 @@ static grt_status* conv(onnx_import* ctx, const char* tf) {
   } else {
     /* [C*m, 1, kH, kW] -> [kH, kW, C*m, 1] -> [kH, kW, group, m]: output
      * channel c*m + q is DepthwiseConv2dNative's (c, q). The kernel checks
-     * that group is the input's channel count. */
+     * that group is the input's channel count (the filter says I/group is
+     * 1). */
     static const int64_t kPerm[4] = {2, 3, 0, 1};
     const char *tw, *ws, *hw, *rest, *shape;
     GRT_RETURN_IF_ERROR(transpose(ctx, "filter", t, win, kPerm, 4, &tw));
@@ -286,11 +301,13 @@ static grt_status* conv(onnx_import* ctx, const char* tf) {
 /* ConvTranspose as Conv2DBackpropInput: filter [I, O, kH, kW] -> [kH, kW,
  * O, I] (the forward convolution's HWIO), and the output size
  *   s*(in - 1) + output_padding + (k - 1)*d + 1 - pad_begin - pad_end
- * computed at run time as Shape(x)*A + Shape(W)*B + C (linear in both). */
+ * computed at run time as Shape(x)*A + Shape(W)*B + C (linear in both).
+ * 3-D: Conv3DBackpropInputV2 (onnx_ops_conv3d.c). */
 static grt_status* conv_transpose(onnx_import* ctx, const char* tf) {
   const onnx_value *x, *wv;
   GRT_RETURN_IF_ERROR(onnx_input(ctx, 0, &x));
   GRT_RETURN_IF_ERROR(onnx_input(ctx, 1, &wv));
+  if (x->rank == 5) return grt_onnx_conv_transpose3d(ctx);
   window w;
   GRT_RETURN_IF_ERROR(read_window(ctx, x->rank, &w));
   int64_t group;
@@ -377,10 +394,11 @@ static grt_status* ceil_pads(onnx_import* ctx, const onnx_value* x, window* w) {
   return NULL;
 }
 
-static grt_status* pool_window(onnx_import* ctx, const onnx_value* x, window* w) {
+/* `dilated`: the pooling takes dilations (MaxPool as _DilatedMaxPool). */
+static grt_status* pool_window(onnx_import* ctx, const onnx_value* x, window* w, bool dilated) {
   GRT_RETURN_IF_ERROR(read_window(ctx, x->rank, w));
   if (!w->have_k) return GRT_ERROR(INVALID_ARGUMENT, "kernel_shape is required");
-  if (w->d[0] != 1 || w->d[1] != 1)
+  if (!dilated && (w->d[0] != 1 || w->d[1] != 1))
     return GRT_ERROR(UNIMPLEMENTED, "dilations are not supported (TensorFlow's pooling has none)");
   int64_t ceil_mode;
   GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "ceil_mode", 0, &ceil_mode));
@@ -389,18 +407,21 @@ static grt_status* pool_window(onnx_import* ctx, const onnx_value* x, window* w)
   return NULL;
 }
 
-/* MaxPool with explicit paddings (never picked, as ONNX's -inf padding).
+/* MaxPool with explicit paddings (never picked, as ONNX's -inf padding);
+ * with dilations grt's _DilatedMaxPool, the same with a dilations attr.
  * Integer inputs (exact in float32 up to 2^24) pool as float32, the CPU
- * kernel's one type. */
+ * kernel's one type. 3-D: MaxPool3D (onnx_ops_conv3d.c). */
 static grt_status* max_pool(onnx_import* ctx, const char* tf) {
   const onnx_value* x;
   GRT_RETURN_IF_ERROR(onnx_input(ctx, 0, &x));
+  if (x->rank == 5) return grt_onnx_max_pool3d(ctx);
   if (onnx_has_output(ctx, 1))
     return GRT_ERROR(UNIMPLEMENTED, "the Indices output is not supported");
   int64_t order;
   GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "storage_order", 0, &order));
   window w;
-  GRT_RETURN_IF_ERROR(pool_window(ctx, x, &w));
+  GRT_RETURN_IF_ERROR(pool_window(ctx, x, &w, true));
+  bool dilated = w.d[0] != 1 || w.d[1] != 1;
   grt_dtype t = x->dtype;
   bool via_float = t == GRT_UINT8 || t == GRT_INT8 || t == GRT_INT16;
   if (!via_float && t != GRT_FLOAT32)
@@ -409,8 +430,9 @@ static grt_status* max_pool(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(to_2d(ctx, x, &v));
   if (via_float) GRT_RETURN_IF_ERROR(onnx_cast(ctx, "cast", v, t, GRT_FLOAT32, &v));
   int32_t idx;
-  GRT_RETURN_IF_ERROR(onnx_emit(ctx, "MaxPool", "pool", GRT_FLOAT32, &v, 1, &idx, &y));
-  GRT_RETURN_IF_ERROR(set_window(ctx, idx, &w, true, false));
+  GRT_RETURN_IF_ERROR(onnx_emit(ctx, dilated ? "_DilatedMaxPool" : "MaxPool", "pool", GRT_FLOAT32,
+                                &v, 1, &idx, &y));
+  GRT_RETURN_IF_ERROR(set_window(ctx, idx, &w, true, dilated));
   if (via_float) GRT_RETURN_IF_ERROR(onnx_cast(ctx, "cast", y, GRT_FLOAT32, t, &y));
   return finish(ctx, x->rank, t, y);
 }
@@ -423,13 +445,14 @@ static grt_status* max_pool(onnx_import* ctx, const char* tf) {
 static grt_status* avg_pool(onnx_import* ctx, const char* tf) {
   const onnx_value* x;
   GRT_RETURN_IF_ERROR(onnx_input(ctx, 0, &x));
+  if (x->rank == 5) return grt_onnx_avg_pool3d(ctx);
   int64_t include_pad, ceil_mode;
   GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "count_include_pad", 0, &include_pad));
   GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "ceil_mode", 0, &ceil_mode));
   if (include_pad && ceil_mode)
     return GRT_ERROR(UNIMPLEMENTED, "count_include_pad with ceil_mode is not supported");
   window w;
-  GRT_RETURN_IF_ERROR(pool_window(ctx, x, &w));
+  GRT_RETURN_IF_ERROR(pool_window(ctx, x, &w, false));
   if (include_pad && w.ap == PAD_SAME_UPPER) {
     int64_t hw[2];
     if (!spatial_dims(ctx, x, hw))

@@ -16,6 +16,13 @@
   "strides: list(int); padding: string; explicit_paddings: list(int) = []; " \
   "data_format: string = 'NHWC'; dilations: list(int) = [1, 1, 1, 1]"
 #define POOL_ATTRS "ksize: list(int) >= 4; strides: list(int) >= 4; padding: string; "
+/* The 3-D ops: five-entry lists, SAME or VALID only (TensorFlow's Conv3D,
+ * MaxPool3D and AvgPool3D). */
+#define CONV3D_ATTRS                                                          \
+  "strides: list(int) >= 5; padding: string; data_format: string = 'NDHWC'; " \
+  "dilations: list(int) = [1, 1, 1, 1, 1]"
+#define POOL3D_ATTRS \
+  "ksize: list(int) >= 5; strides: list(int) >= 5; padding: string; data_format: string = 'NDHWC'"
 #define LRN_ATTRS "depth_radius: int = 5; bias: float = 1.0; alpha: float = 1.0; beta: float = 0.5"
 #define BN_ATTRS "epsilon: float = 0.0001; data_format: string = 'NHWC'; is_training: bool = true"
 #define TYPES_CONV "{float16, bfloat16, float32, float64, int32}"
@@ -45,6 +52,30 @@ static const grt_op_spec kRows[] = {
      0, grt_infer_max_pool_grad},
     {"AvgPoolGrad", "orig_input_shape: int32, grad: T", "output: T",
      POOL_ATTRS "data_format: string = 'NHWC'; T: " GRT_TYPES_FLOAT, 0, grt_infer_avg_pool_grad},
+    {"Conv3D", "input: T, filter: T", "output: T", "T: " GRT_TYPES_FLOAT "; " CONV3D_ATTRS, 0,
+     grt_infer_conv3d},
+    {"MaxPool3D", "input: T", "output: T", "T: {float16, bfloat16, float32}; " POOL3D_ATTRS, 0,
+     grt_infer_pool3d},
+    {"AvgPool3D", "input: T", "output: T", "T: " GRT_TYPES_FLOAT "; " POOL3D_ATTRS, 0,
+     grt_infer_pool3d},
+    {"Conv3DBackpropInputV2", "input_sizes: Tshape, filter: T, out_backprop: T", "output: T",
+     "T: " GRT_TYPES_FLOAT "; " CONV3D_ATTRS "; Tshape: " GRT_TYPES_INDEX " = int32", 0,
+     grt_infer_conv3d_backprop_input},
+    {"Conv3DBackpropFilterV2", "input: T, filter_sizes: int32, out_backprop: T", "output: T",
+     "T: " GRT_TYPES_FLOAT "; " CONV3D_ATTRS, 0, grt_infer_conv3d_backprop_filter},
+    {"MaxPool3DGrad", "orig_input: TInput, orig_output: TInput, grad: T", "output: T",
+     POOL3D_ATTRS "; T: {float16, bfloat16, float32} = float32; "
+                  "TInput: {float16, bfloat16, float32} = float32",
+     0, grt_infer_max_pool3d_grad},
+    {"AvgPool3DGrad", "orig_input_shape: int32, grad: T", "output: T",
+     POOL3D_ATTRS "; T: " GRT_TYPES_FLOAT, 0, grt_infer_avg_pool3d_grad},
+    /* grt's own: MaxPool with dilations (ONNX's MaxPool has them,
+     * TensorFlow's has not), so TensorFlow's MaxPool stays as it is. */
+    {"_DilatedMaxPool", "input: T", "output: T",
+     "T: " GRT_TYPES_FLOAT " = float32; " POOL_ATTRS
+     "dilations: list(int) = [1, 1, 1, 1]; explicit_paddings: list(int) = []; "
+     "data_format: string = 'NHWC'",
+     0, grt_infer_pool},
     {"LRN", "input: T", "output: T", LRN_ATTRS "; T: " TYPES_LRN, 0, grt_infer_lrn},
     {"LRNGrad", "input_grads: T, input_image: T, output_image: T", "output: T",
      LRN_ATTRS "; T: " TYPES_LRN, 0, grt_infer_lrn_grad},

@@ -25,6 +25,44 @@ static void conv2d_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
   dx[1] = grt_gb_ref(df, 0, x.dtype);
 }
 
+/* Conv3DBackpropInputV2(shape(x), filter, g), Conv3DBackpropFilterV2(x,
+ * shape(filter), g) */
+static void conv3d_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
+  static const char* const attrs[] = {"strides", "padding", "data_format", "dilations", NULL};
+  grt_tref x = grt_gb_input(b, 0), f = grt_gb_input(b, 1);
+  grt_tref in[3] = {grt_gb_shape(b, x), f, dy[0]};
+  int32_t di = grt_gb_add(b, "Conv3DBackpropInputV2", in, 3);
+  grt_gb_set_type(b, di, "T", x.dtype);
+  grt_gb_copy_attrs(b, di, attrs);
+  grt_tref fi[3] = {x, grt_gb_shape(b, f), dy[0]};
+  int32_t df = grt_gb_add(b, "Conv3DBackpropFilterV2", fi, 3);
+  grt_gb_set_type(b, df, "T", x.dtype);
+  grt_gb_copy_attrs(b, df, attrs);
+  dx[0] = grt_gb_ref(di, 0, x.dtype);
+  dx[1] = grt_gb_ref(df, 0, x.dtype);
+}
+
+static const char* const kPool3DAttrs[] = {"ksize", "strides", "padding", "data_format", NULL};
+
+/* MaxPool3DGrad(x, y, g) */
+static void max_pool3d_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
+  grt_tref in[3] = {grt_gb_input(b, 0), grt_gb_output(b, 0), dy[0]};
+  int32_t n = grt_gb_add(b, "MaxPool3DGrad", in, 3);
+  grt_gb_set_type(b, n, "T", dy[0].dtype);
+  grt_gb_set_type(b, n, "TInput", in[0].dtype);
+  grt_gb_copy_attrs(b, n, kPool3DAttrs);
+  dx[0] = grt_gb_ref(n, 0, dy[0].dtype);
+}
+
+/* AvgPool3DGrad(shape(x), g) */
+static void avg_pool3d_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
+  grt_tref in[2] = {grt_gb_shape(b, grt_gb_input(b, 0)), dy[0]};
+  int32_t n = grt_gb_add(b, "AvgPool3DGrad", in, 2);
+  grt_gb_set_type(b, n, "T", dy[0].dtype);
+  grt_gb_copy_attrs(b, n, kPool3DAttrs);
+  dx[0] = grt_gb_ref(n, 0, dy[0].dtype);
+}
+
 /* MaxPoolGrad(x, y, g) */
 static void max_pool_grad(grt_grad_builder* b, const grt_tref* dy, grt_tref* dx) {
   static const char* const attrs[] = {"ksize",       "strides", "padding", "explicit_paddings",
@@ -90,6 +128,9 @@ static const grt_grad_entry kRows[] = {
     {"Conv2D", conv2d_grad},
     {"MaxPool", max_pool_grad},
     {"AvgPool", avg_pool_grad},
+    {"Conv3D", conv3d_grad},
+    {"MaxPool3D", max_pool3d_grad},
+    {"AvgPool3D", avg_pool3d_grad},
     {"LRN", lrn_grad},
     {"FusedBatchNormV3", fused_batch_norm_grad},
     /* DepthwiseConv2dNative: needs DepthwiseConv2dNativeBackpropInput and

@@ -1,5 +1,6 @@
 /* Internal: shape functions of the convolution, pooling and normalisation
- * ops (ops/defs_conv.c), in shape_conv.c, shape_pool.c and shape_norm.c.
+ * ops (ops/defs_conv.c), in shape_conv.c, shape_conv3d.c, shape_pool.c and
+ * shape_norm.c.
  * They follow grt_shape_fn's contract (ops/op_def.h) and the helpers of
  * ops/shape_fns.h. */
 #ifndef GRT_OPS_SHAPE_CONV_H_
@@ -17,7 +18,15 @@ GRT_MUST_USE grt_status* grt_infer_depthwise_conv2d(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_conv2d_backprop_input(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_conv2d_backprop_filter(grt_shape_ctx* c);
 
-/* shape_pool.c */
+/* shape_conv3d.c: Conv3D, MaxPool3D, AvgPool3D and their gradients */
+GRT_MUST_USE grt_status* grt_infer_conv3d(grt_shape_ctx* c);
+GRT_MUST_USE grt_status* grt_infer_pool3d(grt_shape_ctx* c);
+GRT_MUST_USE grt_status* grt_infer_conv3d_backprop_input(grt_shape_ctx* c);
+GRT_MUST_USE grt_status* grt_infer_conv3d_backprop_filter(grt_shape_ctx* c);
+GRT_MUST_USE grt_status* grt_infer_max_pool3d_grad(grt_shape_ctx* c);
+GRT_MUST_USE grt_status* grt_infer_avg_pool3d_grad(grt_shape_ctx* c);
+
+/* shape_pool.c (_DilatedMaxPool too) */
 GRT_MUST_USE grt_status* grt_infer_pool(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_max_pool_grad(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_avg_pool_grad(grt_shape_ctx* c);

@@ -1,6 +1,6 @@
-/* Shape functions of MaxPool, AvgPool and their gradients. Which ops take
- * EXPLICIT padding is read off the op's definition: those declaring
- * explicit_paddings. */
+/* Shape functions of MaxPool, AvgPool, _DilatedMaxPool and the gradients.
+ * Which ops take EXPLICIT padding and dilations is read off the op's
+ * definition: those declaring explicit_paddings and dilations. */
 #include "ops/shape_conv.h"
 
 #include "base/status.h"
@@ -10,6 +10,7 @@
 static grt_status* read_window(const grt_shape_ctx* c, grt_window* w) {
   uint32_t what = GRT_WINDOW_KSIZE;
   if (grt_op_find_attr(c->def, "explicit_paddings")) what |= GRT_WINDOW_EXPLICIT;
+  if (grt_op_find_attr(c->def, "dilations")) what |= GRT_WINDOW_DILATIONS;
   return grt_window_read(c->node, c->def, what, w);
 }
 

@@ -1,5 +1,5 @@
 /* Internal to the convolution family's CPU kernels (conv*.c, pool.c,
- * lrn.c, batchnorm.c), which run on oneDNN (backends/cpu/DNNL.md). */
+ * conv3d.c, pool3d.c, lrn.c, batchnorm.c), which run on oneDNN (backends/cpu/DNNL.md). */
 #ifndef GRT_BACKENDS_CPU_CONV_H_
 #define GRT_BACKENDS_CPU_CONV_H_
 
@@ -50,6 +50,10 @@ GRT_MUST_USE grt_status* grt_cpu_conv_need_f32(const grt_kernel_ctx* ctx, grt_dt
  * orig_input_shape) as a shape. */
 GRT_MUST_USE grt_status* grt_cpu_sizes_input(const grt_tensor* t, const char* what, grt_shape* out);
 
+/* The same for the 3-D ops' 5-element sizes inputs (conv3d.c). */
+GRT_MUST_USE grt_status* grt_cpu_sizes5_input(const grt_tensor* t, const char* what,
+                                              grt_shape* out);
+
 /* Kernels. */
 GRT_MUST_USE grt_status* grt_cpu_conv2d(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_depthwise_conv2d(grt_kernel_ctx* ctx);
@@ -59,6 +63,13 @@ GRT_MUST_USE grt_status* grt_cpu_max_pool(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_avg_pool(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_max_pool_grad(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_avg_pool_grad(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_conv3d(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_conv3d_backprop_input(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_conv3d_backprop_filter(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_max_pool3d(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_avg_pool3d(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_max_pool3d_grad(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_avg_pool3d_grad(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_lrn(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_lrn_grad(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_fused_batch_norm(grt_kernel_ctx* ctx);

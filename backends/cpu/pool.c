@@ -1,5 +1,5 @@
-/* MaxPool, AvgPool and their gradients on oneDNN's pooling primitives,
- * with activations in grt's layout (NHWC or NCHW).
+/* MaxPool, AvgPool, _DilatedMaxPool and the gradients on oneDNN's pooling
+ * primitives, with activations in grt's layout (NHWC or NCHW).
  *
  * TensorFlow's semantics map directly: MaxPool ignores padding (oneDNN's
  * max pooling never picks a padded element) and AvgPool divides by the
@@ -28,7 +28,9 @@ static grt_status* geometry(const grt_kernel_ctx* ctx, const grt_shape* in, pool
   char a[GRT_SHAPE_STR_MAX];
   if (in->rank != 4)
     return GRT_ERROR(INVALID_ARGUMENT, "input must be 4-dimensional: %s", grt_cpu_shape_str(in, a));
-  GRT_RETURN_IF_ERROR(grt_op_window(ctx, GRT_WINDOW_KSIZE, &g->w));
+  uint32_t what = GRT_WINDOW_KSIZE;
+  if (grt_op_find_attr(ctx->node->def, "dilations")) what |= GRT_WINDOW_DILATIONS;
+  GRT_RETURN_IF_ERROR(grt_op_window(ctx, what, &g->w));
   int32_t h = grt_window_h(&g->w);
   g->n = in->dims[0];
   g->ih = in->dims[h];
@@ -38,10 +40,12 @@ static grt_status* geometry(const grt_kernel_ctx* ctx, const grt_shape* in, pool
       grt_window_dim(&g->w, 0, g->ih, g->w.ksize[0], &g->oh, &g->pad_l[0], &g->pad_r[0]));
   GRT_RETURN_IF_ERROR(
       grt_window_dim(&g->w, 1, g->iw, g->w.ksize[1], &g->ow, &g->pad_l[1], &g->pad_r[1]));
-  for (int i = 0; i < 2; i++)
-    if (g->pad_l[i] >= g->w.ksize[i] || g->pad_r[i] >= g->w.ksize[i])
+  for (int i = 0; i < 2; i++) {
+    int64_t eff = (g->w.ksize[i] - 1) * g->w.dilations[i] + 1; /* the dilated window's span */
+    if (g->pad_l[i] >= eff || g->pad_r[i] >= eff)
       return GRT_ERROR(UNIMPLEMENTED, "padding %lld/%lld is not smaller than the window %lld",
-                       (long long)g->pad_l[i], (long long)g->pad_r[i], (long long)g->w.ksize[i]);
+                       (long long)g->pad_l[i], (long long)g->pad_r[i], (long long)eff);
+  }
   return NULL;
 }
 
@@ -64,7 +68,7 @@ static grt_status* build(const pool_geom* g, dnnl_alg_kind_t alg, pool_kind kind
   GRT_RETURN_IF_ERROR(grt_dnnl_md_activation(g->w.nchw, g->n, g->c, g->oh, g->ow, &p->md[1]));
   dnnl_dims_t strides = {g->w.strides[0], g->w.strides[1]};
   dnnl_dims_t kernel = {g->w.ksize[0], g->w.ksize[1]};
-  dnnl_dims_t dilation = {0, 0};
+  dnnl_dims_t dilation = {g->w.dilations[0] - 1, g->w.dilations[1] - 1}; /* the gaps */
   dnnl_dims_t pad_l = {g->pad_l[0], g->pad_l[1]}, pad_r = {g->pad_r[0], g->pad_r[1]};
   dnnl_pooling_v2_desc_t fwd, bwd;
   dnnl_prop_kind_t prop = kind == POOL_FORWARD ? dnnl_forward_inference : dnnl_forward_training;

@@ -2,7 +2,8 @@
 // seeds' CIFAR-10 tower (conv 5x5, bias, relu, max pool 3x3/2, LRN) built
 // as a graph, run against the float64 reference, from two threads at once
 // (steps in flight sharing each node's plans and the cores), and a kernel
-// error that names its node; with the session's rewrite off and on.
+// error that names its node; with the session's rewrite off and on. And
+// _FusedConv2D with a grouped filter.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -185,6 +186,55 @@ TEST_P(Tower, KernelErrorNamesTheNode) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rewrite, Tower, ::testing::Bool());
+
+// _FusedConv2D with a grouped filter (input depth 6, filter depth 2: three
+// groups), both formats, input, filter and bias fed: bias and Relu applied
+// to the grouped convolution.
+TEST(FusedConv2D, GroupedFilterBothFormats) {
+  for (bool nchw : {false, true}) {
+    SCOPED_TRACE(nchw ? "NCHW" : "NHWC");
+    std::string fmt = nchw ? "NCHW" : "NHWC";
+    std::string strides = nchw ? "[1,1,2,1]" : "[1,2,1,1]";
+    const std::string json =
+        R"({"format":"grt.graph","version":1,"nodes":[)"
+        R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32"}},)"
+        R"({"name":"w","op":"Placeholder","attrs":{"dtype":"float32"}},)"
+        R"({"name":"b","op":"Placeholder","attrs":{"dtype":"float32"}},)"
+        R"({"name":"y","op":"_FusedConv2D","inputs":["x","w","b"],"attrs":{"T":"float32",)"
+        R"("padding":"SAME","data_format":")" +
+        fmt + R"(","strides":)" + strides + R"(,"num_args":1,"fused_ops":["BiasAdd","Relu"]}}]})";
+    grt_graph* g = nullptr;
+    OK(grt_graph_from_json(json.c_str(), json.size(), &g));
+    grt_session* s = nullptr;
+    OK(grt_session_new(g, nullptr, &s));
+    ConvGeom c{};
+    c.n = 2, c.ih = 5, c.iw = 6, c.ic = 6, c.kh = 3, c.kw = 2, c.oc = 9, c.groups = 3;
+    c.sh = 2, c.sw = 1, c.dh = c.dw = 1;
+    c.h = Window(c.ih, c.kh, c.sh, 1, "SAME");
+    c.w = Window(c.iw, c.kw, c.sw, 1, "SAME");
+    Vals x = Rand(Elems(c.in()), 21), w = Rand(Elems(c.filter()), 22), b = Rand(c.oc, 23);
+    Vals want = ConvRef(c, x, w);
+    for (size_t i = 0; i < want.size(); i++) want[i] = std::max(0.0, want[i] + b[i % 9]);
+    if (nchw) want = ToNchw(want, c.out());
+    grt_tensor* xt = nchw ? F32(NchwDims(c.in()), ToNchw(x, c.in())) : F32(c.in(), x);
+    grt_tensor* wt = F32(c.filter(), w);
+    grt_tensor* bt = F32({c.oc}, b);
+    grt_feed feeds[3] = {{"x", xt}, {"w", wt}, {"b", bt}};
+    const char* fetch = "y";
+    grt_tensor* y = nullptr;
+    grt_status* st = grt_session_run(s, feeds, 3, &fetch, 1, nullptr, 0, &y, nullptr);
+    grt_tensor_free(xt);
+    grt_tensor_free(wt);
+    grt_tensor_free(bt);
+    grt_session_free(s);
+    grt_graph_free(g);
+    OK(st);
+    ASSERT_EQ(grt_tensor_byte_size(y), want.size() * sizeof(float));
+    const float* p = static_cast<const float*>(grt_tensor_data(y));
+    for (size_t i = 0; i < want.size(); i++) EXPECT_NEAR(p[i], want[i], 1e-5) << i;
+    grt_tensor_free(y);
+  }
+}
 
 }  // namespace
 }  // namespace grt_test

@@ -93,7 +93,11 @@ const std::vector<Case>& Cases() {
       {{2, 6, 5, 3}, {3, 3, 3, 4}, 2, 2, 1, 1, "EXPLICIT", {1, 2, 0, 3}},
       {{1, 4, 4, 1}, {1, 1, 1, 1}, 1, 1, 1, 1, "VALID", {}},
       {{3, 5, 4, 5}, {5, 4, 5, 7}, 1, 1, 1, 1, "SAME", {}},
-      {{1, 6, 7, 4}, {3, 3, 2, 6}, 1, 2, 1, 1, "SAME", {}},  // two groups
+      {{1, 6, 7, 4}, {3, 3, 2, 6}, 1, 2, 1, 1, "SAME", {}},                // two groups
+      {{2, 7, 8, 6}, {3, 2, 2, 9}, 2, 1, 1, 2, "VALID", {}},               // three groups, dilated
+      {{1, 8, 7, 8}, {3, 3, 2, 4}, 2, 2, 1, 1, "EXPLICIT", {1, 0, 2, 1}},  // four groups
+      {{2, 5, 6, 4}, {2, 3, 1, 8}, 1, 1, 2, 1, "SAME", {}},    // groups = channels, 2 per group
+      {{1, 6, 6, 12}, {1, 1, 4, 6}, 1, 1, 1, 1, "VALID", {}},  // 1x1, three groups (ShuffleNet)
   };
   return cases;
 }

@@ -197,4 +197,78 @@ TEST(ShapeFnConv, FusedBatchNorm) {
   EXPECT_EQ(grt_test::Str(g.out(4)), "[0]");
 }
 
+// The 3-D ops: five-entry lists in NDHWC or NCDHW order, SAME or VALID.
+TEST(ShapeFnConv, Conv3DAndPool3D) {
+  Infer a("Conv3D");
+  a.Str("padding", "SAME").Ints("strides", {1, 2, 1, 2, 1});
+  EXPECT_EQ(a.In(S({2, 7, 6, 5, 4})).In(S({3, 3, 3, 2, 6})).Out(), "[2,4,6,3,6]");  // 2 groups
+  Infer b("Conv3D");
+  b.Str("padding", "VALID").Ints("strides", {1, 1, 1, 1, 1}).Ints("dilations", {1, 1, 2, 1, 1});
+  b.Str("data_format", "NCDHW");
+  EXPECT_EQ(b.In(S({1, 3, 5, 6, 7})).In(S({2, 3, 1, 3, 8})).Out(), "[1,8,3,4,7]");
+  Infer c("Conv3D");
+  c.Str("padding", "SAME").Ints("strides", {1, 1, 1, 1, 1});
+  EXPECT_EQ(c.In(U()).In(S({3, 3, 3, 2, 6})).Out(), "[?,?,?,?,6]");
+  Infer d("Conv3D");
+  d.Str("padding", "SAME").Ints("strides", {1, 1, 1, 1, 1});
+  EXPECT_GRT_ERROR(d.In(S({1, 4, 4, 4, 3})).In(S({3, 3, 3, 2, 6})).Run(), GRT_INVALID_ARGUMENT,
+                   "Depth of input (3) is not a multiple of input depth of filter (2)");
+  Infer e("Conv3D");
+  e.Str("padding", "EXPLICIT").Ints("strides", {1, 1, 1, 1, 1});
+  EXPECT_GRT_ERROR(e.In(S({1, 4, 4, 4, 3})).In(S({3, 3, 3, 3, 6})).Run(), GRT_INVALID_ARGUMENT,
+                   "attr 'padding' must be SAME or VALID, got 'EXPLICIT'");
+  Infer f("Conv3D");
+  f.Str("padding", "SAME").Ints("strides", {1, 1, 1, 1, 1}).Str("data_format", "NHWC");
+  EXPECT_GRT_ERROR(f.In(S({1, 4, 4, 4, 3})).In(S({3, 3, 3, 3, 6})).Run(), GRT_INVALID_ARGUMENT,
+                   "attr 'data_format' must be NDHWC or NCDHW, got 'NHWC'");
+  Infer g("MaxPool3D");
+  g.Str("padding", "SAME").Ints("ksize", {1, 2, 2, 2, 1}).Ints("strides", {1, 2, 2, 2, 1});
+  EXPECT_EQ(g.In(S({2, 5, 6, 7, 3})).Out(), "[2,3,3,4,3]");
+  Infer h("AvgPool3D");
+  h.Str("padding", "VALID").Ints("ksize", {1, 1, 3, 2, 2}).Ints("strides", {1, 1, 1, 2, 2});
+  EXPECT_EQ(h.Str("data_format", "NCDHW").In(S({2, 3, 5, 6, 7})).Out(), "[2,3,3,3,3]");
+  Infer i("AvgPool3D");
+  i.Str("padding", "VALID").Ints("ksize", {1, 3, 3, 3, 1}).Ints("strides", {1, 1, 1, 1, 1});
+  EXPECT_GRT_ERROR(i.In(S({2, 5, 6, 7})).Run(), GRT_INVALID_ARGUMENT, "must be rank 5");
+}
+
+TEST(ShapeFnConv, Conv3DAndPool3DGradients) {
+  Infer a("Conv3DBackpropInputV2");
+  a.Str("padding", "SAME").Ints("strides", {1, 2, 1, 2, 1});
+  a.Const({2, 7, 6, 5, 4}).In(S({3, 3, 3, 2, 6})).In(S({2, 4, 6, 3, 6}));
+  EXPECT_EQ(a.Out(), "[2,7,6,5,4]");
+  Infer b("Conv3DBackpropFilterV2");
+  b.Str("padding", "SAME").Ints("strides", {1, 2, 1, 2, 1});
+  b.In(S({2, 7, 6, 5, 4})).Const({3, 3, 3, 2, 6}).In(S({2, 4, 6, 4, 6}));
+  EXPECT_GRT_ERROR(b.Run(), GRT_INVALID_ARGUMENT,
+                   "out_backprop does not match the forward convolution's output");
+  Infer c("Conv3DBackpropInputV2");
+  c.Str("padding", "SAME").Ints("strides", {1, 1, 1, 1, 1});
+  c.In(S({5})).In(S({3, 3, 3, 2, 6})).In(U());
+  EXPECT_EQ(c.Out(), "[?,?,?,?,?]");
+  Infer d("MaxPool3DGrad");
+  d.Str("padding", "VALID").Ints("ksize", {1, 2, 2, 2, 1}).Ints("strides", {1, 2, 2, 2, 1});
+  d.In(S({1, 4, 4, 5, 2})).In(S({1, 2, 2, 2, 2})).In(S({1, 2, 2, 2, 2}));
+  EXPECT_EQ(d.Out(), "[1,4,4,5,2]");
+  Infer e("AvgPool3DGrad");
+  e.Str("padding", "VALID").Ints("ksize", {1, 2, 2, 2, 1}).Ints("strides", {1, 2, 2, 2, 1});
+  e.Const({1, 4, 4, 5, 2}).In(S({1, 2, 2, 3, 2}));
+  EXPECT_GRT_ERROR(e.Run(), GRT_INVALID_ARGUMENT,
+                   "grad does not match the pooled shape of the input");
+}
+
+TEST(ShapeFnConv, DilatedMaxPool) {
+  Infer a("_DilatedMaxPool");
+  Pool(a, "VALID", {1, 3, 2, 1}, {1, 1, 2, 1}).Ints("dilations", {1, 2, 3, 1});
+  EXPECT_EQ(a.In(S({2, 9, 10, 3})).Out(), "[2,5,4,3]");  // windows of 5 and 4
+  Infer b("_DilatedMaxPool");
+  Pool(b, "EXPLICIT", {1, 1, 2, 2}, {1, 1, 1, 1}).Ints("dilations", {1, 1, 2, 2});
+  b.Str("data_format", "NCHW").Ints("explicit_paddings", {0, 0, 0, 0, 1, 0, 0, 2});
+  EXPECT_EQ(b.In(S({1, 2, 6, 5})).Out(), "[1,2,5,5]");
+  Infer c("_DilatedMaxPool");
+  Pool(c, "SAME", {1, 3, 3, 1}, {1, 2, 2, 1}).Ints("dilations", {1, 2, 2, 2});
+  EXPECT_GRT_ERROR(c.In(S({1, 6, 5, 2})).Run(), GRT_INVALID_ARGUMENT,
+                   "dilations in the batch and depth dimensions must be 1");
+}
+
 }  // namespace

@@ -31,6 +31,11 @@ const std::set<std::string> kNoGradientYet = {
     "LRNGrad",
     "FusedBatchNormGradV3",
     "DepthwiseConv2dNative",
+    "Conv3DBackpropInputV2",
+    "Conv3DBackpropFilterV2",
+    "MaxPool3DGrad",
+    "AvgPool3DGrad",
+    "_DilatedMaxPool",  // grt's own, for ONNX import (inference)
     // made by the session's rewrite after gradients exist (as TensorFlow's
     // remapper does); TensorFlow registers no gradient for them either
     "_FusedMatMul",
