@@ -70,6 +70,7 @@ static grt_status* add_initializer(onnx_import* ctx, Onnx__TensorProto* p) {
         grt_node_find_attr(&ctx->g->nodes[grt_graph_find_node(ctx->g, name)], "value")->u.tensor;
     s = onnx_define(ctx, p->name, &v);
   }
+  if (!s) s = onnx_shapes_infer(ctx);
   grt_tensor_free(t);
   return s ? grt_status_prefix(s, "initializer '%s'", p->name) : NULL;
 }
@@ -113,6 +114,8 @@ static grt_status* add_input(onnx_import* ctx, const Onnx__ValueInfoProto* vi) {
     onnx_value v = {node, dtype, rank, NULL};
     s = onnx_define(ctx, name, &v);
   }
+  if (!s) s = onnx_shapes_infer(ctx);
+  if (!s) s = onnx_shapes_declare_input(ctx, &ctx->values[ctx->n_values - 1], shape);
   return s ? grt_status_prefix(s, "graph input '%s'", name) : NULL;
 }
 
@@ -151,7 +154,11 @@ static grt_status* add_node(onnx_import* ctx, const Onnx__NodeProto* n) {
     ctx->node = n;
     ctx->n_helpers = 0;
     ctx->base = fresh_name(ctx->g, first);
-    s = ctx->base ? row->convert(ctx, row->tf_op) : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+    int32_t first_value = ctx->n_values;
+    bool folded = false;
+    s = ctx->base ? onnx_fold(ctx, &folded) : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+    if (!s && !folded) s = row->convert(ctx, row->tf_op);
+    if (!s) s = onnx_shapes_settle(ctx, first_value);
   }
   return s ? grt_status_prefix(s, "node '%s' (%s)", label, op) : NULL;
 }
@@ -172,7 +179,8 @@ static grt_status* add_output(onnx_import* ctx, const Onnx__ValueInfoProto* vi) 
   ctx->base = grt_arena_strdup(ctx->g->arena, want);
   if (!ctx->base) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   const char* ref = v->ref;
-  return onnx_emit(ctx, "Identity", NULL, v->dtype, &ref, 1, NULL, NULL);
+  GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Identity", NULL, v->dtype, &ref, 1, NULL, NULL));
+  return onnx_shapes_infer(ctx);
 }
 
 static grt_status* read_opset(const Onnx__ModelProto* m, int64_t* out) {
@@ -191,6 +199,7 @@ static grt_status* read_opset(const Onnx__ModelProto* m, int64_t* out) {
 static grt_status* import_graph(onnx_import* ctx, const Onnx__GraphProto* gp) {
   GRT_RETURN_IF_ERROR(grt_graph_reserve(
       ctx->g, (int32_t)(gp->n_node + gp->n_initializer + gp->n_input + gp->n_output)));
+  GRT_RETURN_IF_ERROR(onnx_shapes_begin(ctx, gp));
   for (size_t i = 0; i < gp->n_initializer; i++)
     GRT_RETURN_IF_ERROR(add_initializer(ctx, gp->initializer[i]));
   for (size_t i = 0; i < gp->n_input; i++) GRT_RETURN_IF_ERROR(add_input(ctx, gp->input[i]));
@@ -208,6 +217,8 @@ grt_status* grt_onnx_parse(const void* data, size_t len, grt_graph** out) {
                      "not an ONNX model (protobuf parse failed, or out of memory)");
   onnx_import ctx = {0};
   grt_strmap_init(&ctx.by_name);
+  grt_strmap_init(&ctx.declared);
+  grt_strmap_init(&ctx.params);
   grt_status* s = NULL;
   if (!m->graph) s = GRT_ERROR(INVALID_ARGUMENT, "the model has no graph");
   if (!s) s = read_opset(m, &ctx.opset);
@@ -217,7 +228,9 @@ grt_status* grt_onnx_parse(const void* data, size_t len, grt_graph** out) {
   if (!s) s = grt_graph_new(&ctx.g);
   if (!s) s = import_graph(&ctx, m->graph);
   grt_strmap_clear(&ctx.by_name);
+  onnx_shapes_end(&ctx);
   grt_free(ctx.values);
+  grt_free(ctx.shapes);
   onnx__model_proto__free_unpacked(m, grt_protobuf_allocator());
   if (s) {
     grt_graph_free(ctx.g);
