@@ -208,7 +208,29 @@ static grt_status* import_graph(onnx_import* ctx, const Onnx__GraphProto* gp) {
   return NULL;
 }
 
+/* Each value the graph defines, with its inferred shape, to visit. */
+static void visit_shapes(const onnx_import* ctx, const Onnx__GraphProto* gp,
+                         grt_onnx_shape_visit visit, void* user) {
+  for (size_t i = 0; i < gp->n_initializer + gp->n_input + gp->n_node; i++) {
+    const Onnx__NodeProto* n =
+        i >= gp->n_initializer + gp->n_input ? gp->node[i - gp->n_initializer - gp->n_input] : NULL;
+    const char* one = i < gp->n_initializer ? gp->initializer[i]->name
+                      : !n                  ? gp->input[i - gp->n_initializer]->name
+                                            : NULL;
+    for (size_t k = 0; k < (n ? n->n_output : 1); k++) {
+      const char* name = n ? n->output[k] : one;
+      int32_t v = name && *name ? grt_strmap_get(&ctx->by_name, name) : -1;
+      if (v >= 0) visit(user, name, &ctx->shapes[v]);
+    }
+  }
+}
+
 grt_status* grt_onnx_parse(const void* data, size_t len, grt_graph** out) {
+  return grt_onnx_parse_shapes(data, len, NULL, NULL, out);
+}
+
+grt_status* grt_onnx_parse_shapes(const void* data, size_t len, grt_onnx_shape_visit visit,
+                                  void* user, grt_graph** out) {
   *out = NULL;
   Onnx__ModelProto* m =
       onnx__model_proto__unpack(grt_protobuf_allocator(), len, (const uint8_t*)data);
@@ -227,6 +249,7 @@ grt_status* grt_onnx_parse(const void* data, size_t len, grt_graph** out) {
     s = GRT_ERROR(INVALID_ARGUMENT, "the model is larger than a graph holds");
   if (!s) s = grt_graph_new(&ctx.g);
   if (!s) s = import_graph(&ctx, m->graph);
+  if (!s && visit) visit_shapes(&ctx, m->graph, visit, user);
   grt_strmap_clear(&ctx.by_name);
   onnx_shapes_end(&ctx);
   grt_free(ctx.values);
