@@ -36,6 +36,10 @@ typedef struct onnx_import {
   /* Shape inference (onnx_shape.c): grt nodes before n_inferred have their
    * output shapes. */
   int32_t n_inferred;
+  /* Small integer values worked out for grt nodes' output 0 (onnx_values.c;
+   * NULL where unknown), owned. */
+  grt_tensor** node_values;
+  int32_t n_node_values;
   /* The model's own value_info and graph outputs, by name, and ONNX's
    * symbolic dimensions (dim_param) with the size each is bound to (-1
    * while unknown). */
@@ -115,6 +119,14 @@ GRT_MUST_USE grt_status* onnx_shapes_declare_input(onnx_import* ctx, onnx_value*
  * (Shape of a known shape; Gather, Concat, Unsqueeze, ... of such small
  * integer constants): *done true then (onnx_fold.c). */
 GRT_MUST_USE grt_status* onnx_fold(onnx_import* ctx, bool* done);
+/* The value of grt node src's output `port` when known before run time: a
+ * Const's, or one onnx_value_node worked out; NULL otherwise. */
+const grt_tensor* onnx_known_value(const onnx_import* ctx, int32_t src, int32_t port);
+/* Works out grt node `index`'s output value from its inputs' known values
+ * and shapes, where it is a small integer tensor of a few ops (Shape,
+ * Slice, Prod, ConcatV2, arithmetic, ...; onnx_values.c). */
+GRT_MUST_USE grt_status* onnx_value_node(onnx_import* ctx, int32_t index);
+void onnx_values_free(onnx_import* ctx);
 /* Frees what the shape state holds. */
 void onnx_shapes_end(onnx_import* ctx);
 

@@ -69,6 +69,7 @@ grt_status* onnx_shapes_begin(onnx_import* ctx, const Onnx__GraphProto* gp) {
 }
 
 void onnx_shapes_end(onnx_import* ctx) {
+  onnx_values_free(ctx);
   grt_strmap_clear(&ctx->declared);
   grt_strmap_clear(&ctx->params);
   grt_free(ctx->declared_info);
@@ -147,10 +148,15 @@ grt_status* onnx_shapes_declare_input(onnx_import* ctx, onnx_value* v,
   return read_declared(ctx, shape, "graph input", s, params);
 }
 
+static const grt_tensor* value_of(void* user, int32_t node, int32_t port) {
+  return onnx_known_value(user, node, port);
+}
+
 grt_status* onnx_shapes_infer(onnx_import* ctx) {
-  /* Folded values are Consts, whose values grt's inference reads itself. */
-  for (; ctx->n_inferred < ctx->g->n_nodes; ctx->n_inferred++)
-    GRT_RETURN_IF_ERROR(grt_graph_infer_node(ctx->g, ctx->n_inferred, NULL, NULL));
+  for (; ctx->n_inferred < ctx->g->n_nodes; ctx->n_inferred++) {
+    GRT_RETURN_IF_ERROR(grt_graph_infer_node(ctx->g, ctx->n_inferred, value_of, ctx));
+    GRT_RETURN_IF_ERROR(onnx_value_node(ctx, ctx->n_inferred));
+  }
   return NULL;
 }
 
@@ -208,6 +214,8 @@ grt_status* onnx_shapes_settle(onnx_import* ctx, int32_t first_value) {
     GRT_RETURN_IF_ERROR(merge_declared(ctx, name, &s));
     ctx->shapes[i] = s;
     v->rank = s.rank;
+    /* A small value worked out from shapes is a constant to converters. */
+    if (inferred && !v->constant) v->constant = onnx_known_value(ctx, node, port);
     /* What the declaration adds is what grt's later inference starts from. */
     if (inferred) ctx->g->nodes[node].sig.output_shapes[port] = s;
   }

@@ -4,7 +4,8 @@
 // and every value's shape compared with expected_shapes.txt, which
 // make_expected_shapes.py writes from onnx.shape_inference. A value whose
 // rank or a known dimension differs is a failure, reported by test and
-// value; values grt leaves less specific than ONNX are counted, not failed.
+// value; values grt leaves less specific than ONNX are counted, not failed
+// (GRT_SHAPES_VERBOSE=1 lists them).
 //
 //   bazel test //tests/onnx_conformance:shape_test --test_output=all
 #include <dirent.h>
@@ -135,8 +136,9 @@ TEST(OnnxShapes, MatchOnnxShapeInference) {
                              Str(want));
       else if (full)
         known++;
-      else
-        less++;
+      else if (++less && getenv("GRT_SHAPES_VERBOSE"))
+        printf("  less specific: %s %s: grt %s, ONNX %s\n", test.first.c_str(), v.first.c_str(),
+               sh.rank < 0 ? "unknown" : Str(have).c_str(), Str(want).c_str());
     }
   }
   printf(
@@ -148,7 +150,7 @@ TEST(OnnxShapes, MatchOnnxShapeInference) {
   EXPECT_GT(models, 700);
   // Today's figure (less specific values are ops without a shape function
   // or with run-time parameters); a drop means inference got weaker.
-  EXPECT_GE(known, 2900);
+  EXPECT_GE(known, 3450);
 }
 
 }  // namespace
