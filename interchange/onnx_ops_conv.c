@@ -136,11 +136,11 @@ static grt_status* read_window(onnx_import* ctx, int32_t rank, window* w) {
 /* The input's two spatial sizes (a 1-D input's first is 1); false when
  * not known before run time. */
 static bool spatial_dims(onnx_import* ctx, const onnx_value* x, int64_t* hw) {
-  int64_t dims[4];
-  if (!static_dims(ctx, x, dims, x->rank)) return false;
-  hw[0] = x->rank == 3 ? 1 : dims[2];
-  hw[1] = dims[x->rank - 1];
-  return true;
+  const grt_shape* s = onnx_shape(ctx, x);
+  if (s->rank != x->rank || x->rank < 3) return false;
+  hw[0] = x->rank == 3 ? 1 : s->dims[2];
+  hw[1] = s->dims[x->rank - 1];
+  return hw[0] >= 0 && hw[1] >= 0;
 }
 
 /* SAME_LOWER as explicit pads: the odd padding goes first. */

@@ -97,8 +97,8 @@ static grt_status* param_slot(onnx_import* ctx, const char* name, int64_t** out)
   return NULL;
 }
 
-/* A declared ONNX shape as a grt_shape; a symbolic dim takes the size its
- * name is bound to (else -1), and params[i] names it (NULL otherwise). */
+/* A declared ONNX shape as a grt_shape; a symbolic dim is -1, and
+ * params[i] names it (NULL otherwise). */
 static grt_status* read_declared(onnx_import* ctx, const Onnx__TensorShapeProto* shape,
                                  const char* what, grt_shape* out, const char** params) {
   if (shape->n_dim > GRT_MAX_RANK)
@@ -113,9 +113,6 @@ static grt_status* read_declared(onnx_import* ctx, const Onnx__TensorShapeProto*
       out->dims[i] = d->dim_value;
     if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
         d->dim_param[0]) {
-      int64_t* bound;
-      GRT_RETURN_IF_ERROR(param_slot(ctx, d->dim_param, &bound));
-      out->dims[i] = *bound;
       params[i] = d->dim_param;
     }
   }
@@ -123,13 +120,18 @@ static grt_status* read_declared(onnx_import* ctx, const Onnx__TensorShapeProto*
 }
 
 /* Binds each symbolic dim of `params` to the size `s` gives it, failing
- * when the name is bound to another size already. */
-static grt_status* bind_params(onnx_import* ctx, const char* value, const grt_shape* s,
+ * when the name is bound to another size already; where s does not know
+ * the size, it takes the one bound. */
+static grt_status* bind_params(onnx_import* ctx, const char* value, grt_shape* s,
                                const char* const* params) {
   for (int32_t i = 0; i < s->rank; i++) {
-    if (!params[i] || s->dims[i] < 0) continue;
-    int64_t* bound;
+    if (!params[i]) continue;
+    int64_t* bound = NULL;
     GRT_RETURN_IF_ERROR(param_slot(ctx, params[i], &bound));
+    if (s->dims[i] < 0) {
+      s->dims[i] = *bound;
+      continue;
+    }
     if (*bound >= 0 && *bound != s->dims[i])
       return GRT_ERROR(INVALID_ARGUMENT,
                        "value '%s': dimension %d is '%s', which is %lld elsewhere but %lld here",
