@@ -93,6 +93,10 @@ TEST(InterchangeAllocFailure, OnnxModels) {
   EveryFailure("tests/interchange/onnx/gemm_relu.onnx", grt_onnx_parse);
   EveryFailure("tests/interchange/onnx/fed_reshape.onnx", grt_onnx_parse);
   EveryFailure("tests/interchange/onnx/split_concat.onnx", grt_onnx_parse);
+  // Shape inference, folded shape arithmetic and a symbolic dim.
+  EveryFailure("tests/interchange/onnx/shapes_subgraph.onnx", grt_onnx_parse);
+  EveryFailure("tests/interchange/onnx/shapes_ceil_pool.onnx", grt_onnx_parse);
+  EveryFailure("tests/interchange/onnx/shapes_layernorm.onnx", grt_onnx_parse);
 }
 
 }  // namespace
