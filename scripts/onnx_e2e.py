@@ -5,7 +5,9 @@ python3-torchvision (Debian's; not on CI). Weights are random (seeded), so
 nothing is downloaded.
 
     bazel build //tools:grt
-    /usr/bin/python3 scripts/onnx_e2e.py bazel-bin/tools/grt /tmp/e2e [MODEL...]
+    /usr/bin/python3 scripts/onnx_e2e.py bazel-bin/tools/grt /tmp/e2e [--dynamic-batch] [MODEL...]
+
+--dynamic-batch exports the batch dimension as symbolic ("batch").
 
 MODEL: googlenet squeezenet1_1 lstm vit_b_16 inception_v3 (default: all).
 Prints, per model, the step that failed and grt's message, or the largest
@@ -38,7 +40,11 @@ def build(name):
     if name == "lstm":
         return Lstm(), torch.randn(2, 7, 16), 13
     if name == "vit_b_16":
-        return torchvision.models.vit_b_16(), torch.randn(1, 3, 224, 224), 17
+        m = torchvision.models.vit_b_16()
+        # torchvision starts the head at zero: the output would be 0 whatever
+        # the body computes.
+        torch.nn.init.normal_(m.heads.head.weight, std=0.02)
+        return m, torch.randn(1, 3, 224, 224), 17
     if name == "inception_v3":
         return (torchvision.models.inception_v3(aux_logits=False, init_weights=True),
                 torch.randn(1, 3, 299, 299), 13)
@@ -58,8 +64,9 @@ def run(grt, out, name):
     grt_path = os.path.join(out, name + ".grt")
     npy = os.path.join(out, name + "_x.npy")
     np.save(npy, x.numpy())
+    dynamic = {"x": {0: "batch"}, "y": {0: "batch"}} if DYNAMIC_BATCH else None
     torch.onnx.export(model, x, onnx_path, opset_version=opset, input_names=["x"],
-                      output_names=["y"])
+                      output_names=["y"], dynamic_axes=dynamic)
     for step, cmd in (("convert", [grt, "convert", onnx_path, grt_path]),
                       ("run", [grt, "run", grt_path, "--feed", "x=@" + npy, "--fetch", "y"])):
         t0 = time.time()
@@ -74,7 +81,14 @@ def run(grt, out, name):
     return "ok: max |grt - torch| / max |torch| = %.2e (run %.1f s)" % (err, time.time() - t0)
 
 
+DYNAMIC_BATCH = False
+
+
 def main():
+    global DYNAMIC_BATCH
+    if "--dynamic-batch" in sys.argv:
+        sys.argv.remove("--dynamic-batch")
+        DYNAMIC_BATCH = True
     grt, out = os.path.abspath(sys.argv[1]), sys.argv[2]
     os.makedirs(out, exist_ok=True)
     names = sys.argv[3:] or ["googlenet", "squeezenet1_1", "lstm", "vit_b_16", "inception_v3"]
