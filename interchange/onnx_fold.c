@@ -191,31 +191,25 @@ static bool fold_cast(onnx_import* ctx, folded* out) {
 static bool fold_identity(onnx_import* ctx, folded* out) { return const_input(ctx, 0, out); }
 
 /* Element-wise integer arithmetic where one side is a single value or both
- * have the same shape (what shape computations do). */
+ * have the same shape (what shape computations do). Div only of sizes
+ * (x >= 0, y > 0), where ONNX's truncation is a floor. */
 static bool fold_arith(onnx_import* ctx, folded* out) {
+  static const char* const kGrt[][2] = {
+      {"Add", "AddV2"}, {"Sub", "Sub"}, {"Mul", "Mul"}, {"Div", "FloorDiv"}};
   folded a, b;
   if (!const_input(ctx, 0, &a) || !const_input(ctx, 1, &b) || a.dtype != b.dtype) return false;
-  const char* op = ctx->node->op_type;
+  const char* op = NULL;
+  for (size_t i = 0; i < sizeof kGrt / sizeof kGrt[0]; i++)
+    if (strcmp(kGrt[i][0], ctx->node->op_type) == 0) op = kGrt[i][1];
   bool same = grt_shape_equal(&a.shape, &b.shape);
-  if (!same && count(&a) != 1 && count(&b) != 1) return false;
+  if (!op || (!same && count(&a) != 1 && count(&b) != 1)) return false;
   *out = count(&a) == 1 && !same ? b : a;
   if (count(&a) == 1 && count(&b) == 1)
     out->shape = a.shape.rank >= b.shape.rank ? a.shape : b.shape;
+  bool div = strcmp(op, "FloorDiv") == 0;
   for (int64_t i = 0; i < count(out); i++) {
     int64_t x = a.v[count(&a) == 1 ? 0 : i], y = b.v[count(&b) == 1 ? 0 : i];
-    if (x < -(INT64_C(1) << 40) || x > (INT64_C(1) << 40) || y < -(INT64_C(1) << 40) ||
-        y > (INT64_C(1) << 40))
-      return false; /* no overflow to reason about */
-    if (strcmp(op, "Add") == 0)
-      out->v[i] = x + y;
-    else if (strcmp(op, "Sub") == 0)
-      out->v[i] = x - y;
-    else if (strcmp(op, "Mul") == 0)
-      out->v[i] = x * y;
-    else if (y > 0 && x >= 0)
-      out->v[i] = x / y; /* Div of sizes; signs left to the kernel */
-    else
-      return false;
+    if ((div && (x < 0 || y <= 0)) || !onnx_int_binary(op, x, y, &out->v[i])) return false;
   }
   return true;
 }

@@ -127,6 +127,10 @@ const grt_tensor* onnx_known_value(const onnx_import* ctx, int32_t src, int32_t 
  * Slice, Prod, ConcatV2, arithmetic, ...; onnx_values.c). */
 GRT_MUST_USE grt_status* onnx_value_node(onnx_import* ctx, int32_t index);
 void onnx_values_free(onnx_import* ctx);
+/* x `op` y for grt's integer binary ops (AddV2, Sub, Mul, FloorDiv,
+ * Maximum, Equal, ...) on operands within +-2^40; false when undefined or
+ * not one of them. */
+bool onnx_int_binary(const char* op, int64_t x, int64_t y, int64_t* r);
 /* Frees what the shape state holds. */
 void onnx_shapes_end(onnx_import* ctx);
 

@@ -25,6 +25,10 @@
 #define OOM() GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory inferring an ONNX model's shapes")
 
 const grt_shape* onnx_shape(const onnx_import* ctx, const onnx_value* v) {
+  static const grt_shape kUnknown = {.rank = -1};
+  /* Values are the importer's own (onnx_input); a copy made elsewhere has
+   * no inferred shape. */
+  if (v < ctx->values || v >= ctx->values + ctx->n_values) return &kUnknown;
   return &ctx->shapes[v - ctx->values];
 }
 

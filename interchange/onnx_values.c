@@ -154,49 +154,69 @@ static bool rule_reduce(const onnx_import* ctx, const grt_node* n, int64_t count
   return true;
 }
 
+/* Integer binary ops, by grt name; false when the result is not defined
+ * (a zero divisor). Operands are within +-2^40, so nothing overflows. */
+static bool add(int64_t x, int64_t y, int64_t* r) { return *r = x + y, true; }
+static bool sub(int64_t x, int64_t y, int64_t* r) { return *r = x - y, true; }
+static bool mul(int64_t x, int64_t y, int64_t* r) { return *r = x * y, true; }
+static bool max2(int64_t x, int64_t y, int64_t* r) { return *r = x > y ? x : y, true; }
+static bool min2(int64_t x, int64_t y, int64_t* r) { return *r = x < y ? x : y, true; }
+static bool eq(int64_t x, int64_t y, int64_t* r) { return *r = x == y, true; }
+static bool ne(int64_t x, int64_t y, int64_t* r) { return *r = x != y, true; }
+static bool lt(int64_t x, int64_t y, int64_t* r) { return *r = x < y, true; }
+static bool le(int64_t x, int64_t y, int64_t* r) { return *r = x <= y, true; }
+static bool gt(int64_t x, int64_t y, int64_t* r) { return *r = x > y, true; }
+static bool ge(int64_t x, int64_t y, int64_t* r) { return *r = x >= y, true; }
+static bool floor_div(int64_t x, int64_t y, int64_t* r) {
+  if (y == 0) return false;
+  *r = x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
+  return true;
+}
+static bool floor_mod(int64_t x, int64_t y, int64_t* r) {
+  int64_t q;
+  if (!floor_div(x, y, &q)) return false;
+  *r = x - y * q;
+  return true;
+}
+
+typedef struct binary_row {
+  const char* op;
+  bool (*fn)(int64_t x, int64_t y, int64_t* r);
+} binary_row;
+
+static const binary_row kBinary[] = {
+    {"AddV2", add},
+    {"Add", add},
+    {"Sub", sub},
+    {"Mul", mul},
+    {"Maximum", max2},
+    {"Minimum", min2},
+    {"Equal", eq},
+    {"NotEqual", ne},
+    {"Less", lt},
+    {"LessEqual", le},
+    {"Greater", gt},
+    {"GreaterEqual", ge},
+    {"FloorDiv", floor_div},
+    {"FloorMod", floor_mod},
+};
+
+bool onnx_int_binary(const char* op, int64_t x, int64_t y, int64_t* r) {
+  const int64_t kBig = INT64_C(1) << 40;
+  if (x < -kBig || x > kBig || y < -kBig || y > kBig) return false;
+  for (size_t i = 0; i < sizeof kBinary / sizeof kBinary[0]; i++)
+    if (strcmp(kBinary[i].op, op) == 0) return kBinary[i].fn(x, y, r);
+  return false;
+}
+
 /* Element-wise binary ops; a side of one element broadcasts. */
 static bool rule_binary(const onnx_import* ctx, const grt_node* n, int64_t count, ints* out) {
   ints a, b;
   if (!input_value(ctx, n, 0, &a) || !input_value(ctx, n, 1, &b)) return false;
   if ((a.n != count && a.n != 1) || (b.n != count && b.n != 1)) return false;
-  const char* op = n->op;
-  for (int64_t i = 0; i < count; i++) {
-    int64_t x = a.v[a.n == 1 ? 0 : i], y = b.v[b.n == 1 ? 0 : i];
-    const int64_t kBig = INT64_C(1) << 40;
-    if (x < -kBig || x > kBig || y < -kBig || y > kBig) return false;
-    int64_t r;
-    if (strcmp(op, "AddV2") == 0 || strcmp(op, "Add") == 0)
-      r = x + y;
-    else if (strcmp(op, "Sub") == 0)
-      r = x - y;
-    else if (strcmp(op, "Mul") == 0)
-      r = x * y;
-    else if (strcmp(op, "Maximum") == 0)
-      r = x > y ? x : y;
-    else if (strcmp(op, "Minimum") == 0)
-      r = x < y ? x : y;
-    else if (strcmp(op, "Equal") == 0)
-      r = x == y;
-    else if (strcmp(op, "NotEqual") == 0)
-      r = x != y;
-    else if (strcmp(op, "Less") == 0)
-      r = x < y;
-    else if (strcmp(op, "LessEqual") == 0)
-      r = x <= y;
-    else if (strcmp(op, "Greater") == 0)
-      r = x > y;
-    else if (strcmp(op, "GreaterEqual") == 0)
-      r = x >= y;
-    else if (y == 0)
+  for (int64_t i = 0; i < count; i++)
+    if (!onnx_int_binary(n->op, a.v[a.n == 1 ? 0 : i], b.v[b.n == 1 ? 0 : i], &out->v[i]))
       return false;
-    else if (strcmp(op, "FloorDiv") == 0)
-      r = x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
-    else if (strcmp(op, "FloorMod") == 0)
-      r = x - y * (x / y - ((x % y != 0) && ((x < 0) != (y < 0))));
-    else
-      return false;
-    out->v[i] = r;
-  }
   return true;
 }
 
