@@ -209,20 +209,20 @@ static grt_status* import_graph(onnx_import* ctx, const Onnx__GraphProto* gp) {
 }
 
 /* Each value the graph defines, with its inferred shape, to visit. */
+static void visit_one(const onnx_import* ctx, const char* name, grt_onnx_shape_visit visit,
+                      void* user) {
+  int32_t v = name && *name ? grt_strmap_get(&ctx->by_name, name) : -1;
+  if (v >= 0) visit(user, name, &ctx->shapes[v]);
+}
+
 static void visit_shapes(const onnx_import* ctx, const Onnx__GraphProto* gp,
                          grt_onnx_shape_visit visit, void* user) {
-  for (size_t i = 0; i < gp->n_initializer + gp->n_input + gp->n_node; i++) {
-    const Onnx__NodeProto* n =
-        i >= gp->n_initializer + gp->n_input ? gp->node[i - gp->n_initializer - gp->n_input] : NULL;
-    const char* one = i < gp->n_initializer ? gp->initializer[i]->name
-                      : !n                  ? gp->input[i - gp->n_initializer]->name
-                                            : NULL;
-    for (size_t k = 0; k < (n ? n->n_output : 1); k++) {
-      const char* name = n ? n->output[k] : one;
-      int32_t v = name && *name ? grt_strmap_get(&ctx->by_name, name) : -1;
-      if (v >= 0) visit(user, name, &ctx->shapes[v]);
-    }
-  }
+  for (size_t i = 0; i < gp->n_initializer; i++)
+    visit_one(ctx, gp->initializer[i]->name, visit, user);
+  for (size_t i = 0; i < gp->n_input; i++) visit_one(ctx, gp->input[i]->name, visit, user);
+  for (size_t i = 0; i < gp->n_node; i++)
+    for (size_t k = 0; k < gp->node[i]->n_output; k++)
+      visit_one(ctx, gp->node[i]->output[k], visit, user);
 }
 
 grt_status* grt_onnx_parse(const void* data, size_t len, grt_graph** out) {

@@ -1,7 +1,8 @@
 // Shape inference on ONNX import: lowerings that need a rank or a size get
 // it from inferred shapes (MaxPool ceil_mode on a computed value, an LSTM's
 // sequence length after a Transpose, LayerNormalization / Transpose without
-// perm / Split along a negative axis with no value_info), shape arithmetic
+// perm / Split along a negative axis with no value_info, Resize and
+// training BatchNormalization of an Expand's output), shape arithmetic
 // becomes constants, and a model whose declared shapes contradict the
 // inferred ones fails at conversion naming the node, the value and both
 // shapes. Results are checked against references computed here.
@@ -195,6 +196,40 @@ TEST(OnnxShapes, LayerNormTransposeSplitNeedOnlyInferredRanks) {
       for (int i = 1; i < 3; i++)
         EXPECT_NEAR(b[(k * 2 + j) * 2 + i - 1], n[i][j][k], 1e-4) << k << "," << j << "," << i;
     }
+  for (grt_tensor* t : out) grt_tensor_free(t);
+  grt_tensor_free(xt);
+}
+
+TEST(OnnxShapes, ResizeAndTrainingBatchNormOfAnExpand) {
+  auto shapes = Shapes("shapes_resize_bn");
+  EXPECT_EQ(shapes["e"], (Dims{2, 2, 1, 2}));
+  // Resize's sizes come from float arithmetic at run time: only the rank.
+  EXPECT_EQ(shapes["r"], (Dims{-1, -1, -1, -1}));
+  EXPECT_EQ(shapes["bn"], (Dims{2, 2, 1, 2}));
+  EXPECT_EQ(shapes["running_mean"], (Dims{2}));
+  const float x[4] = {1, -2, 0.5f, 3};  // [1,2,1,2]: channel c holds x[2c], x[2c+1]
+  grt_tensor* xt = Tensor(GRT_FLOAT32, {1, 2, 1, 2}, x);
+  std::vector<grt_tensor*> out = RunModel("shapes_resize_bn", {{"x", xt}}, {"r", "bn"});
+  ASSERT_NE(out[0], nullptr);
+  ASSERT_NE(out[1], nullptr);
+  const float* r = static_cast<const float*>(grt_tensor_data(out[0]));
+  // nearest (half_pixel, round_prefer_floor) at scale 2: each value twice.
+  for (int n = 0; n < 2; n++)
+    for (int c = 0; c < 2; c++)
+      for (int h = 0; h < 2; h++)
+        for (int w = 0; w < 4; w++)
+          EXPECT_EQ(r[((n * 2 + c) * 2 + h) * 4 + w], x[c * 2 + w / 2]) << n << c << h << w;
+  const float* bn = static_cast<const float*>(grt_tensor_data(out[1]));
+  const float scale[2] = {1.5f, -1}, bias[2] = {0.5f, 2};
+  for (int c = 0; c < 2; c++) {
+    double a = x[2 * c], b = x[2 * c + 1], m = (a + b) / 2;
+    double var = ((a - m) * (a - m) + (b - m) * (b - m)) / 2;
+    for (int n = 0; n < 2; n++)
+      for (int w = 0; w < 2; w++)
+        EXPECT_NEAR(bn[(n * 2 + c) * 2 + w],
+                    (x[2 * c + w] - m) / std::sqrt(var + 0.01) * scale[c] + bias[c], 1e-5)
+            << n << c << w;
+  }
   for (grt_tensor* t : out) grt_tensor_free(t);
   grt_tensor_free(xt);
 }
