@@ -72,7 +72,7 @@ def run(grt, out, name):
         t0 = time.time()
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
-            return "%s failed: %s" % (step, (p.stderr or p.stdout).strip().splitlines()[-1])
+            return "%s failed: %s" % (step, (p.stderr or p.stdout).strip().splitlines()[0])
     got = json.loads(p.stdout.strip().splitlines()[-1])
     got = np.array(got["values"], dtype=np.float64).reshape(got["shape"])
     if got.shape != want.shape:
