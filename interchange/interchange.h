@@ -29,6 +29,15 @@ GRT_MUST_USE grt_status* grt_graphdef_write(grt_graph* g, FILE* f);
  * (ONNX_OPS.md); graph outputs keep their names. Caller owns *out. */
 GRT_MUST_USE grt_status* grt_onnx_parse(const void* data, size_t len, grt_graph** out);
 
+/* grt_onnx_parse, handing `visit` the shape the importer inferred for
+ * every ONNX value it defines (graph inputs, initializers, node outputs;
+ * rank -1 or dims -1 where unknown), in graph order. For tests that check
+ * the inference against ONNX's own. */
+typedef void (*grt_onnx_shape_visit)(void* user, const char* value, const grt_shape* shape);
+GRT_MUST_USE grt_status* grt_onnx_parse_shapes(const void* data, size_t len,
+                                               grt_onnx_shape_visit visit, void* user,
+                                               grt_graph** out);
+
 /* An ONNX TensorProto (the conformance tests' input_N.pb / output_N.pb).
  * Caller owns *out. */
 GRT_MUST_USE grt_status* grt_onnx_tensor_parse(const void* data, size_t len, grt_tensor** out);

@@ -8,6 +8,7 @@
 #include "base/arena.h"
 #include "base/dtype.h"
 #include "base/mem.h"
+#include "base/shape.h"
 #include "base/status.h"
 #include "base/tensor.h"
 #include "ops/graph.h"
@@ -19,8 +20,10 @@ grt_status* onnx_define(onnx_import* ctx, const char* name, const onnx_value* v)
   if (ctx->n_values == ctx->cap_values) {
     int32_t cap = ctx->cap_values ? ctx->cap_values * 2 : 64;
     onnx_value* grown = grt_realloc(ctx->values, (size_t)cap * sizeof *grown);
-    if (!grown) return OOM();
-    ctx->values = grown;
+    if (grown) ctx->values = grown;
+    grt_shape* shapes = grown ? grt_realloc(ctx->shapes, (size_t)cap * sizeof *shapes) : NULL;
+    if (!shapes) return OOM();
+    ctx->shapes = shapes;
     ctx->cap_values = cap;
   }
   char* key = grt_arena_strdup(ctx->g->arena, name);
@@ -32,6 +35,15 @@ grt_status* onnx_define(onnx_import* ctx, const char* name, const onnx_value* v)
   if (r == 0) return GRT_ERROR(INVALID_ARGUMENT, "value '%s' is defined twice", name);
   ctx->values[ctx->n_values] = *v;
   ctx->values[ctx->n_values].ref = ref;
+  /* Until onnx_shapes_settle: what the constant or the rank says. */
+  grt_shape* s = &ctx->shapes[ctx->n_values];
+  *s = grt_shape_unknown();
+  if (v->constant) {
+    *s = v->constant->shape;
+  } else if (v->rank >= 0 && v->rank <= GRT_MAX_RANK) {
+    s->rank = v->rank;
+    for (int32_t d = 0; d < v->rank; d++) s->dims[d] = -1;
+  }
   ctx->n_values++;
   return NULL;
 }

@@ -11,8 +11,10 @@
 
 /* An ONNX value as grt sees it: the output that carries it ("node" or
  * "node:k", in the graph's arena), its dtype, its rank where the importer
- * knows it (-1 otherwise) and, for initializers and Constant outputs, the
- * value (owned by the graph). */
+ * knows it (-1 otherwise) and, for initializers, Constant outputs and
+ * folded shape arithmetic, the value (owned by the graph). Its inferred
+ * shape is onnx_shape's (once its node is converted, rank is that shape's
+ * rank). */
 typedef struct onnx_value {
   const char* ref;
   grt_dtype dtype;
@@ -25,11 +27,28 @@ typedef struct onnx_import {
   int64_t opset;
   grt_strmap by_name; /* ONNX value name -> index in values */
   onnx_value* values;
+  grt_shape* shapes; /* values[i]'s inferred shape (onnx_shape.c) */
   int32_t n_values, cap_values;
   /* The node being converted, and the grt name its nodes are called by. */
   const Onnx__NodeProto* node;
   const char* base;
   int32_t n_helpers;
+  /* Shape inference (onnx_shape.c): grt nodes before n_inferred have their
+   * output shapes. */
+  int32_t n_inferred;
+  /* Small integer values worked out for grt nodes' output 0 (onnx_values.c;
+   * NULL where unknown), owned. */
+  grt_tensor** node_values;
+  int32_t n_node_values;
+  /* The model's own value_info and graph outputs, by name, and ONNX's
+   * symbolic dimensions (dim_param) with the size each is bound to (-1
+   * while unknown). */
+  grt_strmap declared;
+  const Onnx__ValueInfoProto** declared_info;
+  int32_t n_declared;
+  grt_strmap params;
+  int64_t* param_dims;
+  int32_t n_params, cap_params;
 } onnx_import;
 
 /* A converter for one ONNX op: reads ctx->node, adds grt nodes, binds the
@@ -75,6 +94,45 @@ GRT_MUST_USE grt_status* onnx_input(onnx_import* ctx, int k, const onnx_value** 
 bool onnx_has_input(const onnx_import* ctx, int k);
 /* Whether output k is asked for (present and non-empty). */
 bool onnx_has_output(const onnx_import* ctx, int k);
+
+/* ---- shapes (onnx_shape.c) ---- */
+
+/* The inferred shape of v: rank -1 when unknown, -1 for unknown dims. */
+const grt_shape* onnx_shape(const onnx_import* ctx, const onnx_value* v);
+/* Dims of v when its shape is fully known, rank `rank`; else an error
+ * saying `what` needs them ("ceil_mode needs the input's shape"). */
+GRT_MUST_USE grt_status* onnx_static_dims(const onnx_import* ctx, const onnx_value* v, int32_t rank,
+                                          const char* what, int64_t* dims);
+/* Reads the model's value_info and output declarations (before nodes). */
+GRT_MUST_USE grt_status* onnx_shapes_begin(onnx_import* ctx, const Onnx__GraphProto* gp);
+/* Infers the grt nodes added since the last call (each Const and
+ * Placeholder, every node a converter built). */
+GRT_MUST_USE grt_status* onnx_shapes_infer(onnx_import* ctx);
+/* After a node's converter: each of its outputs takes its grt output's
+ * inferred shape, merged with the rank the converter bound and the model's
+ * declaration; a conflict is an error naming the value and both shapes. */
+GRT_MUST_USE grt_status* onnx_shapes_settle(onnx_import* ctx, int32_t first_value);
+/* Sets a graph input's declared shape (symbolic dims recorded). */
+GRT_MUST_USE grt_status* onnx_shapes_declare_input(onnx_import* ctx, onnx_value* v,
+                                                   const Onnx__TensorShapeProto* shape);
+/* Replaces the current node by Consts when every output is computable now
+ * (Shape of a known shape; Gather, Concat, Unsqueeze, ... of such small
+ * integer constants): *done true then (onnx_fold.c). */
+GRT_MUST_USE grt_status* onnx_fold(onnx_import* ctx, bool* done);
+/* The value of grt node src's output `port` when known before run time: a
+ * Const's, or one onnx_value_node worked out; NULL otherwise. */
+const grt_tensor* onnx_known_value(const onnx_import* ctx, int32_t src, int32_t port);
+/* Works out grt node `index`'s output value from its inputs' known values
+ * and shapes, where it is a small integer tensor of a few ops (Shape,
+ * Slice, Prod, ConcatV2, arithmetic, ...; onnx_values.c). */
+GRT_MUST_USE grt_status* onnx_value_node(onnx_import* ctx, int32_t index);
+void onnx_values_free(onnx_import* ctx);
+/* x `op` y for grt's integer binary ops (AddV2, Sub, Mul, FloorDiv,
+ * Maximum, Equal, ...) on operands within +-2^40; false when undefined or
+ * not one of them. */
+bool onnx_int_binary(const char* op, int64_t x, int64_t y, int64_t* r);
+/* Frees what the shape state holds. */
+void onnx_shapes_end(onnx_import* ctx);
 
 /* ---- attributes of the current node ---- */
 

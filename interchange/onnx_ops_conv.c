@@ -9,8 +9,8 @@
  * Windows: ONNX pads [x1_begin, x2_begin, x1_end, x2_end] become
  * explicit_paddings; auto_pad SAME_UPPER is TensorFlow's SAME; SAME_LOWER,
  * ceil_mode and output_shape need the input's spatial size, which the
- * importer reads off the graph input's declared shape (an error when it is
- * not declared). Everything else is computed at run time from the fed
+ * importer infers (onnx_shape; an error when it is unknown before run
+ * time). Everything else is computed at run time from the fed
  * tensors (ConvTranspose's output size, AveragePool's divisor). */
 #include <string.h>
 
@@ -53,21 +53,14 @@ static grt_status* reduce_keep(onnx_import* ctx, const char* op, const char* suf
   return grt_graph_set_attr_bool(ctx->g, idx, "keep_dims", true);
 }
 
-/* The declared dimensions of a value: a constant's, or a graph input's
- * declared shape. False when unknown (any dimension symbolic). */
+/* The dimensions of a value when its inferred shape (onnx_shape) is fully
+ * known. False otherwise. */
 static bool static_dims(onnx_import* ctx, const onnx_value* v, int64_t* dims, int32_t rank) {
-  if (v->constant) {
-    if (v->constant->shape.rank != rank) return false;
-    memcpy(dims, v->constant->shape.dims, (size_t)rank * sizeof *dims);
-    return true;
-  }
-  int32_t node = grt_graph_find_node(ctx->g, v->ref);
-  if (node < 0 || strcmp(grt_graph_node_op(ctx->g, node), "Placeholder") != 0) return false;
-  const grt_attr_value* a = grt_node_find_attr(&ctx->g->nodes[node], "shape");
-  if (!a || a->type != GRT_ATTR_SHAPE || a->u.shape.rank != rank) return false;
+  const grt_shape* s = onnx_shape(ctx, v);
+  if (s->rank != rank) return false;
   for (int32_t i = 0; i < rank; i++) {
-    if (a->u.shape.dims[i] < 0) return false;
-    dims[i] = a->u.shape.dims[i];
+    if (s->dims[i] < 0) return false;
+    dims[i] = s->dims[i];
   }
   return true;
 }
@@ -144,20 +137,21 @@ static grt_status* read_window(onnx_import* ctx, int32_t rank, window* w) {
 }
 
 /* The input's two spatial sizes (a 1-D input's first is 1); false when
- * not declared. */
+ * not known before run time. */
 static bool spatial_dims(onnx_import* ctx, const onnx_value* x, int64_t* hw) {
-  int64_t dims[4];
-  if (!static_dims(ctx, x, dims, x->rank)) return false;
-  hw[0] = x->rank == 3 ? 1 : dims[2];
-  hw[1] = dims[x->rank - 1];
-  return true;
+  const grt_shape* s = onnx_shape(ctx, x);
+  if (s->rank != x->rank || x->rank < 3) return false;
+  hw[0] = x->rank == 3 ? 1 : s->dims[2];
+  hw[1] = s->dims[x->rank - 1];
+  return hw[0] >= 0 && hw[1] >= 0;
 }
 
 /* SAME_LOWER as explicit pads: the odd padding goes first. */
 static grt_status* same_lower_pads(onnx_import* ctx, const onnx_value* x, window* w) {
   int64_t hw[2];
   if (!spatial_dims(ctx, x, hw))
-    return GRT_ERROR(UNIMPLEMENTED, "auto_pad SAME_LOWER needs the input's declared shape");
+    return GRT_ERROR(UNIMPLEMENTED,
+                     "auto_pad SAME_LOWER needs the input's spatial size, unknown before run time");
   for (int32_t i = 0; i < 2; i++) {
     int64_t out = (hw[i] + w->s[i] - 1) / w->s[i];
     int64_t total = (out - 1) * w->s[i] + (w->k[i] - 1) * w->d[i] + 1 - hw[i];
@@ -323,7 +317,9 @@ static grt_status* conv_transpose(onnx_import* ctx, const char* tf) {
     /* pads from the wanted output size (ONNX: in*stride for auto_pad SAME) */
     int64_t hw[2], wd[4];
     if (!spatial_dims(ctx, x, hw))
-      return GRT_ERROR(UNIMPLEMENTED, "output_shape and auto_pad need the input's declared shape");
+      return GRT_ERROR(
+          UNIMPLEMENTED,
+          "output_shape and auto_pad need the input's spatial size, unknown before run time");
     if (!w.have_k) {
       if (!static_dims(ctx, wv, wd, x->rank))
         return GRT_ERROR(UNIMPLEMENTED, "output_shape and auto_pad need kernel_shape");
@@ -373,11 +369,12 @@ static grt_status* conv_transpose(onnx_import* ctx, const char* tf) {
 }
 
 /* ceil_mode: extra end padding so the last partial window is kept (the
- * input's size must be declared). */
+ * input's size must be known). */
 static grt_status* ceil_pads(onnx_import* ctx, const onnx_value* x, window* w) {
   int64_t hw[2];
   if (!spatial_dims(ctx, x, hw))
-    return GRT_ERROR(UNIMPLEMENTED, "ceil_mode needs the input's declared shape");
+    return GRT_ERROR(UNIMPLEMENTED,
+                     "ceil_mode needs the input's spatial size, unknown before run time");
   if (w->ap != PAD_NOTSET && w->ap != PAD_VALID)
     return GRT_ERROR(UNIMPLEMENTED, "ceil_mode with auto_pad SAME is not supported");
   for (int32_t i = 0; i < 2; i++) {
@@ -456,8 +453,9 @@ static grt_status* avg_pool(onnx_import* ctx, const char* tf) {
   if (include_pad && w.ap == PAD_SAME_UPPER) {
     int64_t hw[2];
     if (!spatial_dims(ctx, x, hw))
-      return GRT_ERROR(UNIMPLEMENTED,
-                       "count_include_pad with SAME needs the input's declared shape");
+      return GRT_ERROR(
+          UNIMPLEMENTED,
+          "count_include_pad with SAME needs the input's spatial size, unknown before run time");
     for (int32_t i = 0; i < 2; i++) {
       int64_t out = (hw[i] + w.s[i] - 1) / w.s[i];
       int64_t total = (out - 1) * w.s[i] + w.k[i] - hw[i];

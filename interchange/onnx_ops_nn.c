@@ -244,15 +244,11 @@ static grt_status* one_hot(onnx_import* ctx, const char* tf) {
   return onnx_bind(ctx, 0, y, values->dtype, ind->rank < 0 ? -1 : ind->rank + 1);
 }
 
-/* The length of a 1-D value known before run time: a constant's, or what
- * a Placeholder's declared shape says; -1 otherwise. */
+/* The length of a 1-D value known before run time (its inferred shape,
+ * onnx_shape); -1 otherwise. */
 int64_t grt_onnx_static_length(onnx_import* ctx, const onnx_value* v) {
-  if (v->constant) return grt_tensor_num_elements(v->constant);
-  int32_t node = grt_graph_find_node(ctx->g, v->ref);
-  if (node < 0 || strcmp(grt_graph_node_op(ctx->g, node), "Placeholder") != 0) return -1;
-  const grt_attr_value* a = grt_node_find_attr(&ctx->g->nodes[node], "shape");
-  if (!a || a->type != GRT_ATTR_SHAPE || a->u.shape.rank != 1) return -1;
-  return a->u.shape.dims[0];
+  const grt_shape* s = onnx_shape(ctx, v);
+  return s->rank == 1 ? s->dims[0] : -1;
 }
 
 /* Unsqueeze with axes fed at run time (their count known from the declared

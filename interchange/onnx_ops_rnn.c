@@ -1,6 +1,7 @@
 /* ONNX RNN, GRU and LSTM (one direction, forward or reverse) unrolled over
- * the sequence: the sequence length is read off X's declared shape (an
- * error when it is not declared); batch and sizes stay run-time values.
+ * the sequence: the sequence length is X's inferred dimension (onnx_shape;
+ * an error when it is unknown before run time); batch and sizes stay
+ * run-time values.
  * Each step is MatMul(x_t, W, transpose_b) + MatMul(h, R, transpose_b) +
  * (Wb + Rb), the gates split along axis 1 in ONNX's order (GRU z r h, LSTM
  * i o f c), with ONNX's default activations (sigmoid gates; tanh, or the
@@ -90,16 +91,10 @@ static grt_status* split(onnx_import* ctx, grt_dtype t, const char* v, int axis,
   return NULL;
 }
 
-/* The declared first dimension (sequence length) of a graph input. */
-static int64_t declared_dim(onnx_import* ctx, const onnx_value* v, int at) {
-  int32_t node = grt_graph_find_node(ctx->g, v->ref);
-  if (node < 0 || strcmp(grt_graph_node_op(ctx->g, node), "Placeholder") != 0) {
-    if (v->constant && v->constant->shape.rank > at) return v->constant->shape.dims[at];
-    return -1;
-  }
-  const grt_attr_value* a = grt_node_find_attr(&ctx->g->nodes[node], "shape");
-  if (!a || a->type != GRT_ATTR_SHAPE || a->u.shape.rank <= at) return -1;
-  return a->u.shape.dims[at];
+/* Dimension `at` of v's inferred shape (onnx_shape), -1 when unknown. */
+static int64_t known_dim(onnx_import* ctx, const onnx_value* v, int at) {
+  const grt_shape* s = onnx_shape(ctx, v);
+  return s->rank > at ? s->dims[at] : -1;
 }
 
 static bool attr_is(const Onnx__AttributeProto* a, const char* s) {
@@ -150,9 +145,16 @@ static grt_status* recurrent(onnx_import* ctx, cell_kind kind) {
   if (kind == CELL_LSTM && onnx_has_input(ctx, 7))
     return GRT_ERROR(UNIMPLEMENTED, "peepholes are not supported");
   if (x->rank != 3) return GRT_ERROR(UNIMPLEMENTED, "X must be 3-D of known rank");
-  int64_t steps = declared_dim(ctx, x, layout ? 1 : 0);
+  int64_t steps = known_dim(ctx, x, layout ? 1 : 0);
+  if (steps < 0)
+    return GRT_ERROR(UNIMPLEMENTED,
+                     "the sequence length (X's dimension %d) is not known before run time: grt "
+                     "unrolls the steps, so it must be static (a symbolic or computed length is "
+                     "not supported)",
+                     layout ? 1 : 0);
   if (steps < 1 || steps > 4096)
-    return GRT_ERROR(UNIMPLEMENTED, "the sequence length must be declared (X's shape)");
+    return GRT_ERROR(UNIMPLEMENTED, "a sequence length of %lld is not supported (1 to 4096)",
+                     (long long)steps);
   static const int64_t kSwap01[3] = {1, 0, 2};
   const char *xs = x->ref, *wm, *rm, *bias = NULL, *h, *c = NULL;
   if (layout) GRT_RETURN_IF_ERROR(transpose(ctx, "time_major", t, xs, kSwap01, 3, &xs));

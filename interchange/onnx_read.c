@@ -72,6 +72,7 @@ static grt_status* add_initializer(onnx_import* ctx, Onnx__TensorProto* p) {
         grt_node_find_attr(&ctx->g->nodes[grt_graph_find_node(ctx->g, name)], "value")->u.tensor;
     s = onnx_define(ctx, p->name, &v);
   }
+  if (!s) s = onnx_shapes_infer(ctx);
   grt_tensor_free(t);
   return s ? grt_status_prefix(s, "initializer '%s'", p->name) : NULL;
 }
@@ -115,6 +116,8 @@ static grt_status* add_input(onnx_import* ctx, const Onnx__ValueInfoProto* vi) {
     onnx_value v = {node, dtype, rank, NULL};
     s = onnx_define(ctx, name, &v);
   }
+  if (!s) s = onnx_shapes_infer(ctx);
+  if (!s) s = onnx_shapes_declare_input(ctx, &ctx->values[ctx->n_values - 1], shape);
   return s ? grt_status_prefix(s, "graph input '%s'", name) : NULL;
 }
 
@@ -148,10 +151,12 @@ static grt_status* add_node(onnx_import* ctx, const Onnx__NodeProto* n) {
    * converted as of that form's opset (onnx_legacy.c). */
   int64_t model_opset = ctx->opset;
   onnx_legacy_node up;
+  int32_t first_value = ctx->n_values;
   if (!s) {
     ctx->node = n;
     ctx->n_helpers = 0;
     ctx->base = fresh_name(ctx->g, first);
+    first_value = ctx->n_values;
     s = ctx->base ? grt_onnx_legacy_upgrade(ctx, &up)
                   : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   }
@@ -160,7 +165,12 @@ static grt_status* add_node(onnx_import* ctx, const Onnx__NodeProto* n) {
     if (!attr_listed(row->attrs, a))
       s = GRT_ERROR(UNIMPLEMENTED, "attribute '%s' is not supported", a);
   }
-  if (!s) s = row->convert(ctx, row->tf_op);
+  if (!s) {
+    bool folded = false;
+    s = onnx_fold(ctx, &folded);
+    if (!s && !folded) s = row->convert(ctx, row->tf_op);
+    if (!s) s = onnx_shapes_settle(ctx, first_value);
+  }
   ctx->opset = model_opset;
   return s ? grt_status_prefix(s, "node '%s' (%s)", label, op) : NULL;
 }
@@ -181,7 +191,8 @@ static grt_status* add_output(onnx_import* ctx, const Onnx__ValueInfoProto* vi) 
   ctx->base = grt_arena_strdup(ctx->g->arena, want);
   if (!ctx->base) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   const char* ref = v->ref;
-  return onnx_emit(ctx, "Identity", NULL, v->dtype, &ref, 1, NULL, NULL);
+  GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Identity", NULL, v->dtype, &ref, 1, NULL, NULL));
+  return onnx_shapes_infer(ctx);
 }
 
 static grt_status* read_opset(const Onnx__ModelProto* m, int64_t* out) {
@@ -203,6 +214,7 @@ static grt_status* read_opset(const Onnx__ModelProto* m, int64_t* out) {
 static grt_status* import_graph(onnx_import* ctx, const Onnx__GraphProto* gp) {
   GRT_RETURN_IF_ERROR(grt_graph_reserve(
       ctx->g, (int32_t)(gp->n_node + gp->n_initializer + gp->n_input + gp->n_output)));
+  GRT_RETURN_IF_ERROR(onnx_shapes_begin(ctx, gp));
   for (size_t i = 0; i < gp->n_initializer; i++)
     GRT_RETURN_IF_ERROR(add_initializer(ctx, gp->initializer[i]));
   for (size_t i = 0; i < gp->n_input; i++) GRT_RETURN_IF_ERROR(add_input(ctx, gp->input[i]));
@@ -211,7 +223,29 @@ static grt_status* import_graph(onnx_import* ctx, const Onnx__GraphProto* gp) {
   return NULL;
 }
 
+/* Each value the graph defines, with its inferred shape, to visit. */
+static void visit_one(const onnx_import* ctx, const char* name, grt_onnx_shape_visit visit,
+                      void* user) {
+  int32_t v = name && *name ? grt_strmap_get(&ctx->by_name, name) : -1;
+  if (v >= 0) visit(user, name, &ctx->shapes[v]);
+}
+
+static void visit_shapes(const onnx_import* ctx, const Onnx__GraphProto* gp,
+                         grt_onnx_shape_visit visit, void* user) {
+  for (size_t i = 0; i < gp->n_initializer; i++)
+    visit_one(ctx, gp->initializer[i]->name, visit, user);
+  for (size_t i = 0; i < gp->n_input; i++) visit_one(ctx, gp->input[i]->name, visit, user);
+  for (size_t i = 0; i < gp->n_node; i++)
+    for (size_t k = 0; k < gp->node[i]->n_output; k++)
+      visit_one(ctx, gp->node[i]->output[k], visit, user);
+}
+
 grt_status* grt_onnx_parse(const void* data, size_t len, grt_graph** out) {
+  return grt_onnx_parse_shapes(data, len, NULL, NULL, out);
+}
+
+grt_status* grt_onnx_parse_shapes(const void* data, size_t len, grt_onnx_shape_visit visit,
+                                  void* user, grt_graph** out) {
   *out = NULL;
   Onnx__ModelProto* m =
       onnx__model_proto__unpack(grt_protobuf_allocator(), len, (const uint8_t*)data);
@@ -220,6 +254,8 @@ grt_status* grt_onnx_parse(const void* data, size_t len, grt_graph** out) {
                      "not an ONNX model (protobuf parse failed, or out of memory)");
   onnx_import ctx = {0};
   grt_strmap_init(&ctx.by_name);
+  grt_strmap_init(&ctx.declared);
+  grt_strmap_init(&ctx.params);
   grt_status* s = NULL;
   if (!m->graph) s = GRT_ERROR(INVALID_ARGUMENT, "the model has no graph");
   if (!s) s = read_opset(m, &ctx.opset);
@@ -228,8 +264,11 @@ grt_status* grt_onnx_parse(const void* data, size_t len, grt_graph** out) {
     s = GRT_ERROR(INVALID_ARGUMENT, "the model is larger than a graph holds");
   if (!s) s = grt_graph_new(&ctx.g);
   if (!s) s = import_graph(&ctx, m->graph);
+  if (!s && visit) visit_shapes(&ctx, m->graph, visit, user);
   grt_strmap_clear(&ctx.by_name);
+  onnx_shapes_end(&ctx);
   grt_free(ctx.values);
+  grt_free(ctx.shapes);
   onnx__model_proto__free_unpacked(m, grt_protobuf_allocator());
   if (s) {
     grt_graph_free(ctx.g);

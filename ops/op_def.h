@@ -117,6 +117,19 @@ const grt_attr_def* grt_op_find_attr(const grt_op_def* def, const char* name);
 GRT_MUST_USE grt_status* grt_node_compute_signature(grt_graph* g, grt_node* n,
                                                     const grt_op_def* def);
 
+/* A constant value for output `port` of node `node`, or NULL. */
+typedef const grt_tensor* (*grt_value_fn)(void* user, int32_t node, int32_t port);
+
+/* What grt_graph_validate does for every node, for node `index` alone:
+ * resolves its inputs, fills in inferable attrs, checks attrs and input
+ * types, computes its signature and runs its shape function into
+ * n->sig.output_shapes. Its inputs must come from nodes before it that were
+ * inferred already (a graph built in topological order: the ONNX importer
+ * infers each node as it adds it). value_of, when not NULL, supplies
+ * constant inputs beyond Const nodes' values. Errors name the node. */
+GRT_MUST_USE grt_status* grt_graph_infer_node(grt_graph* g, int32_t index, grt_value_fn value_of,
+                                              void* user);
+
 /* Parses one spec into a def allocated from `arena` (exposed for tests). */
 GRT_MUST_USE grt_status* grt_op_spec_parse(const grt_op_spec* spec, grt_arena* arena,
                                            grt_op_def* out);

@@ -276,47 +276,76 @@ static grt_status* check_output_sizes(const grt_node* n) {
   return NULL;
 }
 
-static grt_status* infer_shapes(grt_graph* g, const int32_t* order) {
+/* Runs node n's shape function on its inputs' shapes (inputs' nodes already
+ * have theirs), constants from Const nodes or, when given, value_of. */
+static grt_status* infer_node_shapes(grt_graph* g, grt_node* n, grt_value_fn value_of, void* user) {
   enum { kMaxStack = 64 };
   grt_shape shapes_stack[kMaxStack];
   grt_dtype types_stack[kMaxStack];
   const grt_tensor* values_stack[kMaxStack];
-  for (int32_t o = 0; o < g->n_nodes; o++) {
-    grt_node* n = &g->nodes[order[o]];
-    for (int32_t k = 0; k < n->sig.n_outputs; k++) n->sig.output_shapes[k] = grt_shape_unknown();
-    if (!n->def->shape_fn) continue;
-    int32_t ni = n->n_inputs;
-    grt_shape* shapes = shapes_stack;
-    grt_dtype* types = types_stack;
-    const grt_tensor** values = values_stack;
-    if (ni > kMaxStack) {
-      shapes = grt_arena_calloc(g->arena, (size_t)ni, sizeof *shapes);
-      types = grt_arena_calloc(g->arena, (size_t)ni, sizeof *types);
-      values = grt_arena_calloc(g->arena, (size_t)ni, sizeof *values);
-      if (!shapes || !types || !values)
-        return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory inferring shapes");
-    }
-    for (int32_t k = 0; k < ni; k++) {
-      const grt_node* src = &g->nodes[n->inputs[k].src];
-      shapes[k] = src->sig.output_shapes[n->inputs[k].port];
-      types[k] = src->sig.output_types[n->inputs[k].port];
-      values[k] = NULL;
-      if (strcmp(src->op, "Const") == 0) {
-        const grt_attr_value* v = grt_node_find_attr(src, "value");
-        if (v && v->type == GRT_ATTR_TENSOR) values[k] = v->u.tensor;
-      }
-    }
-    grt_shape_ctx ctx = {
-        n, n->def, ni, shapes, types, values, n->sig.n_outputs, n->sig.output_shapes};
-    grt_status* s = n->def->shape_fn(&ctx);
-    if (s) return grt_status_prefix(s, "node '%s' (%s)", n->name, n->op);
-    for (int32_t k = 0; k < n->sig.n_outputs; k++)
-      if (n->sig.output_shapes[k].rank > GRT_MAX_RANK)
-        return NODE_ERR(INVALID_ARGUMENT, n, "output %d would have rank %d, above the maximum %d",
-                        (int)k, (int)n->sig.output_shapes[k].rank, GRT_MAX_RANK);
-    GRT_RETURN_IF_ERROR(check_output_sizes(n));
+  for (int32_t k = 0; k < n->sig.n_outputs; k++) n->sig.output_shapes[k] = grt_shape_unknown();
+  if (!n->def->shape_fn) return NULL;
+  int32_t ni = n->n_inputs;
+  grt_shape* shapes = shapes_stack;
+  grt_dtype* types = types_stack;
+  const grt_tensor** values = values_stack;
+  if (ni > kMaxStack) {
+    shapes = grt_arena_calloc(g->arena, (size_t)ni, sizeof *shapes);
+    types = grt_arena_calloc(g->arena, (size_t)ni, sizeof *types);
+    values = grt_arena_calloc(g->arena, (size_t)ni, sizeof *values);
+    if (!shapes || !types || !values)
+      return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory inferring shapes");
   }
+  for (int32_t k = 0; k < ni; k++) {
+    const grt_node* src = &g->nodes[n->inputs[k].src];
+    shapes[k] = src->sig.output_shapes[n->inputs[k].port];
+    types[k] = src->sig.output_types[n->inputs[k].port];
+    values[k] = NULL;
+    if (strcmp(src->op, "Const") == 0) {
+      const grt_attr_value* v = grt_node_find_attr(src, "value");
+      if (v && v->type == GRT_ATTR_TENSOR) values[k] = v->u.tensor;
+    } else if (value_of) {
+      values[k] = value_of(user, n->inputs[k].src, n->inputs[k].port);
+    }
+  }
+  grt_shape_ctx ctx = {
+      n, n->def, ni, shapes, types, values, n->sig.n_outputs, n->sig.output_shapes};
+  grt_status* s = n->def->shape_fn(&ctx);
+  if (s) return grt_status_prefix(s, "node '%s' (%s)", n->name, n->op);
+  for (int32_t k = 0; k < n->sig.n_outputs; k++)
+    if (n->sig.output_shapes[k].rank > GRT_MAX_RANK)
+      return NODE_ERR(INVALID_ARGUMENT, n, "output %d would have rank %d, above the maximum %d",
+                      (int)k, (int)n->sig.output_shapes[k].rank, GRT_MAX_RANK);
+  return check_output_sizes(n);
+}
+
+static grt_status* infer_shapes(grt_graph* g, const int32_t* order) {
+  for (int32_t o = 0; o < g->n_nodes; o++)
+    GRT_RETURN_IF_ERROR(infer_node_shapes(g, &g->nodes[order[o]], NULL, NULL));
   return NULL;
+}
+
+grt_status* grt_graph_infer_node(grt_graph* g, int32_t index, grt_value_fn value_of, void* user) {
+  if (!g || index < 0 || index >= g->n_nodes)
+    return GRT_ERROR(INVALID_ARGUMENT, "grt_graph_infer_node: no node %d", (int)index);
+  grt_node* n = &g->nodes[index];
+  const grt_op_def* def = grt_op_lookup(n->op);
+  if (!def)
+    return GRT_ERROR(NOT_FOUND, "node '%s': unknown op '%s' (no op of that name is registered)",
+                     n->name, n->op);
+  n->def = def;
+  GRT_RETURN_IF_ERROR(resolve_edges(g, n));
+  for (int32_t i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i].src >= index || !g->nodes[n->inputs[i].src].def)
+      return NODE_ERR(INVALID_ARGUMENT, n, "input %d '%s' is not a node inferred before it", (int)i,
+                      n->inputs[i].node);
+  g->validated = false;
+  GRT_RETURN_IF_ERROR(infer_attrs(g, index));
+  n = &g->nodes[index];
+  GRT_RETURN_IF_ERROR(check_attrs(n, n->def));
+  GRT_RETURN_IF_ERROR(grt_node_compute_signature(g, n, n->def));
+  GRT_RETURN_IF_ERROR(check_inputs(g, n));
+  return infer_node_shapes(g, n, value_of, user);
 }
 
 grt_status* grt_graph_validate(grt_graph* g) {

@@ -97,6 +97,10 @@ TEST(InterchangeAllocFailure, OnnxModels) {
   for (const char* legacy : {"legacy_opset3", "legacy_opset6", "legacy_opset8", "legacy_opset9"})
     EveryFailure((std::string("tests/interchange/onnx/") + legacy + ".onnx").c_str(),
                  grt_onnx_parse);
+  // Shape inference, folded shape arithmetic and a symbolic dim.
+  EveryFailure("tests/interchange/onnx/shapes_subgraph.onnx", grt_onnx_parse);
+  EveryFailure("tests/interchange/onnx/shapes_ceil_pool.onnx", grt_onnx_parse);
+  EveryFailure("tests/interchange/onnx/shapes_layernorm.onnx", grt_onnx_parse);
 }
 
 }  // namespace

@@ -148,4 +148,36 @@ TEST_F(Flow, SplitOutputsAndConcat) {
   EXPECT_EQ(OutShape("cat"), "[2,8]");
 }
 
+// grt_graph_infer_node: one node at a time, as a graph is built (the ONNX
+// importer), with constants beyond Const nodes' from a callback.
+const grt_tensor* SixByOne(void* user, int32_t node, int32_t port) {
+  (void)node;
+  return port == 0 ? static_cast<const grt_tensor*>(user) : nullptr;
+}
+
+TEST_F(Flow, InferNodeOneAtATimeWithCallerValues) {
+  Placeholder("x", GRT_FLOAT32, {2, 3});
+  int32_t s = Node("s", "Shape", {"x"});
+  T(s);
+  int32_t r = Node("r", "Reshape", {"x", "s"});
+  T(r);
+  int64_t two = 2;
+  grt_tensor* v = nullptr;
+  Ok(grt_tensor_new(GRT_INT32, 1, &two, &v));
+  static_cast<int32_t*>(grt_tensor_data(v))[0] = 6;
+  static_cast<int32_t*>(grt_tensor_data(v))[1] = 1;
+  // r before its input s: refused, naming the input.
+  grt_test::Status early(grt_graph_infer_node(g_, r, SixByOne, v));
+  EXPECT_NE(early.msg().find("node 'r' (Reshape): input 0 'x' is not a node inferred before it"),
+            std::string::npos)
+      << early.msg();
+  for (int32_t i = 0; i <= r; i++) Ok(grt_graph_infer_node(g_, i, SixByOne, v));
+  const grt_shape& shape = g_->nodes[r].sig.output_shapes[0];
+  ASSERT_EQ(shape.rank, 2);
+  EXPECT_EQ(shape.dims[0], 6);  // the callback's value, not Shape(x)'s
+  EXPECT_EQ(shape.dims[1], 1);
+  EXPECT_EQ(g_->nodes[s].sig.output_shapes[0].dims[0], 2);
+  grt_tensor_free(v);
+}
+
 }  // namespace
