@@ -84,7 +84,10 @@ static uint64_t tensor_hash(uint64_t h, const grt_tensor* t) {
     int64_t v = grt_tensor_dim(t, d);
     h = mix(h, &v, sizeof v);
   }
-  return mix(h, grt_tensor_data(t), grt_tensor_byte_size(t));
+  /* The first bytes only, to keep hashing cheap (equality compares all). */
+  size_t n = grt_tensor_byte_size(t);
+  h = mix(h, &n, sizeof n);
+  return mix(h, grt_tensor_data(t), n < 256 ? n : 256);
 }
 
 static bool scalar_equal(grt_attr_type t, const grt_attr_value* a, const grt_attr_value* b) {
