@@ -132,13 +132,14 @@ static value_ref neutral_operand(grt_opt_ctx* c, int32_t i) {
   value_ref a = input_of(c, i, 0), b = input_of(c, i, 1);
   bool mul = op_is(c, i, "Mul"), add = op_is(c, i, "Add") || op_is(c, i, "AddV2");
   bool div = op_is(c, i, "RealDiv") || op_is(c, i, "Div");
+  /* The shape test first: it is cheap, the constant's scan is not. */
   if (mul || add) {
     const_kind k = mul ? ONE : NEG_ZERO;
-    if (const_all(c, b, k) && same_as(c, i, a)) return a;
-    if (const_all(c, a, k) && same_as(c, i, b)) return b;
-  } else if (div && const_all(c, b, ONE) && same_as(c, i, a)) {
+    if (same_as(c, i, a) && const_all(c, b, k)) return a;
+    if (same_as(c, i, b) && const_all(c, a, k)) return b;
+  } else if (div && same_as(c, i, a) && const_all(c, b, ONE)) {
     return a;
-  } else if (op_is(c, i, "Sub") && const_all(c, b, POS_ZERO) && same_as(c, i, a)) {
+  } else if (op_is(c, i, "Sub") && same_as(c, i, a) && const_all(c, b, POS_ZERO)) {
     return a;
   }
   return none;
