@@ -255,6 +255,8 @@ grt_status* grt_opt_replace_uses(grt_opt_ctx* c, int32_t from, int32_t from_port
 
 void grt_opt_kill(grt_opt_ctx* c, int32_t i) { c->flags[i] |= OPT_DEAD; }
 
+void grt_opt_mark_feed_unsafe(grt_opt_ctx* c, int32_t i) { c->flags[i] |= OPT_NO_FEED; }
+
 void grt_opt_take_name(grt_opt_ctx* c, int32_t node, int32_t from) { c->take_name[node] = from; }
 
 void grt_opt_count(grt_opt_ctx* c, int32_t n) {

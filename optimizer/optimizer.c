@@ -126,7 +126,7 @@ static grt_status* compact(grt_opt_ctx* c) {
     st = copy_node(dst, c, i, new_name[i], new_name, &k);
     if (st) break;
     flags[k] = c->flags[i];
-    if (c->take_name[i] >= 0) flags[k] |= c->flags[c->take_name[i]] & OPT_HAD_USES;
+    if (c->take_name[i] >= 0) flags[k] |= c->flags[c->take_name[i]] & (OPT_HAD_USES | OPT_NO_FEED);
     dev_type[k] = c->dev_type[i];
     device[k] = c->device[i];
     m++;

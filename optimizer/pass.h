@@ -109,6 +109,10 @@ GRT_MUST_USE grt_status* grt_opt_replace_uses(grt_opt_ctx* c, int32_t from, int3
 /* Drops node i when the pass ends. Any remaining use of it by a live node
  * is an internal error at compaction. */
 void grt_opt_kill(grt_opt_ctx* c, int32_t i);
+/* Marks node i unsafe to feed (optimizer.h): a pass computed other values
+ * from it ahead of time (constant folding), so feeding it would no longer
+ * change them. */
+void grt_opt_mark_feed_unsafe(grt_opt_ctx* c, int32_t i);
 /* Node `node` takes `from`'s name when the pass ends (`from` must be
  * killed). */
 void grt_opt_take_name(grt_opt_ctx* c, int32_t node, int32_t from);

@@ -10,6 +10,20 @@
 const grt_opt_pass grt_opt_passes[] = {
     {"identity", "Identity nodes (and NoOps) between two nodes of one device removed",
      grt_opt_pass_identity},
+    {"constant_folding",
+     "nodes of constant inputs (and Shape/Size/Rank of known shapes) made Consts",
+     grt_opt_pass_constant_folding},
+    {"arithmetic", "x*1, x+0, identity Transposes and Reshapes, inverse pairs removed",
+     grt_opt_pass_arithmetic},
+    {"cse", "nodes computing the same value (same op, attrs, inputs, device) merged",
+     grt_opt_pass_cse},
+    {"noop", "NoOps joining few control inputs to few control uses removed", grt_opt_pass_noop},
+    /* Layout and fusion passes go here. */
+    /* Again at the end: layout makes Transposes of Consts, fusion leaves
+     * shape arithmetic and duplicates behind. */
+    {"constant_folding", "(again, after layout and fusion)", grt_opt_pass_constant_folding},
+    {"arithmetic", "(again, after layout and fusion)", grt_opt_pass_arithmetic},
+    {"cse", "(again, after layout and fusion)", grt_opt_pass_cse},
 };
 
 #define N_PASSES ((int32_t)(sizeof grt_opt_passes / sizeof grt_opt_passes[0]))

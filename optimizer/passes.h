@@ -8,5 +8,9 @@
 extern const grt_opt_pass grt_opt_passes[];
 
 GRT_MUST_USE grt_status* grt_opt_pass_identity(grt_opt_ctx* c);
+GRT_MUST_USE grt_status* grt_opt_pass_constant_folding(grt_opt_ctx* c);
+GRT_MUST_USE grt_status* grt_opt_pass_arithmetic(grt_opt_ctx* c);
+GRT_MUST_USE grt_status* grt_opt_pass_cse(grt_opt_ctx* c);
+GRT_MUST_USE grt_status* grt_opt_pass_noop(grt_opt_ctx* c);
 
 #endif /* GRT_OPTIMIZER_PASSES_H_ */

@@ -48,6 +48,13 @@ static grt_status* make_devices(grt_session* s) {
     int32_t d = grt_plan_node_device(s->plan, i);
     if (d >= 0 && d < n) used[d] = true;
   }
+  /* The user's graph, for runs the optimized one cannot serve (optimize.c),
+   * runs on these devices too: folding may have left none on a device the
+   * user's graph uses. */
+  for (int32_t i = 0; s->user_graph && i < s->user_graph->n_nodes; i++) {
+    int32_t d = grt_plan_node_device(s->user_plan, i);
+    if (d >= 0 && d < n) used[d] = true;
+  }
   for (int32_t i = 0; i < n; i++)
     if (strcasecmp(grt_device_set_type(s->devices, i), "CPU") == 0) used[i] = true;
   grt_status* st = NULL;

@@ -1,7 +1,8 @@
 // ONNX backend conformance: every node test of Debian's libonnx-testdata
 // (model.onnx plus test_data_set_0/input_N.pb and output_N.pb) imported,
 // run on the CPU and compared with the expected outputs (atol 1e-5, rtol
-// 1e-3 for floats; exact for integers and bools). Prints the counts per op
+// 1e-3 for floats; exact for integers and bools), once with the graph
+// optimizer on (the default) and once off (rewrite=false). Prints the counts per op
 // family and every failure with its reason; fails when a test listed in
 // expected_pass.txt does not pass, or when fewer pass than that list holds.
 // expected_failures.txt, written with it, names every other test and why.
@@ -134,8 +135,9 @@ struct Result {
   std::string test, family, reason;  // reason empty: passed
 };
 
-// Imports, runs and compares one test directory.
-Result RunOne(const std::string& dir) {
+// Imports, runs and compares one test directory, with the graph optimizer
+// on (the session's default) or off (rewrite=false).
+Result RunOne(const std::string& dir, bool optimize) {
   Result r;
   r.test = dir.substr(dir.rfind('/') + 1);
   bool ok;
@@ -172,8 +174,11 @@ Result RunOne(const std::string& dir) {
   for (const std::string& o : info.outputs) fetch_names.push_back(NodeName(o));
   for (const std::string& o : fetch_names) fetches.push_back(o.c_str());
   grt_session* sess = nullptr;
+  grt_session_options* opts = nullptr;
   if (r.reason.empty()) {
-    s = grt_session_new(g, nullptr, &sess);
+    s = grt_session_options_new(&opts);
+    if (!s && !optimize) s = grt_session_options_set(opts, "rewrite", "false");
+    if (!s) s = grt_session_new(g, opts, &sess);
     if (!s)
       s = grt_session_run(sess, feeds.data(), (int32_t)feeds.size(), fetches.data(),
                           (int32_t)fetches.size(), nullptr, 0, fetched.data(), nullptr);
@@ -195,6 +200,7 @@ Result RunOne(const std::string& dir) {
   for (grt_tensor* t : fetched) grt_tensor_free(t);
   for (grt_tensor* t : feeds_t) grt_tensor_free(t);
   grt_session_free(sess);
+  grt_session_options_free(opts);
   grt_graph_free(g);
   return r;
 }
@@ -208,7 +214,8 @@ std::set<std::string> ReadExpected() {
   return out;
 }
 
-TEST(OnnxConformance, NodeTests) {
+// Every node test, with the optimizer on or off; both must pass the list.
+void NodeTests(bool optimize) {
   const char* env = getenv("GRT_ONNX_TESTDATA");
   std::string root = env ? env : kDefaultData;
   DIR* d = opendir(root.c_str());
@@ -221,7 +228,7 @@ TEST(OnnxConformance, NodeTests) {
   ASSERT_GT(tests.size(), 0u);
 
   std::vector<Result> results;
-  for (const std::string& t : tests) results.push_back(RunOne(root + "/" + t));
+  for (const std::string& t : tests) results.push_back(RunOne(root + "/" + t, optimize));
 
   std::map<std::string, std::pair<int, int>> by_family;  // passed, failed
   int passed = 0;
@@ -229,8 +236,8 @@ TEST(OnnxConformance, NodeTests) {
     (r.reason.empty() ? by_family[r.family].first : by_family[r.family].second)++;
     passed += r.reason.empty();
   }
-  printf("ONNX node tests: %d passed, %d failed (of %zu)\n", passed, (int)results.size() - passed,
-         results.size());
+  printf("ONNX node tests, optimizer %s: %d passed, %d failed (of %zu)\n", optimize ? "on" : "off",
+         passed, (int)results.size() - passed, results.size());
   printf("\nper op family (passed/total):\n");
   for (const auto& f : by_family)
     printf("  %-32s %3d/%-3d\n", f.first.c_str(), f.second.first, f.second.first + f.second.second);
@@ -239,7 +246,8 @@ TEST(OnnxConformance, NodeTests) {
     if (!r.reason.empty())
       printf("  %-56s [%s] %s\n", r.test.c_str(), r.family.c_str(), r.reason.c_str());
 
-  if (const char* out = getenv("GRT_ONNX_WRITE_EXPECTED")) {
+  const char* out = optimize ? getenv("GRT_ONNX_WRITE_EXPECTED") : nullptr;
+  if (out) {
     std::ofstream f(out);
     f << "# ONNX node tests grt passes; conformance_test fails when one of these fails.\n"
          "# Regenerate with GRT_ONNX_WRITE_EXPECTED (see conformance_test.cc).\n";
@@ -258,9 +266,13 @@ TEST(OnnxConformance, NodeTests) {
   ASSERT_FALSE(expected.empty()) << "tests/onnx_conformance/expected_pass.txt is missing";
   for (const Result& r : results)
     if (expected.count(r.test)) {
-      EXPECT_EQ(r.reason, "") << r.test << " regressed";
+      EXPECT_EQ(r.reason, "") << r.test << " regressed (optimizer " << (optimize ? "on" : "off")
+                              << ")";
     }
   EXPECT_GE((size_t)passed, expected.size());
 }
+
+TEST(OnnxConformance, NodeTests) { NodeTests(true); }
+TEST(OnnxConformance, NodeTestsOptimizerOff) { NodeTests(false); }
 
 }  // namespace
