@@ -100,6 +100,10 @@ struct Param {
   bool rewrite;
 };
 
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << p.model->name << (p.rewrite ? "" : ", rewrite=false");
+}
+
 class ModelsTest : public ::testing::TestWithParam<Param> {};
 
 // Loads, makes a session, runs each batch and compares. Returns the first
@@ -135,8 +139,8 @@ std::string RunModel(const ModelCase& m, bool rewrite) {
     err = Message(grt_session_run(s, &feed, 1, &fetch, 1, nullptr, 0, &out, nullptr));
     if (err.empty()) {
       std::string mismatch = Compare(out, ref);
-      EXPECT_EQ(mismatch, "") << m.name << ", batch " << batch << (rewrite ? "" : ", rewrite=false")
-                              << ": " << mismatch;
+      EXPECT_TRUE(mismatch.empty()) << m.name << ", batch " << batch
+                                    << (rewrite ? "" : ", rewrite=false") << ": " << mismatch;
     }
     grt_tensor_free(out);
     grt_tensor_free(in);
