@@ -117,7 +117,10 @@ run_tool() { # TOOL MODEL BATCH ROUND: runs one tool once, records its figures
   local in="$d/$m.b$b.in.npy" timing=(--warmup 1 --runs 3 --seconds "$seconds")
   [ "$r" = 1 ] && out=(--output "$work/$m.b$b.$tool.npy")
   case $tool in
-    grt) [ -f "$d/$m.grt" ] || return 1
+    grt) if [ ! -f "$d/$m.grt" ]; then
+        [ "$r" = 1 ] && echo "  grt $m batch $b: not run (it did not convert: below)"
+        return 1
+      fi
       "$bin/model_bench" "$d/$m.grt" --input "$in" "${out[@]}" "${timing[@]}" \
         "${grt_opts[@]}" >"$log" 2>&1 ;;
     ort) node $here/run_ort.js "$d/$m.onnx" "$in" "${out[@]}" "${timing[@]}" >"$log" 2>&1 ;;
