@@ -28,7 +28,7 @@
 # onnxruntime-node (NODE_PATH, default /work/ort/node_modules), and Bazel to
 # build //bench:model_bench and //tools:grt (-c opt).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 
 models="resnet18,mobilenet_v2,efficientnet_b0,vit_b_16,transformer"
 batches="1,8"
@@ -43,7 +43,7 @@ die() {
   echo "run.sh: $*" >&2
   exit 2
 }
-need_value() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value"; }
+need_value() { if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value"; fi; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -158,15 +158,15 @@ for m in ${models//,/ }; do
     done
     ref="$d/$m.b$b.torch.npy"
     for pair in "grt ort" "grt torch" "ort torch"; do
-      set -- $pair
-      got="$work/$m.b$b.$1.npy"
-      want="$work/$m.b$b.$2.npy"
-      [ "$2" = torch ] && want="$ref"
-      [ -n "${failed[$1 $m $b]:-}" ] || [ -n "${failed[$2 $m $b]:-}" ] && continue
+      read -r x y <<<"$pair"
+      got="$work/$m.b$b.$x.npy"
+      want="$work/$m.b$b.$y.npy"
+      [ "$y" = torch ] && want="$ref"
+      if [ -n "${failed[$x $m $b]:-}" ] || [ -n "${failed[$y $m $b]:-}" ]; then continue; fi
       if res=$("$py" $here/compare.py "$got" "$want" --tol "$tol"); then
-        accuracy+=("$m b$b $1 vs $2: $res")
+        accuracy+=("$m b$b $x vs $y: $res")
       else
-        accuracy+=("$m b$b $1 vs $2: $res   <<<<<<<< ACCURACY FAIL (tolerance $tol)")
+        accuracy+=("$m b$b $x vs $y: $res   <<<<<<<< ACCURACY FAIL (tolerance $tol)")
       fi
     done
   done
@@ -198,14 +198,14 @@ printf '%-18s %5s | %19s | %19s | %19s | %8s | %8s\n' model batch "grt min / med
 for m in ${models//,/ }; do
   for b in ${batches//,/ }; do
     row=()
+    declare -A md=()
     for tool in grt ort torch; do
       mn=$(stat_min "${mins[$tool $m $b]:-}")
-      md=$(stat_median "${meds[$tool $m $b]:-}")
-      row+=("$(fmt "$mn") / $(fmt "$md")")
-      eval "${tool}_md=\$md"
+      md[$tool]=$(stat_median "${meds[$tool $m $b]:-}")
+      row+=("$(fmt "$mn") / $(fmt "${md[$tool]}")")
     done
     printf '%-18s %5s | %19s | %19s | %19s | %8s | %8s\n' "$m" "$b" "${row[0]}" "${row[1]}" \
-      "${row[2]}" "$(ratio "$grt_md" "$ort_md")" "$(ratio "$grt_md" "$torch_md")"
+      "${row[2]}" "$(ratio "${md[grt]}" "${md[ort]}")" "$(ratio "${md[grt]}" "${md[torch]}")"
   done
 done
 echo

@@ -16,7 +16,7 @@
 # fail to convert. Needs /usr/bin/python3 with torch and torchvision and
 # Bazel (-c opt //bench:model_bench //tools:grt); not ONNX Runtime.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 
 opset=17
 scratch=/tmp/grt-models
@@ -27,7 +27,7 @@ die() {
   echo "sweep.sh: $*" >&2
   exit 2
 }
-need_value() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value"; }
+need_value() { if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value"; fi; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --opset) need_value "$@"; opset="$2"; shift 2 ;;
