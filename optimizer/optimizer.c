@@ -67,7 +67,9 @@ static grt_status* drop_unused(grt_opt_ctx* c) {
   grt_graph* g = c->g;
   int32_t n = g->n_nodes;
   int32_t* uses = grt_calloc((size_t)n + 1, sizeof *uses);
-  int32_t* work = grt_calloc((size_t)n + 1, sizeof *work);
+  /* Every node is pushed once at the start and at most once more, when its
+   * last use goes: 2n slots. */
+  int32_t* work = grt_calloc(2 * (size_t)n + 1, sizeof *work);
   if (!uses || !work) {
     grt_free(uses);
     grt_free(work);
