@@ -61,6 +61,16 @@ static grt_status* copy_node(grt_graph* dst, const grt_opt_ctx* c, int32_t i, co
   return NULL;
 }
 
+/* Node i's flags as they will be once renamed: a node that takes an input
+ * node's name (a fusion's, standing for a model output) is that node, new
+ * or not, had uses or not, as the node it replaces. */
+static uint8_t kept_flags(const grt_opt_ctx* c, int32_t i) {
+  int32_t from = c->take_name[i];
+  if (from < 0) return c->flags[i];
+  return (uint8_t)((c->flags[i] & ~(OPT_NEW | OPT_HAD_USES)) |
+                   (c->flags[from] & (OPT_NEW | OPT_HAD_USES)));
+}
+
 /* Marks dead every node nothing live uses that may go (ctx.h's flags),
  * repeatedly, as dropping one can leave its inputs unused. */
 static grt_status* drop_unused(grt_opt_ctx* c) {
@@ -88,7 +98,7 @@ static grt_status* drop_unused(grt_opt_ctx* c) {
   while (nw > 0) {
     int32_t i = work[--nw];
     if ((c->flags[i] & OPT_DEAD) || uses[i] > 0) continue;
-    if (!(c->flags[i] & (OPT_NEW | OPT_HAD_USES))) continue;
+    if (!(kept_flags(c, i) & (OPT_NEW | OPT_HAD_USES))) continue;
     if (g->nodes[i].def && (g->nodes[i].def->flags & (GRT_OP_STATEFUL | GRT_OP_VARIABLE))) continue;
     c->flags[i] |= OPT_DEAD;
     const grt_node* nd = &g->nodes[i];
@@ -127,8 +137,7 @@ static grt_status* compact(grt_opt_ctx* c) {
     int32_t k = -1;
     st = copy_node(dst, c, i, new_name[i], new_name, &k);
     if (st) break;
-    flags[k] = c->flags[i];
-    if (c->take_name[i] >= 0) flags[k] |= c->flags[c->take_name[i]] & OPT_HAD_USES;
+    flags[k] = kept_flags(c, i);
     dev_type[k] = c->dev_type[i];
     device[k] = c->device[i];
     m++;
