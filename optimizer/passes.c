@@ -10,6 +10,15 @@
 const grt_opt_pass grt_opt_passes[] = {
     {"identity", "Identity nodes (and NoOps) between two nodes of one device removed",
      grt_opt_pass_identity},
+    /* The sequence models' fusions (vision transformers, transformer encoders). */
+    {"layer_norm",
+     "Layer normalization spelled out (Mean, Sub, Square, Rsqrt, ...) into _LayerNorm",
+     grt_opt_pass_layer_norm},
+    {"gelu", "GELU's Erf form x*0.5*(1+erf(x/sqrt 2)) into _Gelu", grt_opt_pass_gelu},
+    {"matmul_fusion",
+     "Linear layers: BatchMatMul on 2-D constant weights as one MatMul, a constant bias Add as "
+     "BiasAdd, so the session fuses them",
+     grt_opt_pass_matmul_fusion},
 };
 
 #define N_PASSES ((int32_t)(sizeof grt_opt_passes / sizeof grt_opt_passes[0]))

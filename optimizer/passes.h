@@ -8,5 +8,8 @@
 extern const grt_opt_pass grt_opt_passes[];
 
 GRT_MUST_USE grt_status* grt_opt_pass_identity(grt_opt_ctx* c);
+GRT_MUST_USE grt_status* grt_opt_pass_layer_norm(grt_opt_ctx* c);
+GRT_MUST_USE grt_status* grt_opt_pass_gelu(grt_opt_ctx* c);
+GRT_MUST_USE grt_status* grt_opt_pass_matmul_fusion(grt_opt_ctx* c);
 
 #endif /* GRT_OPTIMIZER_PASSES_H_ */
