@@ -61,13 +61,25 @@ static grt_status* copy_node(grt_graph* dst, const grt_opt_ctx* c, int32_t i, co
   return NULL;
 }
 
+/* Node i's flags as they will be once renamed: a node that takes an input
+ * node's name (a fusion's, standing for a model output) is that node, new
+ * or not, had uses or not, as the node it replaces. */
+static uint8_t kept_flags(const grt_opt_ctx* c, int32_t i) {
+  int32_t from = c->take_name[i];
+  if (from < 0) return c->flags[i];
+  return (uint8_t)((c->flags[i] & ~(OPT_NEW | OPT_HAD_USES)) |
+                   (c->flags[from] & (OPT_NEW | OPT_HAD_USES | OPT_NO_FEED)));
+}
+
 /* Marks dead every node nothing live uses that may go (ctx.h's flags),
  * repeatedly, as dropping one can leave its inputs unused. */
 static grt_status* drop_unused(grt_opt_ctx* c) {
   grt_graph* g = c->g;
   int32_t n = g->n_nodes;
   int32_t* uses = grt_calloc((size_t)n + 1, sizeof *uses);
-  int32_t* work = grt_calloc((size_t)n + 1, sizeof *work);
+  /* Every node is pushed once at the start and at most once more, when its
+   * last use goes: 2n slots. */
+  int32_t* work = grt_calloc(2 * (size_t)n + 1, sizeof *work);
   if (!uses || !work) {
     grt_free(uses);
     grt_free(work);
@@ -86,7 +98,7 @@ static grt_status* drop_unused(grt_opt_ctx* c) {
   while (nw > 0) {
     int32_t i = work[--nw];
     if ((c->flags[i] & OPT_DEAD) || uses[i] > 0) continue;
-    if (!(c->flags[i] & (OPT_NEW | OPT_HAD_USES))) continue;
+    if (!(kept_flags(c, i) & (OPT_NEW | OPT_HAD_USES))) continue;
     if (g->nodes[i].def && (g->nodes[i].def->flags & (GRT_OP_STATEFUL | GRT_OP_VARIABLE))) continue;
     c->flags[i] |= OPT_DEAD;
     const grt_node* nd = &g->nodes[i];
@@ -125,8 +137,7 @@ static grt_status* compact(grt_opt_ctx* c) {
     int32_t k = -1;
     st = copy_node(dst, c, i, new_name[i], new_name, &k);
     if (st) break;
-    flags[k] = c->flags[i];
-    if (c->take_name[i] >= 0) flags[k] |= c->flags[c->take_name[i]] & (OPT_HAD_USES | OPT_NO_FEED);
+    flags[k] = kept_flags(c, i);
     dev_type[k] = c->dev_type[i];
     device[k] = c->device[i];
     m++;
@@ -177,7 +188,7 @@ static grt_status* start(grt_opt_ctx* c, const grt_graph* in) {
   grt_graph* dst = NULL;
   grt_status* st = names ? grt_graph_new(&dst) : oom();
   if (!st) st = grt_graph_reserve(dst, n);
-  for (int32_t i = 0; i < n && !st; i++) {
+  for (int32_t i = 0; i < n && !st; i++) { /* names is NULL when st says so */
     names[i] = in->nodes[i].name;
     c->flags[i] = used[i] ? OPT_HAD_USES : 0;
     if (c->env && c->env->node_device_type && c->env->node_device_type[i])

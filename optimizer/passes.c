@@ -18,7 +18,16 @@ const grt_opt_pass grt_opt_passes[] = {
     {"cse", "nodes computing the same value (same op, attrs, inputs, device) merged",
      grt_opt_pass_cse},
     {"noop", "NoOps joining few control inputs to few control uses removed", grt_opt_pass_noop},
-    /* Layout and fusion passes go here. */
+    /* Layout and the convolution fusions go here. */
+    /* The sequence models' fusions (vision transformers, transformer encoders). */
+    {"layer_norm",
+     "Layer normalization spelled out (Mean, Sub, Square, Rsqrt, ...) into _LayerNorm",
+     grt_opt_pass_layer_norm},
+    {"gelu", "GELU's Erf form x*0.5*(1+erf(x/sqrt 2)) into _Gelu", grt_opt_pass_gelu},
+    {"matmul_fusion",
+     "Linear layers: BatchMatMul on 2-D constant weights as one MatMul, a constant bias Add as "
+     "BiasAdd, so the session fuses them",
+     grt_opt_pass_matmul_fusion},
     /* Again at the end: layout makes Transposes of Consts, fusion leaves
      * shape arithmetic and duplicates behind. */
     {"constant_folding", "(again, after layout and fusion)", grt_opt_pass_constant_folding},

@@ -10,4 +10,5 @@
 GRT_CPU_KERNEL_TABLE(nn, K("Relu", relu), K("ReluGrad", relu_grad), K("BiasAdd", bias_add),
                      K("BiasAddGrad", bias_add_grad), K("Softmax", softmax),
                      K("SparseSoftmaxCrossEntropyWithLogits", sparse_xent),
-                     K("SoftmaxCrossEntropyWithLogits", xent));
+                     K("SoftmaxCrossEntropyWithLogits", xent), K("_LayerNorm", layer_norm),
+                     K("_Gelu", gelu));

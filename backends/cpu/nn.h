@@ -2,6 +2,7 @@
 #ifndef GRT_BACKENDS_CPU_NN_H_
 #define GRT_BACKENDS_CPU_NN_H_
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kernels/op_kernel.h"
@@ -17,5 +18,14 @@ GRT_MUST_USE grt_status* grt_cpu_bias_add_grad(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_softmax(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_sparse_xent(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_xent(grt_kernel_ctx* ctx);
+
+/* The sequence models' fused ops (ops/defs_fused_seq.c), float32. One row
+ * of n elements of _LayerNorm (y may not alias x), and _Gelu over n
+ * elements (y may be x); exported for the kernel tests' references. */
+void grt_cpu_layer_norm_row(const float* x, float* y, int64_t n, const float* gamma,
+                            const float* beta, float epsilon);
+void grt_cpu_gelu_f32(const float* x, float* y, int64_t n, bool approximate);
+GRT_MUST_USE grt_status* grt_cpu_layer_norm(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_gelu(grt_kernel_ctx* ctx);
 
 #endif /* GRT_BACKENDS_CPU_NN_H_ */

@@ -176,6 +176,9 @@ static const grt_kernel_spec kRows[] = {
     /* remapper fusions (grt's session makes them) */
     ONLY("_FusedMatMul", "T: {float32}"),
     ONLY("_FusedConv2D", "T: {float32}"),
+    /* the sequence fusions (ops/defs_fused_seq.c; the optimizer makes them) */
+    ONLY("_LayerNorm", "T: {float32}"),
+    ONLY("_Gelu", "T: {float32}"),
 };
 
 GRT_KERNEL_TABLE(grt_kernels_cpu, "CPU", kRows);

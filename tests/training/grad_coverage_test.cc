@@ -40,6 +40,9 @@ const std::set<std::string> kNoGradientYet = {
     // remapper does); TensorFlow registers no gradient for them either
     "_FusedMatMul",
     "_FusedConv2D",
+    // made by the optimizer's sequence fusions (inference only)
+    "_LayerNorm",
+    "_Gelu",
     "TruncateMod",        // gradient not written yet
     "MatrixDeterminant",  // needs MatrixInverse
     // indexing ops added for ONNX import: TensorFlow's gradients need

@@ -1,0 +1,71 @@
+/* The sequence fusions' pattern tests (seq_match.h). */
+#include "optimizer/seq_match.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "base/tensor.h"
+
+grt_sm_value grt_sm_input(const grt_opt_ctx* c, int32_t i, int32_t k) {
+  grt_sm_value v = {-1, -1};
+  if (i < 0) return v;
+  v.node = grt_opt_input_node(c, i, k, &v.port);
+  /* A node added by this pass (an earlier rewrite's) has no signature or
+   * uses yet: nothing to match. */
+  if (v.node < 0 || v.node >= grt_opt_num_nodes(c)) v.node = v.port = -1;
+  return v;
+}
+
+bool grt_sm_same(grt_sm_value a, grt_sm_value b) {
+  return a.node >= 0 && a.node == b.node && a.port == b.port;
+}
+
+bool grt_sm_is(const grt_opt_ctx* c, int32_t i, const char* op) {
+  return i >= 0 && i < grt_opt_num_nodes(c) && !grt_opt_is_dead(c, i) &&
+         strcmp(grt_opt_node(c, i)->op, op) == 0;
+}
+
+bool grt_sm_is_any(const grt_opt_ctx* c, int32_t i, const char* const* ops) {
+  for (; *ops; ops++)
+    if (grt_sm_is(c, i, *ops)) return true;
+  return false;
+}
+
+bool grt_sm_inner(const grt_opt_ctx* c, int32_t i, int32_t like) {
+  if (i < 0 || i >= grt_opt_num_nodes(c) || grt_opt_is_dead(c, i) || grt_opt_is_fixed(c, i))
+    return false;
+  const grt_node* n = grt_opt_node(c, i);
+  const grt_opt_use* u;
+  if (n->n_controls > 0 || n->sig.n_outputs != 1 || grt_opt_uses(c, i, -1, &u) > 0) return false;
+  if (grt_opt_output_type(c, i, 0) != GRT_FLOAT32 || grt_opt_num_data_uses(c, i) != 1) return false;
+  const grt_node* l = grt_opt_node(c, like);
+  return strcmp(n->device, l->device) == 0 &&
+         strcmp(grt_opt_device_type(c, i), grt_opt_device_type(c, like)) == 0;
+}
+
+int32_t grt_sm_only_use(const grt_opt_ctx* c, int32_t i) {
+  const grt_opt_use* u;
+  return grt_opt_uses(c, i, 0, &u) == 1 ? u[0].node : -1;
+}
+
+bool grt_sm_const_scalar(const grt_opt_ctx* c, int32_t i, float* out) {
+  const grt_tensor* t = i >= 0 && i < grt_opt_num_nodes(c) ? grt_opt_const_value(c, i) : NULL;
+  if (!t || t->dtype != GRT_FLOAT32 || grt_tensor_num_elements(t) != 1) return false;
+  *out = *(const float*)grt_tensor_data(t);
+  return true;
+}
+
+grt_sm_value grt_sm_other(const grt_opt_ctx* c, int32_t i, grt_sm_value x) {
+  grt_sm_value none = {-1, -1};
+  if (i < 0 || grt_opt_node(c, i)->n_inputs != 2) return none;
+  grt_sm_value a = grt_sm_input(c, i, 0), b = grt_sm_input(c, i, 1);
+  if (grt_sm_same(a, x)) return b;
+  if (grt_sm_same(b, x)) return a;
+  return none;
+}
+
+bool grt_sm_binary_const(const grt_opt_ctx* c, int32_t i, grt_sm_value x, float want, float tol) {
+  grt_sm_value o = grt_sm_other(c, i, x);
+  float v;
+  return o.port == 0 && grt_sm_const_scalar(c, o.node, &v) && fabsf(v - want) <= tol * fabsf(want);
+}

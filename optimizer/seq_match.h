@@ -1,0 +1,38 @@
+/* Internal: the small pattern tests the sequence-model fusions share
+ * (pass_layer_norm.c, pass_gelu.c, pass_matmul_fusion.c). They read the
+ * graph as it was when the pass began (pass.h). */
+#ifndef GRT_OPTIMIZER_SEQ_MATCH_H_
+#define GRT_OPTIMIZER_SEQ_MATCH_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "optimizer/pass.h"
+
+/* Where a value comes from: output `port` of node `node`. */
+typedef struct {
+  int32_t node;
+  int32_t port;
+} grt_sm_value;
+
+/* Input k of node i, or {-1, -1}. */
+grt_sm_value grt_sm_input(const grt_opt_ctx* c, int32_t i, int32_t k);
+bool grt_sm_same(grt_sm_value a, grt_sm_value b);
+/* Whether node i runs op `op` (one of the NULL-terminated `ops` for _any). */
+bool grt_sm_is(const grt_opt_ctx* c, int32_t i, const char* op);
+bool grt_sm_is_any(const grt_opt_ctx* c, int32_t i, const char* const* ops);
+/* A node a fusion may swallow: live, not fixed, float32 output 0 its only
+ * output, read by exactly one data input and no control edge, waiting on
+ * none, on `like`'s device. */
+bool grt_sm_inner(const grt_opt_ctx* c, int32_t i, int32_t like);
+/* The one data use of node i (grt_sm_inner holds), as a node index. */
+int32_t grt_sm_only_use(const grt_opt_ctx* c, int32_t i);
+/* A float32 Const of one element: its value in *out. */
+bool grt_sm_const_scalar(const grt_opt_ctx* c, int32_t i, float* out);
+/* Whether the binary node i reads `x` on one side and a float32 Const
+ * scalar within `tol` (relative) of `want` on the other. */
+bool grt_sm_binary_const(const grt_opt_ctx* c, int32_t i, grt_sm_value x, float want, float tol);
+/* For binary node i reading `x` on one side: the other side, else {-1, -1}. */
+grt_sm_value grt_sm_other(const grt_opt_ctx* c, int32_t i, grt_sm_value x);
+
+#endif /* GRT_OPTIMIZER_SEQ_MATCH_H_ */
