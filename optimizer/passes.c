@@ -10,6 +10,10 @@
 const grt_opt_pass grt_opt_passes[] = {
     {"identity", "Identity nodes (and NoOps) between two nodes of one device removed",
      grt_opt_pass_identity},
+    {"conv_fusion",
+     "Conv2D/DepthwiseConv2dNative + BiasAdd (+ residual Add) (+ activation) as one "
+     "_FusedConv2D/_FusedDepthwiseConv2dNative",
+     grt_opt_pass_conv_fusion},
 };
 
 #define N_PASSES ((int32_t)(sizeof grt_opt_passes / sizeof grt_opt_passes[0]))

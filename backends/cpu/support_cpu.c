@@ -157,6 +157,7 @@ static const grt_kernel_spec kRows[] = {
     /* remapper fusions (grt's session makes them) */
     ONLY("_FusedMatMul", "T: {float32}"),
     ONLY("_FusedConv2D", "T: {float32}"),
+    ONLY("_FusedDepthwiseConv2dNative", "T: {float32}"),
 };
 
 GRT_KERNEL_TABLE(grt_kernels_cpu, "CPU", kRows);
