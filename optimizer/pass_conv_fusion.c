@@ -30,8 +30,8 @@
 /* What a device type's fused convolution kernels accept. */
 typedef struct {
   const char* type;
-  bool depthwise; /* has _FusedDepthwiseConv2dNative */
-  bool residual;  /* fused_ops "Add" */
+  bool depthwise;   /* has _FusedDepthwiseConv2dNative */
+  bool residual;    /* fused_ops "Add" */
   const char* acts; /* the activations, space-separated, each ending in ' ' */
 } fusion_caps;
 
@@ -82,14 +82,14 @@ static int32_t sole_consumer(grt_opt_ctx* c, int32_t v, int32_t* out_input) {
 
 /* Whether input `k` of node j is a one-element float Const equal to `want`. */
 static bool scalar_input(grt_opt_ctx* c, int32_t j, int32_t k, float want) {
-  int32_t port;
-  const grt_tensor* t = grt_opt_const_value(c, grt_opt_input_node(c, j, k, &port));
+  int32_t port, s = grt_opt_input_node(c, j, k, &port);
+  const grt_tensor* t = s >= 0 ? grt_opt_const_value(c, s) : NULL;
   if (!t || grt_tensor_dtype(t) != GRT_FLOAT32 || grt_tensor_num_elements(t) != 1) return false;
   return *(const float*)grt_tensor_data(t) == want;
 }
 
 static bool shapes_same(const grt_shape* a, const grt_shape* b) {
-  if (a->rank < 0 || a->rank != b->rank) return false;
+  if (!a || !b || a->rank < 0 || a->rank != b->rank) return false;
   for (int32_t i = 0; i < a->rank; i++)
     if (a->dims[i] != b->dims[i]) return false;
   return true;
@@ -231,7 +231,7 @@ static grt_status* zero_bias(grt_opt_ctx* c, const chain* ch, bool depthwise, in
   int32_t fsrc = grt_opt_input_node(c, ch->conv, 1, &port);
   const grt_shape* fs = grt_opt_output_shape(c, fsrc, port);
   *out = -1;
-  if (fs->rank != 4 || fs->dims[2] < 0 || fs->dims[3] < 0) return NULL;
+  if (!fs || fs->rank != 4 || fs->dims[2] < 0 || fs->dims[3] < 0) return NULL;
   int64_t oc = depthwise ? fs->dims[2] * fs->dims[3] : fs->dims[3];
   grt_tensor* t = NULL;
   GRT_RETURN_IF_ERROR(grt_tensor_new(GRT_FLOAT32, 1, &oc, &t));
@@ -273,15 +273,13 @@ grt_status* grt_opt_pass_conv_fusion(grt_opt_ctx* c) {
   for (int32_t i = 0; i < n; i++) {
     const grt_node* node = grt_opt_node(c, i);
     bool depthwise = is_op(node, "DepthwiseConv2dNative");
-    if ((!depthwise && !is_op(node, "Conv2D")) || grt_opt_is_dead(c, i) ||
-        grt_opt_is_fixed(c, i) || node->n_controls > 0 ||
-        grt_opt_output_type(c, i, 0) != GRT_FLOAT32)
+    if ((!depthwise && !is_op(node, "Conv2D")) || grt_opt_is_dead(c, i) || grt_opt_is_fixed(c, i) ||
+        node->n_controls > 0 || grt_opt_output_type(c, i, 0) != GRT_FLOAT32)
       continue;
     const char* type = grt_opt_device_type(c, i);
     const fusion_caps* caps = caps_of(type);
     const char* op = depthwise ? "_FusedDepthwiseConv2dNative" : "_FusedConv2D";
-    if (!caps || (depthwise && !caps->depthwise) ||
-        !grt_opt_has_kernel(type, op, "T", GRT_FLOAT32))
+    if (!caps || (depthwise && !caps->depthwise) || !grt_opt_has_kernel(type, op, "T", GRT_FLOAT32))
       continue;
     chain ch;
     if (!match(c, i, caps, &ch)) continue;

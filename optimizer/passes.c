@@ -10,6 +10,10 @@
 const grt_opt_pass grt_opt_passes[] = {
     {"identity", "Identity nodes (and NoOps) between two nodes of one device removed",
      grt_opt_pass_identity},
+    {"layout",
+     "NCHW convolutions, pools and the element-wise ops between them run in NHWC on device types "
+     "that prefer it, with one Transpose in and out of each chain",
+     grt_opt_pass_layout},
     {"conv_fusion",
      "Conv2D/DepthwiseConv2dNative + BiasAdd (+ residual Add) (+ activation) as one "
      "_FusedConv2D/_FusedDepthwiseConv2dNative",

@@ -78,7 +78,8 @@ static grt_status* parse_fused(const grt_kernel_ctx* ctx, fused_spec* out) {
                        "_HardSwish or _Swish)",
                        ops[k]);
     out->alpha = out->act->alpha;
-    if (out->alpha < 0) GRT_RETURN_IF_ERROR(grt_kernel_attr_float(ctx, "leakyrelu_alpha", &out->alpha));
+    if (out->alpha < 0)
+      GRT_RETURN_IF_ERROR(grt_kernel_attr_float(ctx, "leakyrelu_alpha", &out->alpha));
     k++;
   }
   if (k != n)
@@ -92,8 +93,7 @@ static grt_status* parse_fused(const grt_kernel_ctx* ctx, fused_spec* out) {
                      "fused_ops with%s Add takes num_args %lld (bias%s), got num_args %lld and %d "
                      "inputs",
                      out->residual ? "" : "out", (long long)want,
-                     out->residual ? " and residual" : "", (long long)num_args,
-                     (int)ctx->n_inputs);
+                     out->residual ? " and residual" : "", (long long)num_args, (int)ctx->n_inputs);
   return NULL;
 }
 
