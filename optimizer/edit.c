@@ -255,7 +255,14 @@ grt_status* grt_opt_replace_uses(grt_opt_ctx* c, int32_t from, int32_t from_port
 
 void grt_opt_kill(grt_opt_ctx* c, int32_t i) { c->flags[i] |= OPT_DEAD; }
 
-void grt_opt_take_name(grt_opt_ctx* c, int32_t node, int32_t from) { c->take_name[node] = from; }
+void grt_opt_take_name(grt_opt_ctx* c, int32_t node, int32_t from) {
+  c->take_name[node] = from;
+  /* The node stands for `from` now: it is dropped when unused only if
+   * `from` would have been (a sink of the input graph, a model's output,
+   * stays under its new node). */
+  c->flags[node] = (uint8_t)((c->flags[node] & ~(OPT_NEW | OPT_HAD_USES)) |
+                             (c->flags[from] & (OPT_NEW | OPT_HAD_USES)));
+}
 
 void grt_opt_count(grt_opt_ctx* c, int32_t n) {
   if (c->rep) c->rep->changes += n;
