@@ -24,6 +24,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "base/status.h"
 #include "optimizer/passes.h"
 
@@ -93,6 +94,24 @@ static bool shapes_same(const grt_shape* a, const grt_shape* b) {
   for (int32_t i = 0; i < a->rank; i++)
     if (a->dims[i] != b->dims[i]) return false;
   return true;
+}
+
+/* Nodes this pass made stand for the chains' last nodes (their shapes). */
+typedef struct {
+  int32_t n_start;
+  int32_t* orig; /* per node made here (index - n_start): the node it replaced, or -1 */
+  int32_t cap;
+} origins;
+
+/* The inferred shape of output (i, port), for a fused node made earlier in
+ * this pass that of the node it replaced. */
+static const grt_shape* shape_of(grt_opt_ctx* c, const origins* o, int32_t i, int32_t port) {
+  if (i >= o->n_start) {
+    int32_t k = i - o->n_start;
+    if (k >= o->cap || o->orig[k] < 0) return NULL;
+    i = o->orig[k];
+  }
+  return i >= 0 ? grt_opt_output_shape(c, i, port) : NULL;
 }
 
 typedef struct {
@@ -171,7 +190,7 @@ static void match_act(grt_opt_ctx* c, const fusion_caps* caps, chain* ch) {
 }
 
 /* The chain starting at convolution i, or false when nothing fuses. */
-static bool match(grt_opt_ctx* c, int32_t i, const fusion_caps* caps, chain* ch) {
+static bool match(grt_opt_ctx* c, const origins* o, int32_t i, const fusion_caps* caps, chain* ch) {
   memset(ch, 0, sizeof *ch);
   ch->conv = ch->last = i;
   ch->bias_src = ch->residual_src = -1;
@@ -192,8 +211,7 @@ static bool match(grt_opt_ctx* c, int32_t i, const fusion_caps* caps, chain* ch)
       (is_op(grt_opt_node(c, j), "AddV2") || is_op(grt_opt_node(c, j), "Add"))) {
     int32_t port, other = grt_opt_input_node(c, j, 1 - in, &port);
     const grt_shape* mine = grt_opt_output_shape(c, ch->last, 0);
-    if (grt_opt_output_type(c, other, port) == GRT_FLOAT32 &&
-        shapes_same(grt_opt_output_shape(c, other, port), mine) &&
+    if (other >= 0 && shapes_same(shape_of(c, o, other, port), mine) &&
         shapes_same(grt_opt_output_shape(c, j, 0), mine)) {
       ch->residual_src = other;
       ch->residual_port = port;
@@ -240,7 +258,7 @@ static grt_status* zero_bias(grt_opt_ctx* c, const chain* ch, bool depthwise, in
   return s;
 }
 
-static grt_status* fuse(grt_opt_ctx* c, const chain* ch, bool depthwise, bool* done) {
+static grt_status* fuse(grt_opt_ctx* c, origins* o, const chain* ch, bool depthwise, bool* done) {
   *done = false;
   int32_t bias = ch->bias_src, bias_port = ch->bias_port;
   if (bias < 0) {
@@ -251,6 +269,15 @@ static grt_status* fuse(grt_opt_ctx* c, const chain* ch, bool depthwise, bool* d
   const char* op = depthwise ? "_FusedDepthwiseConv2dNative" : "_FusedConv2D";
   int32_t f;
   GRT_RETURN_IF_ERROR(grt_opt_add_node(c, ch->last, "fused", op, &f));
+  if (f - o->n_start >= o->cap) {
+    int32_t cap = 2 * (f - o->n_start) + 16;
+    int32_t* m = grt_realloc(o->orig, (size_t)cap * sizeof *m);
+    if (!m) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory fusing convolutions");
+    for (int32_t k = o->cap; k < cap; k++) m[k] = -1;
+    o->orig = m;
+    o->cap = cap;
+  }
+  o->orig[f - o->n_start] = ch->last;
   for (int32_t k = 0; k < 2; k++) {
     int32_t port, src = grt_opt_input_node(c, ch->conv, k, &port);
     GRT_RETURN_IF_ERROR(grt_opt_add_input(c, f, src, port));
@@ -270,6 +297,7 @@ static grt_status* fuse(grt_opt_ctx* c, const chain* ch, bool depthwise, bool* d
 grt_status* grt_opt_pass_conv_fusion(grt_opt_ctx* c) {
   int32_t n = grt_opt_num_nodes(c);
   int32_t fused = 0, residual = 0, act = 0;
+  origins o = {n, NULL, 0};
   for (int32_t i = 0; i < n; i++) {
     const grt_node* node = grt_opt_node(c, i);
     bool depthwise = is_op(node, "DepthwiseConv2dNative");
@@ -282,14 +310,19 @@ grt_status* grt_opt_pass_conv_fusion(grt_opt_ctx* c) {
     if (!caps || (depthwise && !caps->depthwise) || !grt_opt_has_kernel(type, op, "T", GRT_FLOAT32))
       continue;
     chain ch;
-    if (!match(c, i, caps, &ch)) continue;
+    if (!match(c, &o, i, caps, &ch)) continue;
     bool done;
-    GRT_RETURN_IF_ERROR(fuse(c, &ch, depthwise, &done));
+    grt_status* s = fuse(c, &o, &ch, depthwise, &done);
+    if (s) {
+      grt_free(o.orig);
+      return s;
+    }
     if (!done) continue;
     fused++;
     residual += ch.residual_src >= 0;
     act += ch.act != NULL;
   }
+  grt_free(o.orig);
   grt_opt_count(c, fused);
   if (fused)
     grt_opt_detail(c, "%d convolutions fused (%d with a residual Add, %d with an activation)",

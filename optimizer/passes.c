@@ -10,6 +10,10 @@
 const grt_opt_pass grt_opt_passes[] = {
     {"identity", "Identity nodes (and NoOps) between two nodes of one device removed",
      grt_opt_pass_identity},
+    {"bn_fold",
+     "inference batch norms and per-channel scale/shift chains after a convolution with a "
+     "constant filter folded into the filter and a bias",
+     grt_opt_pass_bn_fold},
     {"layout",
      "NCHW convolutions, pools and the element-wise ops between them run in NHWC on device types "
      "that prefer it, with one Transpose in and out of each chain",

@@ -154,3 +154,87 @@ TEST(ConvFusion, KernelRejectsBadResidual) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace convtest;
+
+// bn_fold then conv_fusion: the ONNX importer's inference BatchNormalization
+// ((x - mean) * rsqrt(var + eps) * scale + bias over [C,1,1] reshapes)
+// after an NCHW Conv2D whose filter is a Transpose of a Const (OIHW ->
+// HWIO) folds into the filter and a bias; the Relu then fuses.
+TEST(BnFold, ImporterBatchNormAfterNchwConv) {
+  std::string text = Graph(
+      R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[-1,3,6,6]}},)"
+      "\n" +
+      Const("w_oihw", {4, 3, 3, 3}, 1) + IntConst("perm", {4}, "2,3,1,0") + Const("b", {4}, 2) +
+      Const("mean", {4}, 3) + Const("scale", {4}, 5) + Const("offset", {4}, 6) +
+      R"({"name":"var","op":"Const","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[4],"values":[0.5,1.5,2.0,0.25]}}},)"
+      "\n" +
+      IntConst("c11", {3}, "-1,1,1") + Scalar("eps", 1e-5f) +
+      R"({"name":"w","op":"Transpose","inputs":["w_oihw","perm"]},
+         {"name":"conv","op":"Conv2D","inputs":["x","w"],"attrs":{"strides":[1,1,1,1],"padding":"SAME","data_format":"NCHW"}},
+         {"name":"bias","op":"BiasAdd","inputs":["conv","b"],"attrs":{"data_format":"NCHW"}},
+         {"name":"rm","op":"Reshape","inputs":["mean","c11"]},
+         {"name":"rv","op":"Reshape","inputs":["var","c11"]},
+         {"name":"rs","op":"Reshape","inputs":["scale","c11"]},
+         {"name":"ro","op":"Reshape","inputs":["offset","c11"]},
+         {"name":"ve","op":"AddV2","inputs":["rv","eps"]},
+         {"name":"inv","op":"Rsqrt","inputs":["ve"]},
+         {"name":"centered","op":"Sub","inputs":["bias","rm"]},
+         {"name":"normalized","op":"Mul","inputs":["centered","inv"]},
+         {"name":"scaled","op":"Mul","inputs":["normalized","rs"]},
+         {"name":"bn","op":"AddV2","inputs":["scaled","ro"]},
+         {"name":"y","op":"Relu","inputs":["bn"]})");
+  grt_tensor* x = Input({2, 3, 6, 6}, 4);
+  Result r = ExpectSame(text, {{"x", x}}, {"y"}, 2e-5f);
+  EXPECT_NE(r.report.find("1 scale/shift chains folded"), std::string::npos) << r.report;
+  Optimized o = Optimize(text);
+  EXPECT_EQ(o.count["Mul"] + o.count["Sub"] + o.count["Rsqrt"] + o.count["Conv2D"], 0) << o.json;
+  EXPECT_EQ(o.count["_FusedConv2D"], 1) << o.json;
+  // The batch norm's own output is still there to fetch (fallback).
+  ExpectSame(text, {{"x", x}}, {"bn", "centered"}, 2e-5f);
+  grt_tensor_free(x);
+}
+
+// FusedBatchNormV3 at inference after an NHWC depthwise convolution.
+TEST(BnFold, FusedBatchNormV3AfterDepthwise) {
+  std::string text = Graph(
+      R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[-1,5,5,3]}},)"
+      "\n" +
+      Const("w", {3, 3, 3, 2}, 1) + Const("scale", {6}, 2) + Const("offset", {6}, 3) +
+      Const("mean", {6}, 4) +
+      R"({"name":"var","op":"Const","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[6],"values":[0.5,1.5,2.0,0.25,1,3]}}},
+         {"name":"conv","op":"DepthwiseConv2dNative","inputs":["x","w"],"attrs":{"strides":[1,1,1,1],"padding":"VALID"}},
+         {"name":"bn","op":"FusedBatchNormV3","inputs":["conv","scale","offset","mean","var"],
+          "attrs":{"U":"float32","epsilon":0.001,"is_training":false}},
+         {"name":"y","op":"Sigmoid","inputs":["bn"]})");
+  grt_tensor* x = Input({2, 5, 5, 3}, 6);
+  ExpectSame(text, {{"x", x}}, {"y"}, 2e-5f);
+  Optimized o = Optimize(text);
+  EXPECT_EQ(o.count["FusedBatchNormV3"], 0) << o.json;
+  EXPECT_EQ(o.op["y"], "_FusedDepthwiseConv2dNative") << o.json;
+  grt_tensor_free(x);
+}
+
+// A scale that is not constant (fed) is not folded; nor is a chain past a
+// value read twice.
+TEST(BnFold, NonConstantScaleStays) {
+  std::string text = Graph(
+      R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[1,4,4,2]}},
+         {"name":"s","op":"Placeholder","attrs":{"dtype":"float32","shape":[2]}},)"
+      "\n" +
+      Const("w", {1, 1, 2, 2}, 1) +
+      R"({"name":"conv","op":"Conv2D","inputs":["x","w"],"attrs":{"strides":[1,1,1,1],"padding":"VALID"}},
+         {"name":"y","op":"Mul","inputs":["conv","s"]})");
+  grt_tensor* x = Input({1, 4, 4, 2}, 6);
+  grt_tensor* s = Input({2}, 2);
+  ExpectSame(text, {{"x", x}, {"s", s}}, {"y"});
+  Optimized o = Optimize(text);
+  EXPECT_EQ(o.op["y"], "Mul");
+  EXPECT_EQ(o.report.find("folded into"), std::string::npos) << o.report;
+  grt_tensor_free(x);
+  grt_tensor_free(s);
+}
+
+}  // namespace
