@@ -174,6 +174,16 @@ static bool operand_ok(const layout* L, int32_t i, int32_t k) {
   return true;
 }
 
+/* Whether inputs [from, to) of node i are all of rank 4 (a layout input
+ * of unknown rank could not be transposed). */
+static bool inputs_rank4(grt_opt_ctx* c, int32_t i, int32_t from, int32_t to) {
+  for (int32_t k = from; k < to; k++) {
+    int32_t port, s = grt_opt_input_node(c, i, k, &port);
+    if (!rank4(c, s, port)) return false;
+  }
+  return true;
+}
+
 /* Whether node i may be converted now. */
 static bool convertible(const layout* L, int32_t i) {
   grt_opt_ctx* c = L->c;
@@ -190,9 +200,10 @@ static bool convertible(const layout* L, int32_t i) {
   switch (L->k[i]) {
     case K_ANCHOR:
       return strcmp(data_format(n), "NCHW") == 0 && rank4(c, i, 0) &&
-             grt_opt_output_type(c, i, 0) == GRT_FLOAT32;
+             grt_opt_output_type(c, i, 0) == GRT_FLOAT32 && inputs_rank4(c, i, 0, 1) &&
+             (n->n_inputs < 4 || inputs_rank4(c, i, 3, 4));
     case K_UNARY:
-      return n->n_inputs == 1 && reads_converted(L, i, 0, 1);
+      return n->n_inputs == 1 && reads_converted(L, i, 0, 1) && inputs_rank4(c, i, 0, 1);
     case K_BINARY:
       return n->n_inputs == 2 && reads_converted(L, i, 0, 2) && operand_ok(L, i, 0) &&
              operand_ok(L, i, 1);
@@ -207,10 +218,11 @@ static bool convertible(const layout* L, int32_t i) {
     }
     case K_CONCAT:
       return n->n_inputs >= 3 && reads_converted(L, i, 0, n->n_inputs - 1) &&
+             inputs_rank4(c, i, 0, n->n_inputs - 1) &&
              const_ints(c, i, n->n_inputs - 1, v, 1, &m) && m == 1 && v[0] >= -4 && v[0] < 4;
     case K_PAD:
-      return n->n_inputs == 2 && reads_converted(L, i, 0, 1) && const_ints(c, i, 1, v, 8, &m) &&
-             m == 8;
+      return n->n_inputs == 2 && reads_converted(L, i, 0, 1) && inputs_rank4(c, i, 0, 1) &&
+             const_ints(c, i, 1, v, 8, &m) && m == 8;
     default:
       return false;
   }
@@ -259,6 +271,7 @@ static grt_status* nhwc_input(layout* L, int32_t i, int32_t k) {
   if (sh->rank == 4 && port == 0 && s < L->n && L->to_nhwc[s] >= 0)
     return grt_opt_add_input(c, tw, L->to_nhwc[s], 0);
   int32_t src = s, src_port = port;
+  if (sh->rank < 0) return GRT_ERROR(INTERNAL, "layout: an input of unknown rank");
   if (sh->rank != 4) {
     bool ones = true;
     for (int32_t d = 0; d < sh->rank; d++) ones = ones && sh->dims[d] == 1;

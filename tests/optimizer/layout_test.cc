@@ -95,6 +95,24 @@ TEST(Layout, OffAndNhwcUntouched) {
   EXPECT_EQ(o.op["y"], "Conv2D");
 }
 
+// An input of unknown rank cannot be transposed: the convolution stays
+// NCHW, and runs right.
+TEST(Layout, UnknownRankInputStays) {
+  std::string text =
+      Graph(R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32"}},)"
+            "\n" +
+            Const("w", {3, 3, 2, 3}, 1) +
+            R"({"name":"y","op":"Conv2D","inputs":["x","w"],"attrs":{"strides":[1,1,1,1],
+          "padding":"EXPLICIT","explicit_paddings":[0,0,0,0,1,1,0,2],"data_format":"NCHW"}})");
+  grt_tensor* x = Input({2, 2, 4, 5}, 3);
+  Result r = ExpectSame(text, {{"x", x}}, {"y"});
+  ASSERT_EQ(r.shapes.size(), 1u);
+  EXPECT_EQ(r.shapes[0], (std::vector<int64_t>{2, 3, 4, 5}));
+  Optimized o = Optimize(text);
+  EXPECT_EQ(o.count["Transpose"], 0) << o.json;
+  grt_tensor_free(x);
+}
+
 // A fed intermediate inside the chain: it has a name in the optimized graph
 // (its way back), which is not safe to feed, so the run falls back, and the
 // result matches the graph as written.

@@ -35,6 +35,7 @@ const std::set<std::string> kNoGradientYet = {
     // remapper does); TensorFlow registers no gradient for them either
     "_FusedMatMul",
     "_FusedConv2D",
+    "_FusedDepthwiseConv2dNative",
     "TruncateMod",        // gradient not written yet
     "MatrixDeterminant",  // needs MatrixInverse
     // indexing ops added for ONNX import: TensorFlow's gradients need
