@@ -177,7 +177,7 @@ static grt_status* start(grt_opt_ctx* c, const grt_graph* in) {
   grt_graph* dst = NULL;
   grt_status* st = names ? grt_graph_new(&dst) : oom();
   if (!st) st = grt_graph_reserve(dst, n);
-  for (int32_t i = 0; i < n; i++) {
+  for (int32_t i = 0; i < n && names; i++) { /* names NULL: st says out of memory */
     names[i] = in->nodes[i].name;
     c->flags[i] = used[i] ? OPT_HAD_USES : 0;
     if (c->env && c->env->node_device_type && c->env->node_device_type[i])
