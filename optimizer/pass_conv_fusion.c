@@ -10,7 +10,9 @@
  *        (fused_ops "Add", num_args 2: the residual of a ResNet block)
  *     -> one activation: Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh;
  *        Maximum(v, 0) as Relu and Minimum(Maximum(v, 0), 6) as Relu6 (the
- *        ONNX importer's Clip); v * Sigmoid(v) as _Swish (SiLU).
+ *        ONNX importer's Clip); v * Sigmoid(v) as _Swish (SiLU); the
+ *        importer's HardSwish (v * Maximum(Minimum(v/6 + 0.5, 1), 0)) as
+ *        _HardSwish.
  *
  * Every member but the last has exactly one data use (the next member),
  * no control edges, and sits on the convolution's device; all are float32.
@@ -37,7 +39,7 @@ typedef struct {
 } fusion_caps;
 
 static const fusion_caps kTypes[] = {
-    {"CPU", true, true, "Relu Relu6 Elu LeakyRelu Sigmoid Tanh _Swish "},
+    {"CPU", true, true, "Relu Relu6 Elu LeakyRelu Sigmoid Tanh _Swish _HardSwish "},
     {"GPU", false, false, "Relu Relu6 Elu "},
 };
 
@@ -120,7 +122,7 @@ typedef struct {
   int32_t residual_src, residual_port; /* -1: none */
   const char* act;                     /* NULL: none */
   float leaky_alpha;
-  int32_t members[8];
+  int32_t members[12];
   int32_t n_members;
 } chain;
 
@@ -129,33 +131,73 @@ static void add_member(chain* ch, int32_t j) {
   ch->last = j;
 }
 
+/* The other operand of binary node j, whose input `from` reads (v, 0);
+ * -1 when j does not read v exactly once. */
+static int32_t other_operand(grt_opt_ctx* c, int32_t j, int32_t v, int32_t* out_k) {
+  int32_t p0, p1;
+  int32_t a = grt_opt_input_node(c, j, 0, &p0), b = grt_opt_input_node(c, j, 1, &p1);
+  if (a == v && p0 == 0 && !(b == v && p1 == 0)) {
+    *out_k = 1;
+    return b;
+  }
+  if (b == v && p1 == 0 && !(a == v && p0 == 0)) {
+    *out_k = 0;
+    return a;
+  }
+  return -1;
+}
+
+/* Activations that read v twice: v * Sigmoid(v) (SiLU) as _Swish, and the
+ * ONNX importer's HardSwish, v * Maximum(Minimum(v / 6 + 0.5, 1), 0) (its
+ * v / 6 written Mul(1/6, v)), as _HardSwish. */
+static void match_two_uses(grt_opt_ctx* c, const fusion_caps* caps, chain* ch) {
+  const grt_opt_use* u;
+  int32_t v = ch->last;
+  if (grt_opt_num_data_uses(c, v) != 2 || grt_opt_uses(c, v, -1, &u) != 0 ||
+      grt_opt_uses(c, v, 0, &u) != 2 || u[0].input < 0 || u[1].input < 0 || u[0].node == u[1].node)
+    return;
+  for (int k = 0; k < 2; k++)
+    if (!joinable(c, ch->conv, u[k].node)) return;
+  int32_t mi, kk;
+  for (int k = 0; k < 2; k++) {
+    int32_t first = u[k].node, mul = u[1 - k].node;
+    if (!is_op(grt_opt_node(c, mul), "Mul") || other_operand(c, mul, v, &kk) < 0) continue;
+    int32_t tail = other_operand(c, mul, v, &kk);
+    if (is_op(grt_opt_node(c, first), "Sigmoid") && tail == first &&
+        sole_consumer(c, first, &mi) == mul && caps_act(caps, "_Swish")) {
+      ch->act = "_Swish";
+      add_member(ch, first);
+      add_member(ch, mul);
+      return;
+    }
+    /* first = Mul(1/6, v) -> AddV2 0.5 -> Minimum 1 -> Maximum 0 = tail */
+    if (!is_op(grt_opt_node(c, first), "Mul") || !caps_act(caps, "_HardSwish")) continue;
+    int32_t k0, steps[3], at = first;
+    if (other_operand(c, first, v, &k0) < 0 || !scalar_input(c, first, k0, 1.0f / 6.0f)) continue;
+    static const char* const kOps[3] = {"AddV2", "Minimum", "Maximum"};
+    static const float kArgs[3] = {0.5f, 1.0f, 0.0f};
+    bool ok = true;
+    for (int st = 0; st < 3 && ok; st++) {
+      int32_t in, nx = sole_consumer(c, at, &in);
+      ok = nx >= 0 && joinable(c, ch->conv, nx) && is_op(grt_opt_node(c, nx), kOps[st]) &&
+           grt_opt_node(c, nx)->n_inputs == 2 && scalar_input(c, nx, 1 - in, kArgs[st]);
+      steps[st] = at = nx;
+    }
+    if (!ok || tail != at || sole_consumer(c, at, &mi) != mul) continue;
+    ch->act = "_HardSwish";
+    add_member(ch, first);
+    for (int st = 0; st < 3; st++) add_member(ch, steps[st]);
+    add_member(ch, mul);
+    return;
+  }
+}
+
 /* The activation after ch->last, if one fuses: sets ch->act and adds its
  * nodes. */
 static void match_act(grt_opt_ctx* c, const fusion_caps* caps, chain* ch) {
   int32_t in, j = sole_consumer(c, ch->last, &in);
-  const grt_opt_use* u;
   if (j < 0) {
-    /* v * Sigmoid(v): v has two uses, the Sigmoid and the Mul. */
-    if (grt_opt_num_data_uses(c, ch->last) != 2 || grt_opt_uses(c, ch->last, -1, &u) != 0 ||
-        grt_opt_uses(c, ch->last, 0, &u) != 2 || !caps_act(caps, "_Swish"))
-      return;
-    int32_t sig = -1, mul = -1;
-    for (int k = 0; k < 2; k++) {
-      if (u[k].input < 0) return;
-      const grt_node* n = grt_opt_node(c, u[k].node);
-      if (is_op(n, "Sigmoid")) sig = u[k].node;
-      if (is_op(n, "Mul")) mul = u[k].node;
-    }
-    int32_t mi;
-    if (sig < 0 || mul < 0 || !joinable(c, ch->conv, sig) || !joinable(c, ch->conv, mul) ||
-        sole_consumer(c, sig, &mi) != mul)
-      return;
-    int32_t p0, p1;
-    int32_t a = grt_opt_input_node(c, mul, 0, &p0), b = grt_opt_input_node(c, mul, 1, &p1);
-    if (!((a == ch->last && b == sig) || (a == sig && b == ch->last)) || p0 != 0 || p1 != 0) return;
-    ch->act = "_Swish";
-    add_member(ch, sig);
-    add_member(ch, mul);
+    match_two_uses(c, caps, ch);
     return;
   }
   if (!joinable(c, ch->conv, j)) return;

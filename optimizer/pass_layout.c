@@ -290,8 +290,8 @@ static grt_status* nhwc_input(layout* L, int32_t i, int32_t k) {
     src_port = 0;
   }
   int32_t t;
-  GRT_RETURN_IF_ERROR(add_transpose(c, sh->rank == 4 ? s : i, "to_nhwc", src, src_port,
-                                    grt_opt_output_type(c, s, port), kPermIn, &t));
+  GRT_RETURN_IF_ERROR(
+      add_transpose(c, i, "to_nhwc", src, src_port, grt_opt_output_type(c, s, port), kPermIn, &t));
   if (sh->rank == 4 && port == 0 && s < L->n) L->to_nhwc[s] = t;
   return grt_opt_add_input(c, tw, t, 0);
 }
@@ -394,7 +394,13 @@ static grt_status* redirect(layout* L, int32_t i) {
   if (!L->native_out[i])
     GRT_RETURN_IF_ERROR(
         add_transpose(c, i, "to_nchw", tw, 0, grt_opt_output_type(c, i, 0), kPermOut, &back));
-  GRT_RETURN_IF_ERROR(grt_opt_replace_uses(c, i, 0, back, 0, true, true));
+  /* Converted readers read the twin, not the way back: feeding X's name
+   * would no longer reach them, so it is not feed-safe then. */
+  const grt_opt_use* u;
+  int32_t n_uses = grt_opt_uses(c, i, 0, &u);
+  bool all_outside = true;
+  for (int32_t k = 0; k < n_uses; k++) all_outside = all_outside && !L->conv[u[k].node];
+  GRT_RETURN_IF_ERROR(grt_opt_replace_uses(c, i, 0, back, 0, true, all_outside));
   grt_opt_kill(c, i);
   grt_opt_take_name(c, back, i);
   return NULL;

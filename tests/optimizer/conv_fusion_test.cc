@@ -86,6 +86,14 @@ std::vector<ActCase> Acts() {
        R"({"name":"s","op":"Sigmoid","inputs":["bias"]},
           {"name":"y","op":"Mul","inputs":["bias","s"]})",
        "_Swish"},
+      {"hardswish",
+       Scalar("a", 1.0f / 6.0f) + Scalar("h", 0.5f) + Scalar("one", 1) + Scalar("zero", 0) +
+           R"({"name":"ax","op":"Mul","inputs":["a","bias"]},
+              {"name":"lin","op":"AddV2","inputs":["ax","h"]},
+              {"name":"lo","op":"Minimum","inputs":["lin","one"]},
+              {"name":"hs","op":"Maximum","inputs":["lo","zero"]},
+              {"name":"y","op":"Mul","inputs":["bias","hs"]})",
+       "_HardSwish"},
   };
 }
 

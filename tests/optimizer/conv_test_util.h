@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <string>
@@ -68,9 +69,11 @@ inline std::string IntConst(const std::string& name, const std::vector<int64_t>&
 }
 
 inline std::string Scalar(const std::string& name, float v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.9g", (double)v);  // exactly v once parsed
   return R"({"name":")" + name +
          R"(","op":"Const","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[],"values":[)" +
-         std::to_string(v) + "]}}},\n";
+         buf + "]}}},\n";
 }
 
 inline std::string Graph(const std::string& nodes) {

@@ -73,6 +73,13 @@ TEST(Layout, ConcatAddAndOutsideReader) {
   ExpectSame(text, {{"x", x}}, {"y", "cat"});
   Result sh = RunGraph(text, {}, {{"x", x}}, {"shape"});
   ASSERT_EQ(sh.error, "");
+  // Feeding "cat", which keeps its name on its way back to NCHW (Shape
+  // reads it) while y reads the NHWC twin: the run must fall back, so y
+  // and shape both see the fed value.
+  grt_tensor* cat = Input({2, 6, 5, 5}, 12);
+  Result fed = ExpectSame(text, {{"cat", cat}}, {"y", "shape"});
+  EXPECT_EQ(fed.error, "");
+  grt_tensor_free(cat);
   Optimized o = Optimize(text);
   EXPECT_EQ(o.op["cat"], "Transpose") << o.json;
   EXPECT_EQ(o.op["y"], "Transpose") << o.json;
