@@ -1,11 +1,21 @@
-/* The fused ops TensorFlow's remapper makes (and grt's session rewrite,
+/* The fused ops TensorFlow's remapper makes (and grt's optimizer,
+ * optimizer/pass_conv_fusion.c, and session rewrite,
  * runtime/session/rewrite_remap.c): a product followed by its bias and an
  * optional activation, named in fused_ops. Inputs and attrs follow
- * TensorFlow's _FusedMatMul and _FusedConv2D (args: num_args tensors, the
- * bias first), T restricted to grt's floating types (TensorFlow's GPU
- * kernels take float16 for _FusedMatMul and float64 for _FusedConv2D; the
- * CPU kernels float32 only, per their support rows), fused_ops [BiasAdd]
- * or [BiasAdd, Relu|Relu6|Elu] (checked by the kernels). */
+ * TensorFlow's _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative
+ * (args: num_args tensors, the bias first), T restricted to grt's floating
+ * types (TensorFlow's GPU kernels take float16 for _FusedMatMul and float64
+ * for _FusedConv2D; the CPU kernels float32 only, per their support rows).
+ * The kernels check fused_ops:
+ *   _FusedMatMul: [BiasAdd] or [BiasAdd, Relu|Relu6|Elu];
+ *   the convolutions (CPU): [BiasAdd], then optionally Add (num_args 2: the
+ *   residual, of the output's shape, summed before the activation, as
+ *   TensorFlow's ["BiasAdd", "Add"]), then optionally one of Relu, Relu6,
+ *   Elu, LeakyRelu (leakyrelu_alpha), Sigmoid, Tanh, or grt's own
+ *   _HardSwish (x * relu6(x + 3) / 6) and _Swish (x * sigmoid(x)), which
+ *   TensorFlow's remapper has no names for. The GPU's _FusedConv2D row
+ *   takes only what TensorFlow's does (the optimizer makes nothing else
+ *   there: pass_conv_fusion.c's table). */
 #include "ops/defs.h"
 #include "ops/shape_conv.h"
 #include "ops/shape_fns.h"
@@ -17,6 +27,9 @@
   "strides: list(int); use_cudnn_on_gpu: bool = true; padding: string; " \
   "explicit_paddings: list(int) = []; data_format: string = 'NHWC'; "    \
   "dilations: list(int) = [1, 1, 1, 1]"
+#define FUSED_DEPTHWISE_ATTRS                                                \
+  "strides: list(int); padding: string; explicit_paddings: list(int) = []; " \
+  "data_format: string = 'NHWC'; dilations: list(int) = [1, 1, 1, 1]"
 
 static const grt_op_spec kRows[] = {
     {"_FusedMatMul", "a: T, b: T, args: num_args * T", "product: T",
@@ -26,6 +39,9 @@ static const grt_op_spec kRows[] = {
     {"_FusedConv2D", "input: T, filter: T, args: num_args * T", "output: T",
      "T: {bfloat16, float16, float32, float64}; " FUSED_ATTRS "; " FUSED_CONV_ATTRS, 0,
      grt_infer_conv2d},
+    {"_FusedDepthwiseConv2dNative", "input: T, filter: T, args: num_args * T", "output: T",
+     "T: {bfloat16, float16, float32, float64}; " FUSED_ATTRS "; " FUSED_DEPTHWISE_ATTRS, 0,
+     grt_infer_depthwise_conv2d},
 };
 
 GRT_OP_TABLE(grt_ops_fused, "fused", kRows);

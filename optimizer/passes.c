@@ -18,7 +18,19 @@ const grt_opt_pass grt_opt_passes[] = {
     {"cse", "nodes computing the same value (same op, attrs, inputs, device) merged",
      grt_opt_pass_cse},
     {"noop", "NoOps joining few control inputs to few control uses removed", grt_opt_pass_noop},
-    /* Layout and the convolution fusions go here. */
+    /* The convolution chains: batch norms folded, NHWC, fusions. */
+    {"bn_fold",
+     "inference batch norms and per-channel scale/shift chains after a convolution with a "
+     "constant filter folded into the filter and a bias",
+     grt_opt_pass_bn_fold},
+    {"layout",
+     "NCHW convolutions, pools and the element-wise ops between them run in NHWC on device types "
+     "that prefer it, with one Transpose in and out of each chain",
+     grt_opt_pass_layout},
+    {"conv_fusion",
+     "Conv2D/DepthwiseConv2dNative + BiasAdd (+ residual Add) (+ activation) as one "
+     "_FusedConv2D/_FusedDepthwiseConv2dNative",
+     grt_opt_pass_conv_fusion},
     /* The sequence models' fusions (vision transformers, transformer encoders). */
     {"layer_norm",
      "Layer normalization spelled out (Mean, Sub, Square, Rsqrt, ...) into _LayerNorm",

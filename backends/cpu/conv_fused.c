@@ -1,37 +1,136 @@
-/* _FusedConv2D: TensorFlow's remapper node for Conv2D + BiasAdd (+ Relu,
- * Relu6 or Elu): inputs (input, filter, bias), Conv2D's attrs plus
- * fused_ops, num_args and epsilon. One oneDNN convolution with a bias
- * argument and an eltwise post-op, so the output is written once. The
- * geometry and descriptors are the Conv2D kernel's (conv.h); the filter is
- * reordered into the primitive's layout on each call, or once per node
- * when it is a Const or an unchanging variable (dnnl_pack.h), as Conv2D's
- * is.
+/* _FusedConv2D and _FusedDepthwiseConv2dNative: TensorFlow's remapper nodes
+ * for a convolution + BiasAdd (+ Add of a residual) (+ an activation),
+ * made by grt's optimizer (optimizer/pass_conv_fusion.c) and the session's
+ * rewrite: inputs (input, filter, bias[, residual]), the convolution's
+ * attrs plus fused_ops, num_args, epsilon and leakyrelu_alpha
+ * (ops/defs_fused.c). One oneDNN convolution with a bias argument and
+ * post-ops (sum for the residual, then eltwise for the activation), so the
+ * output is written once. The geometry and descriptors are the Conv2D
+ * kernel's (conv.h); the filter is reordered into the primitive's layout on
+ * each call, or once per node when it is a Const or an unchanging variable
+ * (dnnl_pack.h), as Conv2D's is.
+ *
+ * The residual reaches oneDNN's sum post-op through the output: it is
+ * copied there first and the convolution adds onto it.
+ *
  * A plan: prim[0] the convolution, prim[1] the filter reorder or NULL;
  * md[0] filter (HWIO), md[1] the primitive's weights, md[2] src, md[3] dst,
  * md[4] bias. */
+#include <math.h>
 #include <string.h>
 
-#include "base/status.h"
-#include "base/tensor.h"
 #include "backends/cpu/conv.h"
 #include "backends/cpu/cpu_util.h"
 #include "backends/cpu/matmul_dnnl.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 static const char kWhat[] = "oneDNN fused convolution";
 
-static grt_status* make_attr(grt_mm_activation act, dnnl_primitive_attr_t* out) {
+/* The activations a fused convolution may end with, by fused_ops name: the
+ * oneDNN eltwise post-op and its arguments (alpha < 0: leakyrelu_alpha).
+ * _HardSwish and _Swish are grt's names (TensorFlow's remapper has none);
+ * hardswish is x * relu6(x + 3) / 6, swish x * sigmoid(x). */
+typedef struct {
+  const char* name;
+  dnnl_alg_kind_t alg;
+  float alpha, beta;
+} conv_act;
+
+static const conv_act kActs[] = {
+    {"Relu", dnnl_eltwise_relu, 0.0f, 0.0f},
+    {"Relu6", dnnl_eltwise_clip_v2, 0.0f, 6.0f},
+    {"Elu", dnnl_eltwise_elu, 1.0f, 0.0f},
+    {"LeakyRelu", dnnl_eltwise_relu, -1.0f, 0.0f},
+    {"Sigmoid", dnnl_eltwise_logistic, 0.0f, 0.0f},
+    {"Tanh", dnnl_eltwise_tanh, 0.0f, 0.0f},
+    {"_HardSwish", dnnl_eltwise_hardswish, 1.0f / 6.0f, 0.5f},
+    {"_Swish", dnnl_eltwise_swish, 1.0f, 0.0f},
+};
+
+/* What fused_ops asks for: [BiasAdd] (+ [Add]) (+ [ACT]). */
+typedef struct {
+  bool residual;
+  const conv_act* act; /* NULL: none */
+  float alpha;         /* the activation's alpha (LeakyRelu's from the attr) */
+} fused_spec;
+
+static grt_status* parse_fused(const grt_kernel_ctx* ctx, fused_spec* out) {
+  const grt_attr_value* v = grt_kernel_attr(ctx, "fused_ops");
+  if (!v || v->type != GRT_ATTR_LIST_STRING)
+    return GRT_ERROR(INVALID_ARGUMENT, "attr 'fused_ops' must be a list of strings");
+  int32_t n = v->u.list.n, k = 1;
+  const char* const* ops = v->u.list.v.s;
+  memset(out, 0, sizeof *out);
+  if (n < 1 || strcmp(ops[0], "BiasAdd") != 0)
+    return GRT_ERROR(UNIMPLEMENTED, "fused_ops must start with BiasAdd, got %d ops starting '%s'",
+                     (int)n, n > 0 ? ops[0] : "");
+  if (k < n && strcmp(ops[k], "Add") == 0) {
+    out->residual = true;
+    k++;
+  }
+  if (k < n) {
+    for (size_t i = 0; i < sizeof kActs / sizeof kActs[0]; i++)
+      if (strcmp(ops[k], kActs[i].name) == 0) out->act = &kActs[i];
+    if (!out->act)
+      return GRT_ERROR(UNIMPLEMENTED,
+                       "fused activation '%s' (Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, "
+                       "_HardSwish or _Swish)",
+                       ops[k]);
+    out->alpha = out->act->alpha;
+    if (out->alpha < 0)
+      GRT_RETURN_IF_ERROR(grt_kernel_attr_float(ctx, "leakyrelu_alpha", &out->alpha));
+    k++;
+  }
+  if (k != n)
+    return GRT_ERROR(UNIMPLEMENTED, "fused_ops '%s' at position %d is not supported", ops[k],
+                     (int)k);
+  int64_t num_args = 0;
+  GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "num_args", &num_args));
+  int64_t want = out->residual ? 2 : 1;
+  if (num_args != want || ctx->n_inputs != 2 + want)
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "fused_ops with%s Add takes num_args %lld (bias%s), got num_args %lld and %d "
+                     "inputs",
+                     out->residual ? "" : "out", (long long)want,
+                     out->residual ? " and residual" : "", (long long)num_args, (int)ctx->n_inputs);
+  return NULL;
+}
+
+/* The activation of one value, as oneDNN's post-op computes it. */
+static float activate(const fused_spec* f, float x) {
+  if (!f->act) return x;
+  switch (f->act->alg) {
+    case dnnl_eltwise_relu:
+      return x > 0 ? x : x * f->alpha;
+    case dnnl_eltwise_clip_v2:
+      return fminf(fmaxf(x, f->act->alpha), f->act->beta);
+    case dnnl_eltwise_elu:
+      return x > 0 ? x : expm1f(x);
+    case dnnl_eltwise_logistic:
+      return 1.0f / (1.0f + expf(-x));
+    case dnnl_eltwise_tanh:
+      return tanhf(x);
+    case dnnl_eltwise_hardswish:
+      return x * fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f;
+    case dnnl_eltwise_swish:
+      return x / (1.0f + expf(-x));
+    default:
+      return x;
+  }
+}
+
+static grt_status* make_attr(const fused_spec* f, dnnl_primitive_attr_t* out) {
   GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_primitive_attr_create(out), kWhat));
   grt_status* st = grt_dnnl_check(
       dnnl_primitive_attr_set_scratchpad_mode(*out, dnnl_scratchpad_mode_user), kWhat);
-  if (!st && act != GRT_MM_NONE) {
-    int alg;
-    float alpha, beta;
-    grt_mm_activation_eltwise(act, &alg, &alpha, &beta);
+  if (!st && (f->act || f->residual)) {
     dnnl_post_ops_t po = NULL;
     st = grt_dnnl_check(dnnl_post_ops_create(&po), kWhat);
-    if (!st)
-      st = grt_dnnl_check(dnnl_post_ops_append_eltwise(po, 1.0f, (dnnl_alg_kind_t)alg, alpha, beta),
-                          kWhat);
+    if (!st && f->residual) st = grt_dnnl_check(dnnl_post_ops_append_sum(po, 1.0f), kWhat);
+    if (!st && f->act)
+      st = grt_dnnl_check(
+          dnnl_post_ops_append_eltwise(po, 1.0f, f->act->alg, f->alpha, f->act->beta), kWhat);
     if (!st) st = grt_dnnl_check(dnnl_primitive_attr_set_post_ops(*out, po), kWhat);
     if (po) dnnl_post_ops_destroy(po);
   }
@@ -39,7 +138,7 @@ static grt_status* make_attr(grt_mm_activation act, dnnl_primitive_attr_t* out) 
   return st;
 }
 
-static grt_status* build(const grt_cpu_conv* g, grt_mm_activation act, grt_dnnl_plan* p) {
+static grt_status* build(const grt_cpu_conv* g, const fused_spec* f, grt_dnnl_plan* p) {
   dnnl_memory_desc_t src, dst, filter, wany;
   GRT_RETURN_IF_ERROR(grt_cpu_conv_mds(g, &src, &dst, &filter));
   GRT_RETURN_IF_ERROR(grt_dnnl_check(
@@ -65,7 +164,7 @@ static grt_status* build(const grt_cpu_conv* g, grt_mm_activation act, grt_dnnl_
                                                  &dst, strides, dilates, pad_l, pad_r),
       kWhat));
   dnnl_primitive_attr_t attr;
-  GRT_RETURN_IF_ERROR(make_attr(act, &attr));
+  GRT_RETURN_IF_ERROR(make_attr(f, &attr));
   dnnl_primitive_desc_t pd = NULL;
   grt_status* s =
       grt_dnnl_check(dnnl_primitive_desc_create(&pd, &desc, attr, grt_dnnl_engine(), NULL), kWhat);
@@ -88,54 +187,69 @@ static grt_status* build(const grt_cpu_conv* g, grt_mm_activation act, grt_dnnl_
 }
 
 /* The output of a convolution that sums nothing (a zero input depth or
- * window): act(0 + bias) at every position, channel by channel. */
-static void bias_only(const grt_cpu_conv* g, grt_mm_activation act, const float* bias, float* out) {
+ * window): act(0 + bias [+ residual]) at every position. `out` already
+ * holds the residual when there is one. */
+static void bias_only(const grt_cpu_conv* g, const fused_spec* f, const float* bias, float* out) {
   int64_t plane = g->oh * g->ow;
   for (int64_t b = 0; b < g->n; b++)
-    for (int64_t c = 0; c < g->oc; c++) {
-      float v = grt_mm_activate(act, bias[c]);
+    for (int64_t c = 0; c < g->oc; c++)
       for (int64_t i = 0; i < plane; i++) {
         /* NCHW: channel planes; NHWC: channels innermost. */
         int64_t at = g->w.nchw ? (b * g->oc + c) * plane + i : (b * plane + i) * g->oc + c;
-        out[at] = v;
+        out[at] = activate(f, bias[c] + (f->residual ? out[at] : 0.0f));
       }
-    }
 }
 
-grt_status* grt_cpu_fused_conv2d(grt_kernel_ctx* ctx) {
-  if (ctx->n_inputs != 3 || !ctx->inputs[0] || !ctx->inputs[1] || !ctx->inputs[2])
+static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
+  const char* op = depthwise ? "_FusedDepthwiseConv2dNative" : "_FusedConv2D";
+  if (ctx->n_inputs < 3 || ctx->n_inputs > 4)
     return GRT_ERROR(INVALID_ARGUMENT,
-                     "_FusedConv2D takes input, filter and one bias (num_args 1), got %d inputs",
+                     "%s takes input, filter, bias and an optional residual, got %d inputs", op,
                      (int)ctx->n_inputs);
+  for (int32_t i = 0; i < ctx->n_inputs; i++)
+    if (!ctx->inputs[i]) return GRT_ERROR(INVALID_ARGUMENT, "%s: input %d is missing", op, (int)i);
   const grt_tensor *in = ctx->inputs[0], *filter = ctx->inputs[1], *bias = ctx->inputs[2];
   GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, in->dtype));
   GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, bias->dtype));
-  grt_mm_activation act;
-  GRT_RETURN_IF_ERROR(grt_cpu_fused_ops(ctx, &act));
+  fused_spec f;
+  GRT_RETURN_IF_ERROR(parse_fused(ctx, &f));
   grt_cpu_conv g;
-  GRT_RETURN_IF_ERROR(grt_cpu_conv_make(ctx, &in->shape, &filter->shape, false, &g));
-  char buf[GRT_SHAPE_STR_MAX];
+  GRT_RETURN_IF_ERROR(grt_cpu_conv_make(ctx, &in->shape, &filter->shape, depthwise, &g));
+  char buf[GRT_SHAPE_STR_MAX], buf2[GRT_SHAPE_STR_MAX];
   if (bias->shape.rank != 1 || bias->shape.dims[0] != g.oc)
     return GRT_ERROR(INVALID_ARGUMENT, "bias must be a vector of %lld elements, got %s",
                      (long long)g.oc, grt_cpu_shape_str(&bias->shape, buf));
   grt_shape os;
   grt_cpu_conv_output_shape(&g, &os);
+  const grt_tensor* res = f.residual ? ctx->inputs[3] : NULL;
+  if (res) {
+    GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, res->dtype));
+    if (!grt_shape_equal(&res->shape, &os))
+      return GRT_ERROR(INVALID_ARGUMENT, "the residual has shape %s, the convolution's output %s",
+                       grt_cpu_shape_str(&res->shape, buf), grt_cpu_shape_str(&os, buf2));
+  }
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
   if (g.n == 0 || g.oc == 0 || g.oh == 0 || g.ow == 0) return NULL; /* no output */
+  if (res) memcpy(grt_cpu_data(out), grt_cpu_data(res), (size_t)grt_shape_num_elements(&os) * 4);
   if (g.ic == 0 || g.ih == 0 || g.iw == 0 || g.kh == 0 || g.kw == 0) {
-    bias_only(&g, act, grt_cpu_data(bias), grt_cpu_data(out)); /* the sums are empty: 0 */
+    bias_only(&g, &f, grt_cpu_data(bias), grt_cpu_data(out)); /* the sums are empty: 0 */
     return NULL;
   }
   int64_t key[GRT_DNNL_KEY_MAX];
   int32_t n = grt_cpu_conv_key(&g, key);
-  key[n++] = 100 + act; /* apart from Conv2D's kinds */
+  /* Apart from Conv2D's kinds: the post-ops, as the activation's row. */
+  key[n++] = 100 + (f.act ? 1 + (f.act - kActs) : 0) + (f.residual ? 50 : 0);
+  float alpha = f.alpha;
+  int32_t a_bits;
+  memcpy(&a_bits, &alpha, sizeof a_bits);
+  key[n++] = a_bits;
   bool owned = false;
   grt_dnnl_plan* p = grt_dnnl_cache_find(ctx->state, key, n);
   if (!p) {
     p = grt_dnnl_plan_new();
     if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a oneDNN plan");
-    grt_status* s = build(&g, act, p);
+    grt_status* s = build(&g, &f, p);
     if (s) {
       grt_dnnl_plan_free(p);
       return s;
@@ -171,3 +285,6 @@ grt_status* grt_cpu_fused_conv2d(grt_kernel_ctx* ctx) {
   if (owned) grt_dnnl_plan_free(p);
   return s;
 }
+
+grt_status* grt_cpu_fused_conv2d(grt_kernel_ctx* ctx) { return fused(ctx, false); }
+grt_status* grt_cpu_fused_depthwise_conv2d(grt_kernel_ctx* ctx) { return fused(ctx, true); }

@@ -160,5 +160,6 @@ GRT_CPU_KERNEL_TABLE(matmul,
                      {"MatMul", matmul, grt_mm_state_new, grt_mm_state_free, 0},
                      {"BatchMatMulV2", batch_matmul_v2, NULL, NULL, 0},
                      {"_FusedMatMul", grt_cpu_fused_matmul, grt_mm_state_new, grt_mm_state_free, 0},
-                     {"_FusedConv2D", grt_cpu_fused_conv2d, grt_dnnl_state_new, grt_dnnl_state_free, 0});
+                     {"_FusedConv2D", grt_cpu_fused_conv2d, grt_dnnl_state_new, grt_dnnl_state_free, 0},
+                     {"_FusedDepthwiseConv2dNative", grt_cpu_fused_depthwise_conv2d, grt_dnnl_state_new, grt_dnnl_state_free, 0});
 /* clang-format on */

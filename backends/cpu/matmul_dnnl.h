@@ -58,9 +58,11 @@ GRT_MUST_USE grt_status* grt_mm_dnnl_run(grt_kernel_ctx* ctx, void* state, const
  * primitive (matmul_select.c). */
 bool grt_matmul_pick_dnnl(int64_t m, int64_t k, int64_t n);
 
-/* The _FusedMatMul kernel (matmul_fused.c) and _FusedConv2D's (conv_fused.c). */
+/* The _FusedMatMul kernel (matmul_fused.c) and _FusedConv2D's and
+ * _FusedDepthwiseConv2dNative's (conv_fused.c). */
 GRT_MUST_USE grt_status* grt_cpu_fused_matmul(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_fused_conv2d(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_fused_depthwise_conv2d(grt_kernel_ctx* ctx);
 
 /* The node's fused_ops as an activation: ["BiasAdd"] or ["BiasAdd", ACT]. */
 GRT_MUST_USE grt_status* grt_cpu_fused_ops(const grt_kernel_ctx* ctx, grt_mm_activation* out);

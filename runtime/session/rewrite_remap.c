@@ -232,8 +232,12 @@ static grt_status* try_fuse(grt_remap* r, const scan* sc, int32_t v) {
 }
 
 /* Ops whose input 1 is weights their oneDNN kernel can pack once. */
-static const char* const kPackable[] = {"MatMul", "Conv2D", "DepthwiseConv2dNative",
-                                        "Conv2DBackpropInput"};
+static const char* const kPackable[] = {"MatMul",
+                                        "Conv2D",
+                                        "DepthwiseConv2dNative",
+                                        "Conv2DBackpropInput",
+                                        "_FusedConv2D",
+                                        "_FusedDepthwiseConv2dNative"};
 
 static bool packable(const char* op) {
   for (size_t i = 0; i < sizeof kPackable / sizeof kPackable[0]; i++)

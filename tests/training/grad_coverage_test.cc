@@ -40,6 +40,7 @@ const std::set<std::string> kNoGradientYet = {
     // remapper does); TensorFlow registers no gradient for them either
     "_FusedMatMul",
     "_FusedConv2D",
+    "_FusedDepthwiseConv2dNative",
     // made by the optimizer's sequence fusions (inference only)
     "_LayerNorm",
     "_Gelu",
