@@ -94,7 +94,10 @@ static grt_status* matmul(grt_kernel_ctx* ctx) {
   grt_shape os = grt_shape_make(2, dims);
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, x->dtype, &os, &out));
-  if (x->dtype == GRT_FLOAT32 && grt_matmul_pick_dnnl(p.m, p.k, p.n)) {
+  bool dnnl = x->dtype == GRT_FLOAT32 && grt_matmul_pick_dnnl(p.m, p.k, p.n);
+  bool if_packed =
+      x->dtype == GRT_FLOAT32 && !dnnl && grt_matmul_pick_dnnl_if_packed(p.m, p.k, p.n);
+  if (dnnl || if_packed) {
     grt_mm_call c = {.m = p.m,
                      .k = p.k,
                      .n = p.n,
@@ -104,7 +107,7 @@ static grt_status* matmul(grt_kernel_ctx* ctx) {
                      .b = grt_tensor_data(y),
                      .out = grt_tensor_data(out)};
     grt_mm_weights(ctx, &c); /* packed and kept: a Const or an unchanging variable */
-    return grt_mm_dnnl_run(ctx, ctx->state, &c);
+    if (dnnl || c.const_b) return grt_mm_dnnl_run(ctx, ctx->state, &c);
   }
   return run(ctx, &p, x, y, out);
 }

@@ -57,6 +57,9 @@ GRT_MUST_USE grt_status* grt_mm_dnnl_run(grt_kernel_ctx* ctx, void* state, const
 /* True where the table gives an m x k x n product to oneDNN's matmul
  * primitive (matmul_select.c). */
 bool grt_matmul_pick_dnnl(int64_t m, int64_t k, int64_t n);
+/* The band where oneDNN runs only weights packed once (grt_mm_weights says
+ * const_b), OpenBLAS the rest. */
+bool grt_matmul_pick_dnnl_if_packed(int64_t m, int64_t k, int64_t n);
 
 /* The _FusedMatMul kernel (matmul_fused.c) and _FusedConv2D's and
  * _FusedDepthwiseConv2dNative's (conv_fused.c). */

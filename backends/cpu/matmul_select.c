@@ -8,7 +8,7 @@
 
 #include "backends/cpu/matmul_dnnl.h"
 
-typedef enum { OPENBLAS, DNNL_MATMUL, DNNL_SGEMM } engine;
+typedef enum { OPENBLAS, DNNL_MATMUL, DNNL_SGEMM, DNNL_IF_PACKED } engine;
 
 typedef struct {
   int64_t below; /* multiply-adds, exclusive */
@@ -30,6 +30,15 @@ static const pick_row kPicks[] = {
      * exception out of its kernel generation), and one matmul call cannot
      * stop for a cancelled run, where OpenBLAS runs in row blocks with its
      * buffers checked first (matmul_gemm.c). */
+    /* Weights packed once (a Const, or a variable no run writes: the
+     * inference graphs' linear layers): oneDNN's packed-weight kernels beat
+     * OpenBLAS there too (vit_b_16's [197, 768] x [768, 3072] layers: the
+     * model 360 -> 230-260 ms per image, a transformer encoder's [1024,
+     * 512] x [512, 2048] 460 -> 275 ms per batch of 8; bench/models, 27 Nov
+     * 2026). Unpacked, oneDNN's matmul loses (1024^3: 24.4 ms vs 16.1).
+     * One oneDNN call cannot stop for a cancelled run: 2^32 multiply-adds
+     * bound that wait to tens of milliseconds. */
+    {INT64_C(1) << 32, DNNL_IF_PACKED, "large, packed weights: oneDNN; else OpenBLAS"},
     {INT64_MAX, OPENBLAS, "large: OpenBLAS, in row blocks"},
 };
 
@@ -55,6 +64,10 @@ static engine pick(int64_t m, int64_t k, int64_t n) {
 
 bool grt_matmul_pick_dnnl(int64_t m, int64_t k, int64_t n) {
   return m > 0 && k > 0 && n > 0 && pick(m, k, n) == DNNL_MATMUL;
+}
+
+bool grt_matmul_pick_dnnl_if_packed(int64_t m, int64_t k, int64_t n) {
+  return m > 0 && k > 0 && n > 0 && pick(m, k, n) == DNNL_IF_PACKED;
 }
 
 /* For the GEMM engine (matmul_gemm.c): only under the benchmark's

@@ -109,6 +109,13 @@ def build(name):
         raise SystemExit(f"export_models.py: unknown model '{name}' (known: {', '.join(MODELS)})")
     torch.manual_seed(0)
     m = MODELS[name][0]()
+    # Some heads start at zero (vit_b_16's, googlenet's classifier bias and
+    # weights): a comparison of outputs that are all one value proves
+    # nothing, so every all-zero weight matrix gets seeded random values.
+    with torch.no_grad():
+        for p in m.parameters():
+            if p.dim() >= 2 and not p.any():
+                p.normal_(0.0, 0.02)
     m.eval()
     return m
 
