@@ -64,6 +64,16 @@ expect_rc 1 "truncated grt" "$grt" inspect "$tmp/trunc.grt"
 expect_err "trunc.grt"
 expect_rc 1 "unknown output extension" "$grt" convert "$example" "$tmp/out.txt"
 expect_err "out.txt"
+# --optimize: the optimized graph is written and still validates; the
+# report goes to stderr; a bad pass name and stray flags are usage/input errors.
+expect_rc 0 "convert --optimize" "$grt" convert "$example" "$tmp/opt.grt" --optimize --optimizer-report
+expect_err "optimizer:"
+expect_err "constant_folding"
+expect_rc 0 "inspect the optimized graph" "$grt" inspect "$tmp/opt.grt"
+expect_rc 2 "--optimizer-report without --optimize" "$grt" convert "$example" "$tmp/x.grt" --optimizer-report
+expect_rc 2 "unknown convert flag" "$grt" convert "$example" "$tmp/x.grt" --frobnicate
+expect_rc 1 "unknown optimizer pass" "$grt" convert "$example" "$tmp/x.grt" --optimize --option optimizer_off=nonsense
+expect_err "unknown optimizer pass 'nonsense'"
 if ls "$tmp" | grep -q '\.tmp\.'; then echo "FAIL: temporary files left"; fails=$((fails + 1)); else pass=$((pass + 1)); fi
 
 echo "cli_convert_test: $pass passed, $fails failed"

@@ -88,5 +88,17 @@ run 2 "$grt" run --fetch y
 run 2 "$grt" run "$tmp/g.json" --fetch y --steps 0
 run 2 "$grt" run "$tmp/g.json" --fetch y --bogus
 
+# The optimizer's report on stderr, the same values with it on, off, or a
+# pass switched off.
+run 0 "$grt" run "$tmp/g.json" --devices cpu:2 --feed 'x={"dtype":"float32","shape":[2],"values":[3,-4]}' --fetch y --fetch s:0 --optimizer-report
+has err 'optimizer:'
+has err 'identity'
+has out '{"dtype": "float32", "shape": [2], "values": [12, 8]}'
+run 0 "$grt" run "$tmp/g.json" --devices cpu:2 --feed 'x={"dtype":"float32","shape":[2],"values":[3,-4]}' --fetch y --no-rewrite --optimizer-report
+has err 'optimizer: off'
+has out '{"dtype": "float32", "shape": [2], "values": [12, 8]}'
+run 1 "$grt" run "$tmp/g.json" --fetch y --option optimizer_off=nonsense
+has err "unknown optimizer pass 'nonsense'"
+
 echo "cli_run_test: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]
