@@ -35,6 +35,17 @@ extern "C" {
 #define GRT_CPU_VECTORIZE
 #endif
 
+/* A hot loop compiled for AVX-512 and AVX2 beside the baseline, the copy
+ * chosen once at load for the CPU it runs on (GCC's target_clones, an
+ * IFUNC): the product is built for baseline x86-64, where the vectoriser
+ * gets 4-wide SSE. For loops that are compute-bound per element (GELU's
+ * polynomial, exp), not the memory-bound ones. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define GRT_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define GRT_CPU_CLONES
+#endif
+
 /* ---- row functions ------------------------------------------------------ */
 
 /* z[i] = f(x[i * sx], y[i * sy]) for i in [0, n); sx and sy are 0 (the

@@ -19,7 +19,7 @@
 
 GRT_CPU_VECTORIZE
 
-void grt_cpu_gelu_f32(const float* x, float* y, int64_t n, bool approximate) {
+GRT_CPU_CLONES void grt_cpu_gelu_f32(const float* x, float* y, int64_t n, bool approximate) {
   if (approximate) {
     const float k = 0.7978845608028654f; /* sqrt(2 / pi) */
     for (int64_t i = 0; i < n; i++) {
