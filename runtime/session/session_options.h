@@ -16,11 +16,11 @@ struct grt_session_options {
   bool rewrite;     /* the graph rewrite at session creation (rewrite_remap.h) */
   char* ps_devices; /* grt_malloc'd, "" when unset */
   char* ps_strategy;
-  int64_t memory_limit;  /* bytes per device; 0: none */
-  bool verify_constants; /* check constants' CRC-32C when the session is made */
-  char* optimizer_off;   /* optimizer passes switched off ("a,b" or "all") */
+  int64_t memory_limit;   /* bytes per device; 0: none */
+  bool verify_constants;  /* check constants' CRC-32C when the session is made */
+  char* optimizer_off;    /* optimizer passes switched off ("a,b" or "all") */
   int64_t fold_max_bytes; /* constant folding's cap per value */
-  bool graph_capture;    /* callables record and replay their step (capture.c) */
+  bool graph_capture;     /* callables record and replay their step (capture.c) */
   /* The backends' own keys (cpu.devices, gpu.*, a plugin's), checked by
    * their declarations and handed to the backends (backend_options.h). */
   grt_backend_values* backend;

@@ -106,8 +106,8 @@ struct Feed {
 
 // Runs s; returns "" and the fetched tensors (caller frees), or the error.
 inline std::string RunS(grt_session* s, const std::vector<Feed>& feeds,
-                       const std::vector<std::string>& fetches, std::vector<grt_tensor*>* out,
-                       const std::vector<std::string>& targets = {}) {
+                        const std::vector<std::string>& fetches, std::vector<grt_tensor*>* out,
+                        const std::vector<std::string>& targets = {}) {
   std::vector<grt_feed> f;
   for (const Feed& x : feeds) f.push_back({x.name.c_str(), x.value});
   std::vector<const char*> fe, ta;
