@@ -110,6 +110,16 @@ double grt_dtype_load_double(grt_dtype t, const void* data, int64_t i) {
   }
 }
 
+/* v rounded toward zero into int64_t, saturating, NaN as 0: a double out
+ * of range converted with a cast is undefined behaviour (an input can put
+ * any double here: an ONNX model's epsilon on an integer tensor). */
+static int64_t saturate_int64(double v) {
+  if (v != v) return 0;
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
 void grt_dtype_store_double(grt_dtype t, void* data, int64_t i, double v) {
   switch (t) {
     case GRT_FLOAT16:
@@ -125,7 +135,7 @@ void grt_dtype_store_double(grt_dtype t, void* data, int64_t i, double v) {
       ((double*)data)[i] = v;
       return;
     default:
-      grt_dtype_store_int(t, data, i, (int64_t)v);
+      grt_dtype_store_int(t, data, i, saturate_int64(v));
       return;
   }
 }

@@ -26,6 +26,9 @@ uint16_t grt_float_to_bfloat16(float f);
 /* Element i of `data` (of type t) as double / int64, and the reverse.
  * Used by text conversion and by tests, not by kernels. */
 double grt_dtype_load_double(grt_dtype t, const void* data, int64_t i);
+/* Stores v as element i of dtype t; into an integer dtype v is rounded toward
+ * zero and saturated to int64 (NaN: 0), then stored as grt_dtype_store_int
+ * stores an int64. */
 void grt_dtype_store_double(grt_dtype t, void* data, int64_t i, double v);
 int64_t grt_dtype_load_int(grt_dtype t, const void* data, int64_t i);
 void grt_dtype_store_int(grt_dtype t, void* data, int64_t i, int64_t v);

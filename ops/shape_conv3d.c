@@ -41,7 +41,7 @@ grt_status* grt_infer_conv3d(grt_shape_ctx* c) {
                        "Depth of input (%lld) is not a multiple of input depth of filter (%lld)",
                        (long long)in_c, (long long)f_in);
     int64_t groups = in_c / f_in;
-    if (out_c >= 0 && out_c % groups != 0)
+    if (groups > 0 && out_c >= 0 && out_c % groups != 0) /* 0: an empty input */
       return GRT_ERROR(INVALID_ARGUMENT,
                        "Depth of output (%lld) is not a multiple of the number of groups (%lld)",
                        (long long)out_c, (long long)groups);

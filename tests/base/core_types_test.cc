@@ -53,6 +53,21 @@ TEST(Dtype, TableNamesAndSizes) {
   EXPECT_STREQ(grt_dtype_name(static_cast<grt_dtype>(-3)), "invalid");
 }
 
+// An out-of-range double stored into an integer dtype saturates instead of
+// being undefined behaviour (found by fuzz_onnx_reader: a BatchNormalization
+// epsilon of 4.6e27 on an int64 input).
+TEST(Dtype, StoreDoubleIntoIntegersSaturates) {
+  int64_t v[4];
+  grt_dtype_store_double(GRT_INT64, v, 0, 4.5919e27);
+  grt_dtype_store_double(GRT_INT64, v, 1, -4.5919e27);
+  grt_dtype_store_double(GRT_INT64, v, 2, std::nan(""));
+  grt_dtype_store_double(GRT_INT64, v, 3, -7.9);
+  EXPECT_EQ(v[0], INT64_MAX);
+  EXPECT_EQ(v[1], INT64_MIN);
+  EXPECT_EQ(v[2], 0);
+  EXPECT_EQ(v[3], -7);
+}
+
 TEST(Dtype, HalfRoundTripsEveryValue) {
   // Every finite half converts to float and back to the same bits.
   for (uint32_t h = 0; h < 0x10000; h++) {

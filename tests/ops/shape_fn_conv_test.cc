@@ -37,6 +37,13 @@ TEST(ShapeFnConv, Conv2DSameValidExplicit) {
   EXPECT_EQ(e.In(S({8, 3, 7, 6})).In(S({3, 3, 3, 16})).Out(), "[8,16,4,3]");
   Infer g("Conv2D");  // grouped: 4 input channels, filter depth 2
   EXPECT_EQ(Conv(g, "SAME").In(S({1, 5, 5, 4})).In(S({3, 3, 2, 6})).Out(), "[1,5,5,6]");
+  // No input channels: zero groups, an empty output, never a division by
+  // zero (found by fuzz_onnx_reader through Conv3D's shape function).
+  Infer h("Conv2D");
+  EXPECT_EQ(Conv(h, "SAME").In(S({1, 5, 5, 0})).In(S({3, 3, 2, 6})).Out(), "[1,5,5,6]");
+  Infer k("Conv3D");
+  k.Str("padding", "SAME").Ints("strides", {1, 1, 1, 1, 1}).Ints("dilations", {1, 1, 1, 1, 1});
+  EXPECT_EQ(k.In(S({2, 4, 5, 4, 0})).In(S({3, 2, 3, 2, 3})).Out(), "[2,4,5,4,3]");
 }
 
 TEST(ShapeFnConv, Conv2DUnknowns) {
