@@ -98,12 +98,14 @@ for target in "${targets[@]}"; do
   dir="$work/$name"
   mkdir -p "$dir/new"
   mapfile -t corpus < <(corpus_dirs "$target")
-  # Seeds made at build time (encoded protobufs) live under bazel-bin.
+  # Seeds made at build time (protobufs encoded from the text forms kept in
+  # the source folder of the same name) live under bazel-bin: those are the
+  # seeds, the text forms are not inputs the target reads.
+  bazel build --noshow_progress "$target" >/dev/null 2>&1
   for i in "${!corpus[@]}"; do
     c=${corpus[$i]}
-    if [ ! -d "$c" ]; then
-      [ -d "bazel-bin/$c" ] || bazel build --noshow_progress "$target" >/dev/null 2>&1
-      [ -d "bazel-bin/$c" ] && corpus[$i]="bazel-bin/$c"
+    if [ -d "bazel-bin/$c" ] && ls "bazel-bin/$c" | grep -q .; then
+      corpus[$i]="bazel-bin/$c"
     fi
   done
   dict=$(ls "$(dirname "${corpus[0]:-.}")"/*.dict 2>/dev/null | head -1)
