@@ -25,6 +25,21 @@ static grt_status* windowed_output(const grt_window* w, const grt_shape* in, int
   return grt_infer_make(4, w->nchw ? nchw : nhwc, out);
 }
 
+grt_status* grt_infer_conv_groups(int64_t in_c, int64_t f_in, int64_t out_c) {
+  if (in_c < 0 || f_in < 0) return NULL;
+  /* Grouped convolution: the input's depth is a multiple of the filter's. */
+  if (f_in == 0 || in_c % f_in != 0)
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "Depth of input (%lld) is not a multiple of input depth of filter (%lld)",
+                     (long long)in_c, (long long)f_in);
+  int64_t groups = in_c / f_in;
+  if (groups > 0 && out_c >= 0 && out_c % groups != 0) /* 0: an empty input */
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "Depth of output (%lld) is not a multiple of the number of groups (%lld)",
+                     (long long)out_c, (long long)groups);
+  return NULL;
+}
+
 grt_status* grt_infer_conv2d(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_need(c, 2, 1));
   GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 0, 4));
@@ -34,18 +49,7 @@ grt_status* grt_infer_conv2d(grt_shape_ctx* c) {
   const grt_shape* in = &c->input_shapes[0];
   const grt_shape* f = &c->input_shapes[1];
   int64_t in_c = dim4(in, grt_window_c(&w)), f_in = dim4(f, 2), out_c = dim4(f, 3);
-  if (in_c >= 0 && f_in >= 0) {
-    /* Grouped convolution: the input's depth is a multiple of the filter's. */
-    if (f_in == 0 || in_c % f_in != 0)
-      return GRT_ERROR(INVALID_ARGUMENT,
-                       "Depth of input (%lld) is not a multiple of input depth of filter (%lld)",
-                       (long long)in_c, (long long)f_in);
-    int64_t groups = in_c / f_in;
-    if (groups > 0 && out_c >= 0 && out_c % groups != 0) /* 0: an empty input */
-      return GRT_ERROR(INVALID_ARGUMENT,
-                       "Depth of output (%lld) is not a multiple of the number of groups (%lld)",
-                       (long long)out_c, (long long)groups);
-  }
+  GRT_RETURN_IF_ERROR(grt_infer_conv_groups(in_c, f_in, out_c));
   return windowed_output(&w, in, dim4(f, 0), dim4(f, 1), out_c, &c->output_shapes[0]);
 }
 

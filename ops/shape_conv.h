@@ -13,6 +13,10 @@ extern "C" {
 #endif
 
 /* shape_conv.c */
+/* The grouping rule Conv2D and Conv3D share (TensorFlow's): the input's
+ * depth a multiple of the filter's, the output's of the group count; -1
+ * depths are unknown and pass. */
+GRT_MUST_USE grt_status* grt_infer_conv_groups(int64_t in_c, int64_t f_in, int64_t out_c);
 GRT_MUST_USE grt_status* grt_infer_conv2d(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_depthwise_conv2d(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_conv2d_backprop_input(grt_shape_ctx* c);

@@ -33,19 +33,7 @@ grt_status* grt_infer_conv3d(grt_shape_ctx* c) {
   const grt_shape* in = &c->input_shapes[0];
   const grt_shape* f = &c->input_shapes[1];
   int64_t in_c = dim5(in, grt_window3d_c(&w)), f_in = dim5(f, 3), out_c = dim5(f, 4);
-  if (in_c >= 0 && f_in >= 0) {
-    /* Grouped convolution, as Conv2D: the input's depth is a multiple of
-     * the filter's. */
-    if (f_in == 0 || in_c % f_in != 0)
-      return GRT_ERROR(INVALID_ARGUMENT,
-                       "Depth of input (%lld) is not a multiple of input depth of filter (%lld)",
-                       (long long)in_c, (long long)f_in);
-    int64_t groups = in_c / f_in;
-    if (groups > 0 && out_c >= 0 && out_c % groups != 0) /* 0: an empty input */
-      return GRT_ERROR(INVALID_ARGUMENT,
-                       "Depth of output (%lld) is not a multiple of the number of groups (%lld)",
-                       (long long)out_c, (long long)groups);
-  }
+  GRT_RETURN_IF_ERROR(grt_infer_conv_groups(in_c, f_in, out_c));
   int64_t k[3] = {dim5(f, 0), dim5(f, 1), dim5(f, 2)};
   return windowed(&w, in, k, out_c, &c->output_shapes[0]);
 }
