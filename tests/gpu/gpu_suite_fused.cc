@@ -79,10 +79,10 @@ TEST_F(GpuFused, FusedConv2D) {
                      {{f, {0, 5, 5, 3}}, {f, {3, 3, 3, 4}}, {f, {4}}}});
   ExpectSameError(
       {"_FusedConv2D",
-       "\"num_args\":1,\"fused_ops\":[\"BiasAdd\",\"Sigmoid\"],\"padding\":\"VALID\",\"strides\":["
+       "\"num_args\":1,\"fused_ops\":[\"BiasAdd\",\"Softplus\"],\"padding\":\"VALID\",\"strides\":["
        "1,1,1,1]",
        {{f, {1, 1, 1, 1}, kConst, {1}}, {f, {1, 1, 1, 1}, kConst, {2}}, {f, {1}, kConst, {3}}}},
-      GRT_UNIMPLEMENTED, "fused activation 'Sigmoid'");
+      GRT_UNIMPLEMENTED, "fused activation 'Softplus'");
 }
 
 }  // namespace
