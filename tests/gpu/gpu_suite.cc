@@ -364,7 +364,7 @@ TEST_F(GpuSuite, OutOfMemoryThenRecovery) {
 
 // For the script's nvidia-smi reading: a session with the options in
 // $GRT_GPU_HOLD ("gpu.allow_growth=true" or "gpu.memory_fraction=0.5"),
-// one small run, then 8 s holding the session.
+// one small run, then 3 s holding the session.
 TEST_F(GpuSuite, HoldMemoryForNvidiaSmi) {
   const char* hold = getenv("GRT_GPU_HOLD");
   if (!hold) GTEST_SKIP() << "GRT_GPU_HOLD not set";
@@ -390,7 +390,7 @@ TEST_F(GpuSuite, HoldMemoryForNvidiaSmi) {
   ASSERT_OK(grt_session_run(s, &feed, 1, &fetch, 1, nullptr, 0, &out, nullptr));
   printf("HOLDING %s\n", hold);
   fflush(stdout);
-  std::this_thread::sleep_for(std::chrono::seconds(8));
+  std::this_thread::sleep_for(std::chrono::seconds(3));
   grt_tensor_free(out);
   grt_tensor_free(a);
   grt_session_free(s);

@@ -47,6 +47,7 @@ TEST_F(GpuCapture, ReplayedStepsEqualUncapturedOnesBitForBit) {
     grt_session_options* o = nullptr;
     ASSERT_OK(grt_session_options_new(&o));
     ASSERT_OK(grt_session_options_set(o, "graph_capture", k ? "true" : "false"));
+    ASSERT_OK(grt_session_options_set(o, "gpu.allow_growth", "true"));
     ASSERT_OK(grt_session_options_set(o, "allow_soft_placement", Dry() ? "true" : "false"));
     ASSERT_OK(grt_session_new(g, o, &s[k]));
     grt_session_options_free(o);

@@ -38,6 +38,7 @@ std::vector<grt_tensor*> RunGroup(int n, grt_dtype dt, const char* reduction, bo
   grt_session_options* o = nullptr;
   grt_status_free(grt_session_options_new(&o));
   grt_status_free(grt_session_options_set(o, "cpu.devices", std::to_string(n).c_str()));
+  grt_status_free(grt_session_options_set(o, "gpu.allow_growth", "true"));
   if (gpu && virtual_devices && !Dry())
     grt_status_free(grt_session_options_set(o, "gpu.virtual_devices", virtual_devices));
   grt_session* s = nullptr;

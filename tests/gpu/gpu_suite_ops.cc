@@ -237,7 +237,7 @@ std::vector<grt_tensor*> RunSteps(const VarCase& vc, grt_dtype dt,
     return out;
   }
   grt_session* s = nullptr;
-  EXPECT_EQ((st = grt_session_new(g, nullptr, &s)), nullptr) << grt_status_message(st);
+  EXPECT_EQ((st = NewSession(g, &s)), nullptr) << grt_status_message(st);
   std::vector<std::string> names;
   for (auto& v : vc.refs) names.push_back("init_" + v);
   std::vector<grt_feed> feeds;

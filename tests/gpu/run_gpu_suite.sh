@@ -35,6 +35,7 @@ build() {
   cp bazel-bin/backends/cuda/libgrt_backend_cuda.so bazel-bin/tests/gpu/gpu_suite \
      bazel-bin/bench/gpu/gpu_bench bazel-bin/tools/grt "$CARRY/"
   cp tests/gpu/torch_bench.py "$CARRY/"
+  git rev-parse --short HEAD > "$CARRY/commit"
   chmod u+w "$CARRY"/*
   strip --strip-debug "$CARRY/gpu_suite" "$CARRY/gpu_bench" "$CARRY/grt" "$CARRY/libgrt_backend_cuda.so"
   # Libraries from Debian packages (OpenBLAS, jansson, zlib, ...) that the
@@ -61,17 +62,61 @@ build() {
 }
 
 # cuBLAS, cuDNN, NCCL and the CUDA runtime on the GPU machine: the
-# toolkit's, or the ones PyTorch's wheels bring.
+# toolkit's, or the ones PyTorch's wheels bring (Python's nvidia/*/lib).
 find_cuda_libs() {
   local dirs=/usr/local/cuda/lib64:/usr/local/cuda/lib
   local more
-  more=$(find /usr /opt -xdev \( -name 'libcublas.so.13' -o -name 'libcudart.so.13' -o -name 'libcudnn.so.9' -o -name 'libnccl.so.2' \) 2>/dev/null | xargs -r -n1 dirname | sort -u | tr '\n' ':')
+  more=$(timeout 20 find /usr /opt -xdev \( -name 'libcublas.so.13' -o -name 'libcudart.so.13' -o -name 'libcudnn.so.9' -o -name 'libnccl.so.2' \) 2>/dev/null | xargs -r -n1 dirname | sort -u | tr '\n' ':')
   echo "$dirs:$more"
 }
 
+# ---- the device run: stages, each under its own timeout, each logging into
+# $OUT as it goes; summary.txt is rewritten after every stage so a run killed
+# at the device tool's limit still reports. Files back (at most 8): env.txt,
+# summary.txt, run.log, suite.tgz, placement.txt, memory.txt, bench.txt.
+T0=$(date +%s)
+BUDGET=${GRT_GPU_BUDGET_S:-330}  # seconds for all stages; later stages shrink to fit
+left() { echo $((BUDGET - ($(date +%s) - T0))); }
+note() { echo "$*" | tee -a "$SUMMARY"; }
+# stage NAME SECONDS: prints the header, and fails (skipping the stage) when
+# less than SECONDS remain of the budget.
+stage() {
+  local l
+  l=$(left)
+  echo "== $1 (budget left ${l}s)"
+  if [ "$l" -lt "$2" ]; then
+    note "$1: SKIPPED (${l}s of the budget left, needs $2)"
+    return 1
+  fi
+}
+pack_suite() { tar czf "$OUTD/suite.tgz" -C "$SHARDS" . 2>/dev/null; }
+
+# The single-op and single-feature cases run one per process (a faulting
+# kernel fails its own case and names it), several at a time; the cases
+# that watch memory or time run alone afterwards.
+SERIAL_CASES='GpuSuite.AllocatorStressThroughASession:GpuSuite.OutOfMemoryThenRecovery:GpuSuite.HoldMemoryForNvidiaSmi:GpuCapture.*:GpuSuite.ThreeMatMulsOnThreeGpusWithThePlacementLog:GpuSuite.ChainAcrossFourLogicalGpusOfOneCard'
+
+run_case() {  # one gtest case in its own process; prints "PASS|FAIL|TIMEOUT case seconds"
+  local c=$1 t0 rc
+  t0=$(date +%s.%N)
+  CUDA_LAUNCH_BLOCKING=1 timeout "${CASE_TIMEOUT:-60}" "$CARRY/gpu_suite" --gtest_filter="$c" \
+    > "$SHARDS/$c.log" 2>&1
+  rc=$?
+  local verdict=PASS
+  [ $rc = 0 ] || verdict=FAIL
+  [ $rc = 124 ] && verdict=TIMEOUT
+  printf '%s %s %.1f\n' "$verdict" "$c" "$(echo "$(date +%s.%N) - $t0" | bc)"
+}
+export -f run_case
+
 device() {
-  local out=${OUT:-$CARRY/out}
-  mkdir -p "$out"
+  OUTD=${OUT:-$CARRY/out}
+  mkdir -p "$OUTD"
+  SUMMARY=$OUTD/summary.txt
+  : > "$SUMMARY"
+  SHARDS=$(mktemp -d)
+  export CARRY SHARDS
+  exec > >(tee -a "$OUTD/run.log") 2>&1
   local libs="$PWD/$CARRY/lib"
   if [ -f "$CARRY/lib.tgz" ]; then
     libs="$(mktemp -d)"
@@ -81,33 +126,107 @@ device() {
   export LD_LIBRARY_PATH="$libs:$(find_cuda_libs)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export GRT_CUDA_PLUGIN="$PWD/$CARRY/libgrt_backend_cuda.so"
   export GRT_PLUGIN_PATH="$GRT_CUDA_PLUGIN"
-  local rc=0
-  echo "== 1. the machine"
-  nvidia-smi | tee "$out/nvidia-smi.txt"
-  "$CARRY/grt" devices --backends | tee "$out/devices.txt"
+  note "grt GPU run $(date -u +%FT%TZ), commit $(cat "$CARRY/commit" 2>/dev/null || echo unknown)"
 
-  echo "== 2. the suite"
-  "$CARRY/gpu_suite" --gtest_output="xml:$out/gpu_suite.xml" 2>&1 | tee "$out/gpu_suite.log"
-  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+  stage "0 environment" 5 && {
+    {
+      timeout 20 nvidia-smi
+      timeout 10 nvidia-smi --query-gpu=name,pci.bus_id,driver_version,memory.total,memory.used,clocks.sm,clocks.mem --format=csv
+      echo "-- nvcc: $(nvcc --version 2>/dev/null | tail -1)"
+      echo "-- LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+      echo "-- ldd plugin:"; ldd "$GRT_CUDA_PLUGIN"
+      echo "-- ldd grt:"; ldd "$CARRY/grt"
+      echo "-- uname: $(uname -a)"; nproc; free -g
+    } > "$OUTD/env.txt" 2>&1
+    note "0 environment: $(timeout 10 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -1)"
+  }
 
-  echo "== 3. allow_growth vs memory_fraction (nvidia-smi memory.used while a session holds)"
-  for opt in gpu.allow_growth=true gpu.memory_fraction=0.5 gpu.memory_fraction=0.2; do
-    GRT_GPU_HOLD=$opt "$CARRY/gpu_suite" --gtest_filter='*HoldMemory*' > "$out/hold.log" 2>&1 &
-    local pid=$!
-    for _ in $(seq 60); do grep -q HOLDING "$out/hold.log" && break; sleep 0.2; done
-    printf '%-28s %s\n' "$opt" "$(nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader)" \
-      | tee -a "$out/memory_options.txt"
-    wait "$pid" || rc=1
-  done
+  stage "1 devices" 5 && {
+    timeout 30 "$CARRY/grt" devices --backends 2>&1 | tee "$SHARDS/devices.txt"
+    local gpus
+    gpus=$(grep -o 'GPU: [0-9]*' "$SHARDS/devices.txt" | awk '{print $2}')
+    note "1 devices: $(grep '^GPU' "$SHARDS/devices.txt" | head -1)"
+    if [ "${gpus:-0}" = 0 ] && [ "${GRT_GPU_SUITE_DRY:-0}" != 1 ]; then
+      note "STOP: the CUDA plugin found no GPU (above); nothing else can run"
+      pack_suite
+      return 1
+    fi
+  }
 
-  echo "== 4. benchmarks"
-  "$CARRY/gpu_bench" 8192 2>&1 | tee "$out/gpu_bench.txt"
-  PYTHONUNBUFFERED=1 python3 "$CARRY/torch_bench.py" 2>&1 | tee "$out/torch_bench.txt"
+  stage "2 smoke" 10 && {
+    local t0 t1
+    t0=$(date +%s.%N)
+    CUDA_LAUNCH_BLOCKING=1 timeout 45 "$CARRY/grt" run tests/gpu/smoke.json --log-device-placement \
+      --fetch y --no-rewrite --option gpu.allow_growth=true > "$SHARDS/smoke.txt" 2>&1
+    local rc=$?
+    t1=$(date +%s.%N)
+    cat "$SHARDS/smoke.txt"
+    note "2 smoke: grt run of one MatMul on GPU:0 rc=$rc in $(echo "$t1 - $t0" | bc | cut -c1-5) s (process start, plugin, context, cuBLAS, one run)"
+    CASE_TIMEOUT=45 run_case 'GpuSuite.MatMulAndBatchMatMul' | tee -a "$SUMMARY"
+  }
+
+  stage "3 kernel suite" 30 && {
+    local cases
+    cases=$("$CARRY/gpu_suite" --gtest_list_tests | awk '/^[^ ]/{s=$1} /^  /{print s $1}')
+    echo "$cases" | grep -v -E "$(echo "$SERIAL_CASES" | sed 's/\./\\./g; s/\*/.*/g; s/:/|/g')" \
+      | CASE_TIMEOUT=${CASE_TIMEOUT:-60} xargs -P 4 -I{} bash -c 'run_case "$@"' _ {} \
+      | tee "$SHARDS/cases.txt"
+    local serial
+    for serial in $(echo "$SERIAL_CASES" | tr ':' ' '); do
+      [ "$(left)" -gt 40 ] || { echo "SKIPPED $serial" >> "$SHARDS/cases.txt"; continue; }
+      CASE_TIMEOUT=60 run_case "$serial" | tee -a "$SHARDS/cases.txt"
+    done
+    note "3 kernel suite: $(grep -c ^PASS "$SHARDS/cases.txt") passed, $(grep -c -E '^(FAIL|TIMEOUT)' "$SHARDS/cases.txt") failed or timed out, $(grep -c ^SKIPPED "$SHARDS/cases.txt") skipped"
+    grep -E '^(FAIL|TIMEOUT|SKIPPED)' "$SHARDS/cases.txt" | tee -a "$SUMMARY"
+    grep -h "GPU suite: single-op cases ran" "$SHARDS"/*.log | head -1 | cut -c1-300 >> "$SUMMARY"
+    pack_suite
+  }
+
+  stage "5 seeds' three GPUs" 15 && {
+    {
+      echo "-- grt run examples/three_gpus.json on three 1 GiB logical GPUs of GPU 0 (no soft placement)"
+      timeout 40 "$CARRY/grt" run examples/three_gpus.json --init init --fetch AddN --log-device-placement \
+        --option gpu.virtual_devices=1024,1024,1024
+      echo "rc=$?"
+      echo "-- grt devices with four 1 GiB logical GPUs"
+      timeout 20 "$CARRY/grt" devices --option gpu.virtual_devices=1024,1024,1024,1024
+    } > "$OUTD/placement.txt" 2>&1
+    note "5 seeds: three_gpus.json $(grep -E '^rc=' "$OUTD/placement.txt")"
+  }
+
+  stage "6 memory options" 20 && {
+    : > "$OUTD/memory.txt"
+    local opt pid
+    for opt in gpu.allow_growth=true gpu.memory_fraction=0.5 gpu.memory_fraction=0.2 memory_limit=2G; do
+      [ "$(left)" -gt 15 ] || break
+      GRT_GPU_HOLD=$opt timeout 30 "$CARRY/gpu_suite" --gtest_filter='*HoldMemory*' > "$SHARDS/hold.log" 2>&1 &
+      pid=$!
+      for _ in $(seq 100); do grep -q HOLDING "$SHARDS/hold.log" && break; sleep 0.2; done
+      printf '%-28s %s\n' "$opt" "$(nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader)" \
+        | tee -a "$OUTD/memory.txt"
+      wait "$pid"
+      echo "  rc=$? $(grep -E 'HOLDING|Failure|error' "$SHARDS/hold.log" | head -3 | tr '\n' ' ')" >> "$OUTD/memory.txt"
+    done
+    note "6 memory options:"
+    cat "$OUTD/memory.txt" >> "$SUMMARY"
+  }
+
+  stage "7 benchmarks" 40 && {
+    : > "$OUTD/bench.txt"
+    local l
+    l=$(left)
+    timeout $((l > 160 ? 120 : l - 40)) "$CARRY/gpu_bench" 8192 2>&1 | tee -a "$OUTD/bench.txt"
+    echo "gpu_bench rc=${PIPESTATUS[0]}" | tee -a "$OUTD/bench.txt"
+    l=$(left)
+    [ "$l" -gt 20 ] && PYTHONUNBUFFERED=1 timeout $((l - 10)) python3 "$CARRY/torch_bench.py" 2>&1 \
+      | tee -a "$OUTD/bench.txt"
+    note "7 benchmarks:"
+    grep -E "MatMul|chain|rc=" "$OUTD/bench.txt" >> "$SUMMARY"
+  }
+  pack_suite
+  note "done in $(( $(date +%s) - T0 )) s"
   echo "== summary"
-  grep -E "tests? ran|PASSED|FAILED" "$out/gpu_suite.log" | tail -5
-  cat "$out/memory_options.txt"
-  grep -E "MatMul|chain" "$out/gpu_bench.txt" "$out/torch_bench.txt"
-  return $rc
+  cat "$SUMMARY"
 }
 
 case "${1:-}" in
