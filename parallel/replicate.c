@@ -225,25 +225,46 @@ static int32_t initialiser_of(const grt_graph* g, int32_t v) {
   return -1;
 }
 
-/* Tower k's copy of mirrored variable i, and its initialiser: an Assign
- * from the variable itself, after the variable's own initialiser. */
-static grt_status* add_mirror(rep* r, grt_graph* out, int32_t i, int32_t k) {
+/* The value mirrored variable i's copies start from: an Identity of the
+ * variable on tower 0's device, run after the variable's own initialiser.
+ * The copies read it, not the variable: a read that crosses devices is a
+ * Send, which takes the value when it runs, so reading the variable itself
+ * could copy it before its initialiser ran (a control edge on the copy's
+ * Assign orders that Assign, not the Send feeding it). Made once per
+ * variable, by the first copy. */
+static grt_status* mirror_source(rep* r, grt_graph* out, int32_t i, char* name, size_t size) {
   const grt_node* n = &r->g->nodes[i];
-  char name[900], init[960], ctl[960];
-  snprintf(name, sizeof name, "tower_%d/%s", (int)k, n->name);
-  int32_t c, a;
-  GRT_RETURN_IF_ERROR(
-      grt_copy_node(out, r->g, i, name, r->o->tower_devices[k], rename_same, r, &c));
+  char ctl[960];
+  snprintf(name, size, "%s/mirror_value", n->name);
+  if (grt_graph_find_node(out, name) >= 0) return NULL;
   int32_t first = initialiser_of(r->g, i);
   if (first < 0)
     return GRT_ERROR(INVALID_ARGUMENT,
                      "mirrored variable '%s' has no initialiser (an Assign to it)", n->name);
+  int32_t id;
+  GRT_RETURN_IF_ERROR(grt_graph_add_node(out, name, "Identity", &id));
+  GRT_RETURN_IF_ERROR(grt_graph_add_input(out, id, n->name));
+  snprintf(ctl, sizeof ctl, "^%s", r->g->nodes[first].name);
+  GRT_RETURN_IF_ERROR(grt_graph_add_input(out, id, ctl));
+  GRT_RETURN_IF_ERROR(grt_graph_set_device(out, id, r->o->tower_devices[0]));
+  return grt_graph_set_attr_type(out, id, "T", n->sig.output_types[0]);
+}
+
+/* Tower k's copy of mirrored variable i, and its initialiser: an Assign
+ * from the variable's initialised value (mirror_source). */
+static grt_status* add_mirror(rep* r, grt_graph* out, int32_t i, int32_t k) {
+  const grt_node* n = &r->g->nodes[i];
+  char name[900], init[960];
+  snprintf(name, sizeof name, "tower_%d/%s", (int)k, n->name);
+  int32_t c, a;
+  GRT_RETURN_IF_ERROR(
+      grt_copy_node(out, r->g, i, name, r->o->tower_devices[k], rename_same, r, &c));
+  char source[960];
+  GRT_RETURN_IF_ERROR(mirror_source(r, out, i, source, sizeof source));
   snprintf(init, sizeof init, "%s/mirror_init", name);
   GRT_RETURN_IF_ERROR(grt_graph_add_node(out, init, "Assign", &a));
   GRT_RETURN_IF_ERROR(grt_graph_add_input(out, a, name));
-  GRT_RETURN_IF_ERROR(grt_graph_add_input(out, a, n->name));
-  snprintf(ctl, sizeof ctl, "^%s", r->g->nodes[first].name);
-  GRT_RETURN_IF_ERROR(grt_graph_add_input(out, a, ctl));
+  GRT_RETURN_IF_ERROR(grt_graph_add_input(out, a, source));
   GRT_RETURN_IF_ERROR(grt_graph_set_device(out, a, r->o->tower_devices[k]));
   return grt_graph_set_attr_type(out, a, "T", n->sig.output_types[0]);
 }

@@ -199,3 +199,45 @@ TEST(Mirrored, NeedsTowerDevicesAndNoVariableDevice) {
 }
 
 }  // namespace
+
+namespace {
+
+// A copy starts from the variable's initialised value: its initialiser reads
+// an Identity of the variable that runs after the variable's own
+// initialiser. Reading the variable directly let a cross-device Send copy it
+// before it was initialised (seen on GPUs, where the copy is taken when the
+// Send runs).
+TEST(Mirrored, CopiesStartFromTheInitialisedValue) {
+  grt_graph* g = Model();
+  const char* inputs[] = {"x", "y"};
+  const char* outputs[] = {"loss"};
+  const char* devices[] = {"/cpu:0", "/cpu:1"};
+  grt_replicate_options ro{};
+  ro.towers = 2;
+  ro.tower_devices = devices;
+  ro.n_tower_devices = 2;
+  ro.inputs = inputs;
+  ro.n_inputs = 2;
+  ro.outputs = outputs;
+  ro.n_outputs = 1;
+  ro.mirrored = true;
+  grt_graph* m = nullptr;
+  ASSERT_OK(grt_graph_replicate(g, &ro, &m));
+  int32_t init = grt_graph_find_node(m, "tower_1/w/mirror_init");
+  ASSERT_GE(init, 0);
+  ASSERT_EQ(grt_graph_node_num_inputs(m, init), 2);
+  int32_t k = -1;
+  std::string source = grt_graph_node_input(m, init, 1, &k);
+  EXPECT_EQ(source, "w/mirror_value");
+  int32_t value = grt_graph_find_node(m, source.c_str());
+  ASSERT_GE(value, 0);
+  EXPECT_STREQ(grt_graph_node_op(m, value), "Identity");
+  EXPECT_STREQ(grt_graph_node_device(m, value), "/cpu:0");
+  EXPECT_STREQ(grt_graph_node_input(m, value, 0, &k), "w");
+  ASSERT_EQ(grt_graph_node_num_control_inputs(m, value), 1);
+  EXPECT_STREQ(grt_graph_node_control_input(m, value, 0), "w/Assign");
+  grt_graph_free(m);
+  grt_graph_free(g);
+}
+
+}  // namespace
