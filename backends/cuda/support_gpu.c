@@ -103,8 +103,8 @@ static const grt_kernel_spec kRows[] = {
     GPU("BiasAdd", "T: " GRT_TYPES_FLOAT, ""),
     GPU("BiasAddGrad", "T: " GRT_TYPES_FLOAT, ""),
     GPU("Softmax", "T: " GRT_TYPES_FLOAT, ""),
-    GPU("SparseSoftmaxCrossEntropyWithLogits",
-        "T: {float16, bfloat16, float32}; Tlabels: " GRT_TYPES_INDEX, ""),
+    GPU("SparseSoftmaxCrossEntropyWithLogits", "T: " GRT_TYPES_FLOAT "; Tlabels: " GRT_TYPES_INDEX,
+        ""),
     GPU("SoftmaxCrossEntropyWithLogits", "T: " GRT_TYPES_FLOAT, ""),
     /* nn_ops: convolution, pooling, normalisation (cuDNN); sizes inputs in
      * host memory */
