@@ -96,16 +96,19 @@ pack_suite() { tar czf "$OUTD/suite.tgz" -C "$SHARDS" . 2>/dev/null; }
 # that watch memory or time run alone afterwards.
 SERIAL_CASES='GpuSuite.AllocatorStressThroughASession:GpuSuite.OutOfMemoryThenRecovery:GpuSuite.HoldMemoryForNvidiaSmi:GpuCapture.*:GpuSuite.ThreeMatMulsOnThreeGpusWithThePlacementLog:GpuSuite.ChainAcrossFourLogicalGpusOfOneCard'
 
+seconds_since() { awk -v a="$1" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }'; }
+export -f seconds_since
+
 run_case() {  # one gtest case in its own process; prints "PASS|FAIL|TIMEOUT case seconds"
   local c=$1 t0 rc
-  t0=$(date +%s.%N)
+  t0=$(date +%s%N)
   CUDA_LAUNCH_BLOCKING=1 timeout "${CASE_TIMEOUT:-60}" "$CARRY/gpu_suite" --gtest_filter="$c" \
     > "$SHARDS/$c.log" 2>&1
   rc=$?
   local verdict=PASS
   [ $rc = 0 ] || verdict=FAIL
   [ $rc = 124 ] && verdict=TIMEOUT
-  printf '%s %s %.1f\n' "$verdict" "$c" "$(echo "$(date +%s.%N) - $t0" | bc)"
+  printf '%s %s %s\n' "$verdict" "$c" "$(seconds_since "$t0")"
 }
 export -f run_case
 
@@ -154,14 +157,15 @@ device() {
   }
 
   stage "2 smoke" 10 && {
-    local t0 t1
-    t0=$(date +%s.%N)
+    local t0
+    t0=$(date +%s%N)
     CUDA_LAUNCH_BLOCKING=1 timeout 45 "$CARRY/grt" run tests/gpu/smoke.json --log-device-placement \
       --fetch y --no-rewrite --option gpu.allow_growth=true > "$SHARDS/smoke.txt" 2>&1
     local rc=$?
-    t1=$(date +%s.%N)
+    local took
+    took=$(seconds_since "$t0")
     cat "$SHARDS/smoke.txt"
-    note "2 smoke: grt run of one MatMul on GPU:0 rc=$rc in $(echo "$t1 - $t0" | bc | cut -c1-5) s (process start, plugin, context, cuBLAS, one run)"
+    note "2 smoke: grt run of one MatMul on GPU:0 rc=$rc in $took s (process start, plugin, context, cuBLAS, one run)"
     CASE_TIMEOUT=45 run_case 'GpuSuite.MatMulAndBatchMatMul' | tee -a "$SUMMARY"
   }
 
@@ -178,7 +182,14 @@ device() {
     done
     note "3 kernel suite: $(grep -c ^PASS "$SHARDS/cases.txt") passed, $(grep -c -E '^(FAIL|TIMEOUT)' "$SHARDS/cases.txt") failed or timed out, $(grep -c ^SKIPPED "$SHARDS/cases.txt") skipped"
     grep -E '^(FAIL|TIMEOUT|SKIPPED)' "$SHARDS/cases.txt" | tee -a "$SUMMARY"
-    grep -h "GPU suite: single-op cases ran" "$SHARDS"/*.log | head -1 | cut -c1-300 >> "$SUMMARY"
+    # Each process prints the row ops its case did not run; the suite ran
+    # every op that some process ran, i.e. missed those every process missed.
+    local logs missed
+    logs=$(grep -l "GPU suite: single-op cases ran" "$SHARDS"/*.log | wc -l)
+    missed=$(grep -h "GPU suite: single-op cases ran" "$SHARDS"/*.log | grep "; not: " | sed 's/.*; not: //' \
+      | tr ' ' '\n' | grep -v '^$' | sort | uniq -c | awk -v n="$logs" '$1 == n {print $2}' | tr '\n' ' ')
+    note "  row ops no single-op case ran: ${missed:-none}"
+    grep -h "^model " "$SHARDS"/GpuModels*.log >> "$SUMMARY" 2>/dev/null
     pack_suite
   }
 
