@@ -289,6 +289,53 @@ grt_status* RunPass(grt_kernel_ctx* ctx, Pass pass, const ConvGeom& g, void* x, 
   return NULL;
 }
 
+// NHWC [n, h, w, c] <-> NCHW [n, c, h, w] of float32 (to_nchw: from NHWC).
+grt_status* TransposeLayout(grt_kernel_ctx* ctx, bool to_nchw, int64_t n, int64_t c, int64_t h,
+                            int64_t w, const void* src, void* dst) {
+  int64_t nchw[4] = {n, c, h, w}, nhwc[4] = {n, h, w, c};
+  Box b = Dense(4, to_nchw ? nchw : nhwc);
+  if (to_nchw) {  // walk NCHW, read NHWC
+    b.src_strides[0] = h * w * c;
+    b.src_strides[1] = 1;
+    b.src_strides[2] = w * c;
+    b.src_strides[3] = c;
+  } else {  // walk NHWC, read NCHW
+    b.src_strides[0] = c * h * w;
+    b.src_strides[1] = w;
+    b.src_strides[2] = 1;
+    b.src_strides[3] = h * w;
+  }
+  return CopyBox(ctx, false, 4, b, n * c * h * w, src, dst, "layout transpose");
+}
+
+// RunPass for any data format. cuDNN 9 has no float32 algorithm with FMA
+// math for the backward passes in NHWC (the first GPU run: every one
+// CUDNN_STATUS_NOT_SUPPORTED, on an H200); as TensorFlow does for float32
+// on GPUs, an NHWC backward pass runs in NCHW: its NHWC inputs transposed
+// into scratch tensors, the pass, its gradient transposed back. The filter
+// (OIHW) is the same in both. Forward passes stay in NHWC, which cuDNN runs.
+grt_status* RunPassAnyLayout(grt_kernel_ctx* ctx, Pass pass, const ConvGeom& g, void* x, void* f,
+                             void* y, const char* op) {
+  if (g.w.nchw || pass == kForward) return RunPass(ctx, pass, g, x, f, y, op);
+  ConvGeom gn = g;
+  gn.w.nchw = true;
+  int64_t ph = PaddedH(g), pw = PaddedW(g);
+  grt_shape xs = {4, {g.n, g.ic, ph, pw}}, ys = {4, {g.n, g.oc, g.oh, g.ow}};
+  grt_tensor *xn = NULL, *yn = NULL;
+  grt_status* st = grt_kernel_alloc_temp(ctx, GRT_FLOAT32, &xs, &xn);
+  if (!st) st = grt_kernel_alloc_temp(ctx, GRT_FLOAT32, &ys, &yn);
+  // Both backward passes read dy (y); the filter pass reads x too.
+  if (!st) st = TransposeLayout(ctx, true, g.n, g.oc, g.oh, g.ow, y, grt_tensor_data(yn));
+  if (!st && pass == kBackwardFilter)
+    st = TransposeLayout(ctx, true, g.n, g.ic, ph, pw, x, grt_tensor_data(xn));
+  if (!st) st = RunPass(ctx, pass, gn, grt_tensor_data(xn), f, grt_tensor_data(yn), op);
+  if (!st && pass == kBackwardData)
+    st = TransposeLayout(ctx, false, g.n, g.ic, ph, pw, grt_tensor_data(xn), x);
+  grt_tensor_free(xn);
+  grt_tensor_free(yn);
+  return st;
+}
+
 grt_status* NeedF32(const char* op, const grt_tensor* t) {
   return grt_tensor_dtype(t) == GRT_FLOAT32 ? NULL : NoKernel(op, grt_tensor_dtype(t));
 }
@@ -373,8 +420,8 @@ grt_status* BackpropInputCompute(grt_kernel_ctx* ctx) {
     st = grt_kernel_alloc_temp(ctx, GRT_FLOAT32, &ps, &dxp);
   }
   if (!st)
-    st = RunPass(ctx, kBackwardData, g, grt_tensor_data(dxp ? dxp : dx), grt_tensor_data(fk),
-                 grt_tensor_data(dy), op);
+    st = RunPassAnyLayout(ctx, kBackwardData, g, grt_tensor_data(dxp ? dxp : dx),
+                          grt_tensor_data(fk), grt_tensor_data(dy), op);
   if (!st && dxp) {  // cut the hand-made padding's gradient away
     int64_t offset;
     Box b = PadBox(g, &offset);
@@ -414,8 +461,8 @@ grt_status* BackpropFilterCompute(grt_kernel_ctx* ctx) {
   st = grt_kernel_alloc_temp(ctx, GRT_FLOAT32, &ks, &dfk);
   if (!st && Padded(g)) st = PadInput(ctx, g, x, &xp);
   if (!st)
-    st = RunPass(ctx, kBackwardFilter, g, grt_tensor_data(xp ? xp : x), grt_tensor_data(dfk),
-                 grt_tensor_data(dy), op);
+    st = RunPassAnyLayout(ctx, kBackwardFilter, g, grt_tensor_data(xp ? xp : x),
+                          grt_tensor_data(dfk), grt_tensor_data(dy), op);
   if (!st) st = TransposeFilter(ctx, g, grt_tensor_data(dfk), grt_tensor_data(df), false);
   grt_tensor_free(dfk);
   grt_tensor_free(xp);
