@@ -29,7 +29,7 @@ static const grt_op_kernel* (*const kTables[])(int*) = {
     grt_cuda_array_move_kernels,    grt_cuda_array_meta_kernels, grt_cuda_math_more_kernels,
     grt_cuda_strided_slice_kernels, grt_cuda_cudnn_conv_kernels, grt_cuda_pool_kernels,
     grt_cuda_lrn_kernels,           grt_cuda_batchnorm_kernels,  grt_cuda_collective_kernels,
-    grt_cuda_index_kernels,         grt_cuda_fused_kernels,
+    grt_cuda_index_kernels,         grt_cuda_fused_kernels,      grt_cuda_reduce_kernels,
 };
 
 const grt_op_kernel* grt_cuda_kernel(const char* op) {

@@ -102,6 +102,7 @@ const grt_op_kernel* grt_cuda_kernel(const char* op);
 /* Each returns its table and size. */
 const grt_op_kernel* grt_cuda_elementwise_kernels(int* n);
 const grt_op_kernel* grt_cuda_nn_kernels(int* n);
+const grt_op_kernel* grt_cuda_reduce_kernels(int* n);
 const grt_op_kernel* grt_cuda_matmul_kernels(int* n);
 const grt_op_kernel* grt_cuda_array_kernels(int* n);
 const grt_op_kernel* grt_cuda_random_kernels(int* n);

@@ -1,7 +1,7 @@
-// Reductions (Sum, Mean, Max, Min, Prod), Softmax, the two softmax cross-entropy
-// ops, BiasAdd and BiasAddGrad on the GPU; float32 and float64. Simple
-// one-thread-per-output kernels: correct first, tuned once a GPU has
-// measured them.
+// Softmax, the two softmax cross-entropy ops, BiasAdd and BiasAddGrad on
+// the GPU; float32 and float64 (the reductions are in reduce.cu). Simple
+// one-thread-per-row kernels: correct first, tuned once a GPU has measured
+// them.
 //
 // UNVERIFIED: compiled without a GPU; tests/gpu/run_gpu_suite.sh compares
 // each against the CPU kernel on a GPU machine.
@@ -13,17 +13,6 @@
 namespace grt_cuda {
 namespace {
 
-enum RedOp { kSum, kMean, kMax, kMin, kProd };
-
-// Output element -> input offsets: the kept dimensions (with the input's
-// strides) index the output; the reduced ones are walked per output.
-struct Reduce {
-  int32_t kept_rank, red_rank;
-  int64_t kept_dims[GRT_MAX_RANK], kept_strides[GRT_MAX_RANK];
-  int64_t red_dims[GRT_MAX_RANK], red_strides[GRT_MAX_RANK];
-  int64_t red_count;
-};
-
 template <typename T>
 __host__ __device__ inline T Lowest();
 template <>
@@ -34,148 +23,11 @@ template <>
 __host__ __device__ inline double Lowest<double>() {
   return -INFINITY;
 }
-template <>
-__host__ __device__ inline int32_t Lowest<int32_t>() {
-  return INT32_MIN;
-}
-template <>
-__host__ __device__ inline long long Lowest<long long>() {
-  return LLONG_MIN;
-}
-template <typename T>
-__host__ __device__ inline T Highest();
-template <>
-__host__ __device__ inline float Highest<float>() {
-  return INFINITY;
-}
-template <>
-__host__ __device__ inline double Highest<double>() {
-  return INFINITY;
-}
-template <>
-__host__ __device__ inline int32_t Highest<int32_t>() {
-  return INT32_MAX;
-}
-template <>
-__host__ __device__ inline long long Highest<long long>() {
-  return LLONG_MAX;
-}
-
-template <typename T>
-__host__ __device__ inline T ReduceOne(const Reduce& r, int op, const T* x, int64_t o) {
-  int64_t base = 0;
-  for (int d = r.kept_rank - 1; d >= 0; d--) {
-    base += (o % r.kept_dims[d]) * r.kept_strides[d];
-    o /= r.kept_dims[d];
-  }
-  T acc = op == kMax ? Lowest<T>() : op == kMin ? Highest<T>() : op == kProd ? T(1) : T(0);
-  for (int64_t j = 0; j < r.red_count; j++) {
-    int64_t off = base, q = j;
-    for (int d = r.red_rank - 1; d >= 0; d--) {
-      off += (q % r.red_dims[d]) * r.red_strides[d];
-      q /= r.red_dims[d];
-    }
-    T v = x[off];
-    if (op == kMax)
-      acc = v > acc ? v : acc;
-    else if (op == kMin)
-      acc = v < acc ? v : acc;
-    else if (op == kProd)
-      acc *= v;
-    else
-      acc += v;
-  }
-  if (op == kMean && r.red_count) acc /= T(r.red_count);
-  return acc;
-}
-
-template <typename T>
-__global__ void ReduceKernel(Reduce r, int op, int64_t n, const T* x, T* out) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x)
-    out[i] = ReduceOne<T>(r, op, x, i);
-}
 
 grt_status* Unsupported(const char* op, grt_dtype dt) {
   return grt_status_new(GRT_UNIMPLEMENTED, "the CUDA %s kernel does not handle %s yet", op,
                         grt_dtype_name(dt));
 }
-
-grt_status* ReduceCompute(grt_kernel_ctx* ctx, int op, const char* name) {
-  const grt_tensor* x = ctx->inputs[0];
-  const grt_tensor* idx = ctx->inputs[1];  // host memory
-  bool keep = false;
-  grt_status* st = grt_kernel_attr_bool(ctx, "keep_dims", &keep);
-  if (st) return st;
-  int32_t rank = grt_tensor_rank(x);
-  bool reduced[GRT_MAX_RANK] = {false};
-  int64_t ni = grt_tensor_num_elements(idx);
-  grt_dtype it = grt_tensor_dtype(idx);
-  if (it != GRT_INT32 && it != GRT_INT64)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "%s: reduction_indices must be int32 or int64",
-                          name);
-  for (int64_t i = 0; i < ni; i++) {
-    int64_t a = it == GRT_INT32 ? ((const int32_t*)grt_tensor_data(idx))[i]
-                                : ((const int64_t*)grt_tensor_data(idx))[i];
-    if (a < -rank || a >= rank)
-      return grt_status_new(GRT_INVALID_ARGUMENT,
-                            "Invalid reduction dimension (%lld for input with %d dimension(s)",
-                            (long long)a, (int)rank);
-    reduced[a < 0 ? a + rank : a] = true;
-  }
-  Reduce r = {};
-  grt_shape out = {0, {0}};
-  int64_t stride = 1, strides[GRT_MAX_RANK];
-  for (int32_t d = rank - 1; d >= 0; d--) {
-    strides[d] = stride;
-    stride *= grt_tensor_dim(x, d);
-  }
-  r.red_count = 1;
-  for (int32_t d = 0; d < rank; d++) {
-    int64_t dim = grt_tensor_dim(x, d);
-    if (reduced[d]) {
-      r.red_dims[r.red_rank] = dim;
-      r.red_strides[r.red_rank++] = strides[d];
-      r.red_count *= dim;
-      if (keep) out.dims[out.rank++] = 1;
-    } else {
-      r.kept_dims[r.kept_rank] = dim ? dim : 1;
-      r.kept_strides[r.kept_rank++] = strides[d];
-      out.dims[out.rank++] = dim;
-    }
-  }
-  grt_dtype dt = grt_tensor_dtype(x);
-  grt_tensor* o;
-  st = grt_kernel_alloc_output(ctx, 0, dt, &out, &o);
-  if (st) return st;
-  int64_t n = NumElements(out);
-  if (n == 0) return NULL;
-  if (dt == GRT_INT32) {  // the host-memory registration
-    const int32_t* px = (const int32_t*)grt_tensor_data(x);
-    int32_t* po = (int32_t*)grt_tensor_data(o);
-    for (int64_t i = 0; i < n; i++) po[i] = ReduceOne<int32_t>(r, op, px, i);
-    return NULL;
-  }
-  cudaStream_t s = grt_cuda_stream(ctx->stream);
-  if (dt == GRT_FLOAT32)
-    ReduceKernel<float><<<Blocks(n), kThreads, 0, s>>>(r, op, n, (const float*)grt_tensor_data(x),
-                                                       (float*)grt_tensor_data(o));
-  else if (dt == GRT_FLOAT64)
-    ReduceKernel<double><<<Blocks(n), kThreads, 0, s>>>(r, op, n, (const double*)grt_tensor_data(x),
-                                                        (double*)grt_tensor_data(o));
-  else if (dt == GRT_INT64 && op != kMean)
-    ReduceKernel<long long><<<Blocks(n), kThreads, 0, s>>>(
-        r, op, n, (const long long*)grt_tensor_data(x), (long long*)grt_tensor_data(o));
-  else
-    return Unsupported(name, dt);
-  return grt_cuda_launch_error(name);
-}
-
-grt_status* SumCompute(grt_kernel_ctx* c) { return ReduceCompute(c, kSum, "Sum"); }
-grt_status* MeanCompute(grt_kernel_ctx* c) { return ReduceCompute(c, kMean, "Mean"); }
-grt_status* MaxCompute(grt_kernel_ctx* c) { return ReduceCompute(c, kMax, "Max"); }
-grt_status* MinCompute(grt_kernel_ctx* c) { return ReduceCompute(c, kMin, "Min"); }
-grt_status* ProdCompute(grt_kernel_ctx* c) { return ReduceCompute(c, kProd, "Prod"); }
 
 // ---- softmax and cross-entropy: one thread per row of the last axis --------
 
@@ -414,11 +266,6 @@ grt_status* BiasAddGradCompute(grt_kernel_ctx* ctx) {
 }
 
 const grt_op_kernel kKernels[] = {
-    {"Sum", SumCompute, NULL, NULL, 0},
-    {"Prod", ProdCompute, NULL, NULL, 0},
-    {"Mean", MeanCompute, NULL, NULL, 0},
-    {"Max", MaxCompute, NULL, NULL, 0},
-    {"Min", MinCompute, NULL, NULL, 0},
     {"Softmax", SoftmaxCompute, NULL, NULL, 0},
     {"SoftmaxCrossEntropyWithLogits", SoftmaxXentCompute, NULL, NULL, 0},
     {"SparseSoftmaxCrossEntropyWithLogits", SparseXentCompute, NULL, NULL, 0},

@@ -64,17 +64,98 @@ TEST_F(GpuSuite, MatMulAndBatchMatMul) {
   }
 }
 
+// Every reduction op x dtype x kind of shape against the CPU (the passes of
+// backends/cuda/reduce_plan.h: rows, columns, chunked long ones, several
+// reduced groups, the identity of an empty reduction). Tolerances, relative
+// L2 over each output: float32 1e-5 and float64 1e-12 where at most 1000
+// values meet in a result, 1e-4 and 1e-11 for the long ones (70000 or 2^20
+// values summed in another order than the CPU's); float16 1e-3 and
+// bfloat16 8e-3 (both sides sum in float32 and round once, so a result
+// differs by at most one ulp of the narrow type); integers exactly. Prod
+// takes positive inputs (random signs and sizes underflow into subnormals,
+// where the order of the products decides the digits), and so do float32
+// and float64 Sum and Mean: a sum of random signs can cancel to near zero,
+// where two summation orders differ by more than a relative bound (float16
+// and bfloat16 keep random signs: their one-ulp bound holds at any size, and
+// positive sums of 2^20 would overflow float16).
 TEST_F(GpuSuite, Reductions) {
-  const std::vector<std::vector<int64_t>> axes = {{1}, {0, 2}, {-1}, {0, 1, 2}};
-  for (const char* op : {"Sum", "Mean", "Max", "Min"})
-    for (grt_dtype dt : kFloats)
-      for (auto& ax : axes)
-        for (bool keep : {false, true})
-          CheckAgainstCpu({op,
-                           std::string("\"keep_dims\":") + (keep ? "true" : "false"),
-                           {{dt, {6, 7, 8}}, {GRT_INT32, {(int64_t)ax.size()}, kConst, ax}}});
-  CheckAgainstCpu({"Sum", "", {{GRT_INT32, {6, 7}}, {GRT_INT32, {1}, kConst, {0}}}});
-  CheckAgainstCpu({"Max", "", {{GRT_INT64, {6, 7}}, {GRT_INT32, {1}, kConst, {1}}}});
+  struct Geometry {
+    std::vector<int64_t> dims, axes;
+    bool long_sums;  // the looser float32/float64 tolerance
+    bool both_keep;  // also with keep_dims
+  };
+  const Geometry shapes[] = {
+      {{6, 7, 8}, {2}, false, true},               // inner axis: a warp per row
+      {{6, 7, 8}, {0}, false, true},               // outer axis: columns
+      {{6, 7, 8}, {1}, false, true},               // middle axis
+      {{6, 7, 8}, {0, 2}, false, true},            // two reduced groups: two passes
+      {{6, 7, 8}, {-1}, false, false},             // a negative axis
+      {{6, 7, 8}, {0, 1, 2}, false, true},         // all axes
+      {{2, 3, 4, 5, 6}, {0, 2, 4}, false, false},  // three reduced groups
+      {{3, 0, 4}, {1}, false, true},               // empty reduced axis: the identity (Mean: NaN)
+      {{5, 1, 3}, {1}, false, false},              // only a size-1 axis: a copy
+      {{40, 1}, {1}, false, false},                // rows of 1
+      {{2048, 600}, {1}, false, false},            // rows longer than a warp's: a block per row
+      {{3, 70000}, {1}, true, false},              // long rows cut into chunks
+      {{300, 1000}, {0}, false, false},            // columns across tiles
+      {{70000, 3}, {0}, true, false},              // tall narrow columns cut into chunks
+      {{1 << 20}, {0}, true, false},               // a full reduction of 2^20: two passes
+  };
+  auto axes_input = [](const std::vector<int64_t>& ax) {
+    return Input{GRT_INT32, {(int64_t)ax.size()}, kConst, ax};
+  };
+  auto keep_attr = [](bool keep) {
+    return std::string("\"keep_dims\":") + (keep ? "true" : "false");
+  };
+  for (const char* op : {"Sum", "Mean", "Max", "Min", "Prod"})
+    for (grt_dtype dt : {GRT_FLOAT32, GRT_FLOAT64, GRT_FLOAT16, GRT_BFLOAT16})
+      for (const Geometry& g : shapes)
+        for (bool keep : {false, true}) {
+          if (keep && !g.both_keep) continue;
+          std::string o = op;
+          bool wide = dt == GRT_FLOAT32 || dt == GRT_FLOAT64;
+          Fill fill = o == "Prod" || (wide && (o == "Sum" || o == "Mean")) ? kPositive : kRandom;
+          Case c = {op, keep_attr(keep), {{dt, g.dims, fill}, axes_input(g.axes)}};
+          if (g.long_sums) c.tol = dt == GRT_FLOAT32 ? 1e-4 : dt == GRT_FLOAT64 ? 1e-11 : 0;
+          CheckAgainstCpu(c);
+        }
+  // NaN, infinities and signed zeros: NaN wins Max and Min, as on the CPU.
+  for (const char* op : {"Sum", "Max", "Min"})
+    for (grt_dtype dt : {GRT_FLOAT32, GRT_FLOAT16})
+      for (auto ax : {std::vector<int64_t>{1}, std::vector<int64_t>{0}})
+        CheckAgainstCpu({op, keep_attr(false), {{dt, {64, 40}, kEdges}, axes_input(ax)}});
+  // Integers: int64 in device memory (Sum and Prod wrap), int32 on the host.
+  for (const char* op : {"Sum", "Max", "Min", "Prod"})
+    for (grt_dtype dt : {GRT_INT64, GRT_INT32})
+      for (auto ax : {std::vector<int64_t>{1}, std::vector<int64_t>{0}, std::vector<int64_t>{0, 1}})
+        CheckAgainstCpu({op, keep_attr(false), {{dt, {300, 700}}, axes_input(ax)}});
+  CheckAgainstCpu({"Sum", keep_attr(false), {{GRT_INT64, {3, 0}}, axes_input({1})}});
+}
+
+// The same reduction twice gives the same bits: no atomics, a fixed order
+// (what a replayed CUDA Graph is compared against).
+TEST_F(GpuSuite, ReductionsAreBitIdenticalBetweenRuns) {
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
+      {{3, 70000}, {1}}, {{70000, 3}, {0}}, {{1 << 20}, {0}}, {{64, 300, 50}, {0, 2}}};
+  for (grt_dtype dt : {GRT_FLOAT32, GRT_FLOAT16})
+    for (auto& s : shapes) {
+      Case c = {"Sum",
+                "\"keep_dims\":false",
+                {{dt, s.first}, {GRT_INT32, {(int64_t)s.second.size()}, kConst, s.second}}};
+      SCOPED_TRACE(ShapeJson(s.first) + " over " + ShapeJson(s.second));
+      grt_tensor* x = Random(c.in[0]);
+      std::vector<grt_tensor*> a, b;
+      RunOn(c, Dry() ? "/cpu:0" : "/device:GPU:0", {x}, &a);
+      RunOn(c, Dry() ? "/cpu:0" : "/device:GPU:0", {x}, &b);
+      ASSERT_NE(a[0], nullptr);
+      ASSERT_NE(b[0], nullptr);
+      ASSERT_EQ(grt_tensor_byte_size(a[0]), grt_tensor_byte_size(b[0]));
+      EXPECT_EQ(memcmp(grt_tensor_data(a[0]), grt_tensor_data(b[0]), grt_tensor_byte_size(a[0])),
+                0);
+      grt_tensor_free(x);
+      grt_tensor_free(a[0]);
+      grt_tensor_free(b[0]);
+    }
 }
 
 TEST_F(GpuSuite, SoftmaxAndCrossEntropy) {
