@@ -21,6 +21,10 @@
 #include "grt/backend.h"
 #include "grt/grt.h"
 
+extern "C" {
+#include "kernels/kernel_registry.h"
+}
+
 // The ops the suite's cases ran, every file's (defined in gpu_suite_rows.cc,
 // which prints the GPU row ops no case ran).
 std::set<std::string>& GpuSuiteRanOps();
@@ -439,6 +443,25 @@ inline void ExpectSameError(const Case& c, grt_code code, const std::string& tex
     grt_graph_free(g);
   }
   for (auto* t : feeds) grt_tensor_free(t);
+}
+
+// The dtypes the GPU rows of `op` allow for its type attr `attr` (the
+// int32-on-host rows included), in dtype order: the cases to run for each
+// dtype a row promises. Fails when no GPU row of `op` constrains `attr`.
+[[maybe_unused]] std::vector<grt_dtype> RowDtypes(const char* op, const char* attr) {
+  uint32_t mask = 0;
+  const grt_kernel_def* const* rows = nullptr;
+  int32_t n = grt_kernel_find_op(op, &rows);
+  for (int32_t i = 0; i < n; i++)
+    if (rows[i]->device == GRT_DEVICE_GPU)
+      for (int32_t c = 0; c < rows[i]->n_constraints; c++)
+        if (strcmp(rows[i]->constraints[c].attr, attr) == 0)
+          mask |= rows[i]->constraints[c].allowed;
+  EXPECT_NE(mask, 0u) << op << " has no GPU row constraining " << attr;
+  std::vector<grt_dtype> out;
+  for (int t = 1; t < GRT_NUM_DTYPES; t++)
+    if (mask & (1u << t)) out.push_back((grt_dtype)t);
+  return out;
 }
 
 class GpuSuite : public ::testing::Test {
