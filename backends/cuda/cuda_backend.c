@@ -45,8 +45,9 @@ const grt_op_kernel* grt_cuda_kernel(const char* op) {
 /* The kernel files whose kernels declare the dtypes their dispatch takes
  * (cuda_internal.h: grt_cuda_dtypes). */
 static const grt_cuda_dtypes* (*const kDtypeTables[])(int*) = {
-    grt_cuda_nn_dtypes,    grt_cuda_math_more_dtypes, grt_cuda_matmul_dtypes,
-    grt_cuda_state_dtypes, grt_cuda_batchnorm_dtypes, grt_cuda_random_dtypes,
+    grt_cuda_elementwise_dtypes, grt_cuda_nn_dtypes,    grt_cuda_math_more_dtypes,
+    grt_cuda_matmul_dtypes,      grt_cuda_state_dtypes, grt_cuda_batchnorm_dtypes,
+    grt_cuda_random_dtypes,
 };
 
 /* Every declaration (op, type attr, dtype mask), up to `max` of them; returns

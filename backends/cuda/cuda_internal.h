@@ -140,6 +140,7 @@ typedef struct grt_cuda_dtypes {
 /* Each returns its declarations and their number (the kernel files whose
  * kernels declare their dtypes; the other kernels' ops are listed in the
  * test as undeclared). */
+const grt_cuda_dtypes* grt_cuda_elementwise_dtypes(int* n);
 const grt_cuda_dtypes* grt_cuda_nn_dtypes(int* n);
 const grt_cuda_dtypes* grt_cuda_math_more_dtypes(int* n);
 const grt_cuda_dtypes* grt_cuda_matmul_dtypes(int* n);

@@ -31,6 +31,7 @@ struct Dt {
 template <typename... E>
 struct Dtypes {
   static constexpr uint32_t kMask = (0u | ... | (1u << E::kDtype));
+  static constexpr bool kInt32OnHost = false;
   // Calls f(E{}) with the entry for dt; false when dt is not in the list.
   template <typename F>
   static bool Visit(grt_dtype dt, F&& f) {
@@ -42,8 +43,11 @@ using F16 = Dt<GRT_FLOAT16, __half, float>;
 using BF16 = Dt<GRT_BFLOAT16, __nv_bfloat16, float>;
 using F32 = Dt<GRT_FLOAT32, float>;
 using F64 = Dt<GRT_FLOAT64, double>;
+using I8 = Dt<GRT_INT8, int8_t>;
+using I16 = Dt<GRT_INT16, int16_t>;
 using I32 = Dt<GRT_INT32, int32_t>;
 using I64 = Dt<GRT_INT64, long long>;
+using U8 = Dt<GRT_UINT8, uint8_t>;
 
 // The lists the kernels use, named after ops/dtype_sets.h's sets.
 using NoDtypes = Dtypes<>;  // a kernel with one type attr: the second slot
@@ -58,6 +62,7 @@ using Index = Dtypes<I32, I64>;
 template <class L>
 struct WithInt32OnHost : L {
   static constexpr uint32_t kMask = L::kMask | (1u << GRT_INT32);
+  static constexpr bool kInt32OnHost = true;
 };
 using FloatsInt64WithInt32OnHost = WithInt32OnHost<FloatsInt64>;
 

@@ -235,12 +235,8 @@ const std::set<std::string> kUndeclared = {
     "Squeeze", "ExpandDims", "Pack", "Unpack", "ConcatV2", "Split", "Slice", "StridedSlice", "Tile",
     "Transpose", "Fill", "Shape", "Size", "Rank", "OneHot", "BroadcastGradientArgs", "Select",
     "Cast", "Where",
-    // element-wise (elementwise.cu, math_more.cu's comparisons)
-    "Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "SquaredDifference", "Neg",
-    "Abs", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "Tanh", "Sigmoid", "TanhGrad", "SigmoidGrad",
-    "Less", "Greater", "GreaterEqual", "Equal", "LogicalNot", "Relu", "ReluGrad", "Sin", "Cos",
-    "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Floor", "Ceil",
-    "Round", "Sign", "Erf", "IsNan", "IsInf", "FloorMod", "TruncateMod", "LeftShift", "RightShift",
+    // the comparisons and LogicalNot (every dtype through one load switch)
+    "Less", "Greater", "GreaterEqual", "Equal", "LogicalNot",
     // reductions, convolutions, pooling, LRN, the fused ops
     "Sum", "Mean", "Prod", "Max", "Min", "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter",
     "DepthwiseConv2dNative", "MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad", "LRN", "LRNGrad",
