@@ -422,14 +422,13 @@ grt_status* AddNCompute(grt_kernel_ctx* ctx) {
     }
     return NULL;
   }
-  st = NoKernel("AddN", dt);
-  T::Visit(dt, [&](auto e) {
-    using E = decltype(e);
-    grt_status_free(st);
-    st = AddNTyped<typename E::Store, typename E::Math>(ctx, n,
-                                                        (typename E::Store*)grt_tensor_data(y));
-  });
-  return st;
+  grt_status* launched = NULL;
+  if (!T::Visit(dt, [&](auto e) {
+        using S = typename decltype(e)::Store;
+        launched = AddNTyped<S, typename decltype(e)::Math>(ctx, n, (S*)grt_tensor_data(y));
+      }))
+    return NoKernel("AddN", dt);
+  return launched;
 }
 
 // ---- Pow ---------------------------------------------------------------------------

@@ -74,13 +74,17 @@ void OsSeeds(uint64_t s[2]) {
   s[1] = (uint64_t)ts.tv_nsec * 0xBF58476D1CE4E5B9ull;
 }
 
-// Uniform float16 (bfloat16): 10 (7) random mantissa bits, exactly bits /
-// 2^10 (2^7), as the CPU's; every other dtype's value is its arithmetic
-// type's.
+// A uniform float sample for storage type S: float16 (bfloat16) takes 10
+// (7) random mantissa bits, exactly bits / 2^10 (2^7), as the CPU's;
+// float32 the CPU's 23-bit conversion.
 template <typename S>
-__device__ inline float UniformHalf(uint32_t x) {
-  if constexpr (std::is_same<S, __half>::value) return (float)(x & 0x3ffu) * (1.0f / 1024.0f);
-  return (float)(x & 0x7fu) * (1.0f / 128.0f);
+__device__ inline float UniformFloat(uint32_t x) {
+  if constexpr (std::is_same<S, __half>::value)
+    return (float)(x & 0x3ffu) * (1.0f / 1024.0f);
+  else if constexpr (std::is_same<S, __nv_bfloat16>::value)
+    return (float)(x & 0x7fu) * (1.0f / 128.0f);
+  else
+    return grt_philox_hd::ToFloat(x);
 }
 
 // S in memory, C the type samples are drawn in: float16 and bfloat16 draw
@@ -100,9 +104,7 @@ __global__ void FillKernel(int dist, Philox base, int64_t n, S* out) {
       if (sizeof(C) == 4) {
         float* f = reinterpret_cast<float*>(v);
         if (dist == kUniform) {
-          for (int i = 0; i < 4; i++)
-            f[i] =
-                std::is_same<S, float>::value ? grt_philox_hd::ToFloat(s[i]) : UniformHalf<S>(s[i]);
+          for (int i = 0; i < 4; i++) f[i] = UniformFloat<S>(s[i]);
         } else {
           grt_philox_hd::BoxMullerFloat(s[0], s[1], &f[0], &f[1]);
           grt_philox_hd::BoxMullerFloat(s[2], s[3], &f[2], &f[3]);
