@@ -121,6 +121,7 @@ void CheckAgainstFloat32Cpu(const Case& c, const std::string& attrs32) {
   }
   std::vector<grt_tensor*> gpu, cpu;
   RunOn(ref, "/cpu:0", wide, &cpu);
+  if (Dry()) ExpectGpuRow(c);
   if (!Dry()) {
     RunOn(c, "/device:GPU:0", feeds, &gpu);
     for (int k = 0; k < c.outputs; k++) {

@@ -23,6 +23,7 @@
 
 extern "C" {
 #include "kernels/kernel_registry.h"
+#include "ops/graph.h"
 }
 
 // The ops the suite's cases ran, every file's (defined in gpu_suite_rows.cc,
@@ -341,8 +342,24 @@ void RunOn(const Case& c, const std::string& device, const std::vector<grt_tenso
   grt_graph_free(g);
 }
 
+// Dry: that a GPU row allows case `c` (its op with these dtypes); on a GPU
+// one that none allows is placed elsewhere or refused, which a dry run,
+// whose GPU pins are the CPU, would not show.
+void ExpectGpuRow(const Case& c) {
+  std::string json = GraphJson(c, "/device:GPU:0");
+  grt_graph* g = nullptr;
+  grt_status* st = grt_graph_from_json(json.c_str(), json.size(), &g);
+  ASSERT_EQ(st, nullptr) << grt_status_message(st) << "\n" << json;
+  int32_t y = grt_graph_find_node(g, "y");
+  ASSERT_GE(y, 0);
+  EXPECT_GE(grt_kernel_find(&g->nodes[y], GRT_DEVICE_GPU), 0)
+      << c.op << " {" << c.attrs << "}: no GPU row allows this case";
+  grt_graph_free(g);
+}
+
 [[maybe_unused]] void CheckAgainstCpu(const Case& c) {
   SCOPED_TRACE(c.op + " {" + c.attrs + "} " + (c.in.empty() ? "" : DtypeName(c.in[0].dt)));
+  if (Dry()) ExpectGpuRow(c);
   std::vector<grt_tensor*> feeds;
   for (const Input& in : c.in)
     if (in.fill != kConst) feeds.push_back(Random(in));
