@@ -664,15 +664,19 @@ grt_status* OneHotCompute(grt_kernel_ctx* ctx) {
   X("Pow", PowCompute, "T", FloatsInt64, nullptr, NoDtypes)                  \
   X("ArgMax", ArgMaxCompute, "T", Floats, "output_type", Index)
 
-const grt_op_kernel kKernels[] = {{"Cast", CastCompute, NULL, NULL, 0},
-                                  {"Less", LessCompute, NULL, NULL, 0},
-                                  {"Greater", GreaterCompute, NULL, NULL, 0},
-                                  {"GreaterEqual", GreaterEqualCompute, NULL, NULL, 0},
-                                  {"Equal", EqualCompute, NULL, NULL, 0},
-                                  {"LogicalNot", LogicalNotCompute, NULL, NULL, 0},
-                                  {"Select", SelectCompute, NULL, NULL, 0},
-                                  {"OneHot", OneHotCompute, NULL, NULL, 0},
-                                  TYPED_KERNELS(GRT_CUDA_KERNEL_ROW)};
+// clang-format off
+const grt_op_kernel kKernels[] = {
+    {"Cast", CastCompute, NULL, NULL, 0},
+    {"Less", LessCompute, NULL, NULL, 0},
+    {"Greater", GreaterCompute, NULL, NULL, 0},
+    {"GreaterEqual", GreaterEqualCompute, NULL, NULL, 0},
+    {"Equal", EqualCompute, NULL, NULL, 0},
+    {"LogicalNot", LogicalNotCompute, NULL, NULL, 0},
+    {"Select", SelectCompute, NULL, NULL, 0},
+    {"OneHot", OneHotCompute, NULL, NULL, 0},
+    TYPED_KERNELS(GRT_CUDA_KERNEL_ROW)
+};
+// clang-format on
 
 const grt_cuda_dtypes kDtypes[] = {TYPED_KERNELS(GRT_CUDA_DTYPES_ROW)};
 

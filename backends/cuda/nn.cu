@@ -439,10 +439,16 @@ grt_status* BiasAddGradCompute(grt_kernel_ctx* ctx) {
   X("BiasAdd", BiasAddCompute, "T", Floats, nullptr, NoDtypes)                               \
   X("BiasAddGrad", BiasAddGradCompute, "T", Floats, nullptr, NoDtypes)
 
+// clang-format off
 const grt_op_kernel kKernels[] = {
-    {"Sum", SumCompute, NULL, NULL, 0},   {"Prod", ProdCompute, NULL, NULL, 0},
-    {"Mean", MeanCompute, NULL, NULL, 0}, {"Max", MaxCompute, NULL, NULL, 0},
-    {"Min", MinCompute, NULL, NULL, 0},   TYPED_KERNELS(GRT_CUDA_KERNEL_ROW)};
+    {"Sum", SumCompute, NULL, NULL, 0},
+    {"Prod", ProdCompute, NULL, NULL, 0},
+    {"Mean", MeanCompute, NULL, NULL, 0},
+    {"Max", MaxCompute, NULL, NULL, 0},
+    {"Min", MinCompute, NULL, NULL, 0},
+    TYPED_KERNELS(GRT_CUDA_KERNEL_ROW)
+};
+// clang-format on
 
 const grt_cuda_dtypes kDtypes[] = {TYPED_KERNELS(GRT_CUDA_DTYPES_ROW)};
 
