@@ -1,4 +1,5 @@
-// FusedBatchNormV3 and FusedBatchNormGradV3 on the GPU (float32 x, float32
+// FusedBatchNormV3 and FusedBatchNormGradV3 on the GPU (x, y, dy, dx in
+// float16, bfloat16 or float32, read into float32 arithmetic; float32
 // statistics; NHWC, NCHW, NDHWC, NCDHW) as plain CUDA kernels with the CPU
 // kernel's semantics (backends/cpu/batchnorm.c):
 //  - training: y from the batch mean and biased variance; batch_variance
@@ -16,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dtype_list.cuh"
 #include "kernel_util.cuh"
 
 namespace grt_cuda {
@@ -48,15 +50,16 @@ __device__ inline void BlockSum(double (&v)[K]) {
 }
 
 // One block per channel: the batch mean and biased variance.
-__global__ void StatsKernel(Bn g, const float* x, float* mean, float* var) {
+template <typename S>
+__global__ void StatsKernel(Bn g, const S* x, float* mean, float* var) {
   int64_t c = blockIdx.x, count = g.n * g.s;
   double v[1] = {0};
-  for (int64_t j = threadIdx.x; j < count; j += blockDim.x) v[0] += x[At(g, c, j)];
+  for (int64_t j = threadIdx.x; j < count; j += blockDim.x) v[0] += Widen(x[At(g, c, j)]);
   BlockSum<1>(v);
   double m = v[0] / (double)count;
   double d[1] = {0};
   for (int64_t j = threadIdx.x; j < count; j += blockDim.x) {
-    double e = x[At(g, c, j)] - m;
+    double e = Widen(x[At(g, c, j)]) - m;
     d[0] += e * e;
   }
   BlockSum<1>(d);
@@ -82,12 +85,13 @@ __global__ void RunningKernel(Bn g, float factor, const float* mean_in, const fl
   }
 }
 
-__global__ void ApplyKernel(Bn g, int64_t total, const float* x, const float* scale,
-                            const float* offset, const float* mean, const float* var, float* y) {
+template <typename S>
+__global__ void ApplyKernel(Bn g, int64_t total, const S* x, const float* scale,
+                            const float* offset, const float* mean, const float* var, S* y) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
        i += (int64_t)gridDim.x * blockDim.x) {
     int64_t c = g.channel_last ? i % g.c : (i / g.s) % g.c;
-    y[i] = (x[i] - mean[c]) * rsqrtf(var[c] + g.epsilon) * scale[c] + offset[c];
+    Narrow((Widen(x[i]) - mean[c]) * rsqrtf(var[c] + g.epsilon) * scale[c] + offset[c], &y[i]);
   }
 }
 
@@ -98,15 +102,17 @@ __global__ void FillKernel(int64_t n, float v, float* out) {
 }
 
 // One block per channel: sum dy and sum dy * xhat.
-__global__ void GradSumsKernel(Bn g, const float* dy, const float* x, const float* mean,
-                               const float* var, float* scale_bp, float* offset_bp) {
+template <typename S>
+__global__ void GradSumsKernel(Bn g, const S* dy, const S* x, const float* mean, const float* var,
+                               float* scale_bp, float* offset_bp) {
   int64_t c = blockIdx.x, count = g.n * g.s;
   double inv = 1.0 / sqrt((double)var[c] + g.epsilon);
   double v[2] = {0, 0};
   for (int64_t j = threadIdx.x; j < count; j += blockDim.x) {
     int64_t o = At(g, c, j);
-    v[0] += dy[o];
-    v[1] += dy[o] * ((x[o] - (double)mean[c]) * inv);
+    double d = Widen(dy[o]);
+    v[0] += d;
+    v[1] += d * (((double)Widen(x[o]) - (double)mean[c]) * inv);
   }
   BlockSum<2>(v);
   if (threadIdx.x == 0) {
@@ -115,25 +121,27 @@ __global__ void GradSumsKernel(Bn g, const float* dy, const float* x, const floa
   }
 }
 
-__global__ void GradApplyKernel(Bn g, int64_t total, const float* dy, const float* x,
-                                const float* scale, const float* mean, const float* var,
-                                const float* scale_bp, const float* offset_bp, float* dx) {
+template <typename S>
+__global__ void GradApplyKernel(Bn g, int64_t total, const S* dy, const S* x, const float* scale,
+                                const float* mean, const float* var, const float* scale_bp,
+                                const float* offset_bp, S* dx) {
   float count = (float)(g.n * g.s);
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
        i += (int64_t)gridDim.x * blockDim.x) {
     int64_t c = g.channel_last ? i % g.c : (i / g.s) % g.c;
     float inv = rsqrtf(var[c] + g.epsilon);
     if (g.training) {
-      float xhat = (x[i] - mean[c]) * inv;
-      dx[i] = scale[c] * inv * (dy[i] - offset_bp[c] / count - xhat * scale_bp[c] / count);
+      float xhat = (Widen(x[i]) - mean[c]) * inv;
+      Narrow(scale[c] * inv * (Widen(dy[i]) - offset_bp[c] / count - xhat * scale_bp[c] / count),
+             &dx[i]);
     } else {
-      dx[i] = dy[i] * scale[c] * inv;
+      Narrow(Widen(dy[i]) * scale[c] * inv, &dx[i]);
     }
   }
 }
 
+// The layout of x; its dtype is the caller's to check.
 grt_status* Geometry(const grt_kernel_ctx* ctx, const grt_tensor* x, Bn* g) {
-  if (grt_tensor_dtype(x) != GRT_FLOAT32) return NoKernel("FusedBatchNormV3", grt_tensor_dtype(x));
   const char* fmt = "NHWC";
   grt_status* st = grt_kernel_attr_string(ctx, "data_format", &fmt);
   if (st) return st;
@@ -184,10 +192,14 @@ grt_status* CopyVector(const grt_tensor* src, grt_tensor* dst, cudaStream_t s) {
       "cudaMemcpyAsync");
 }
 
+// T: x's and y's dtypes (the statistics are float32).
+template <class T, class U>
 grt_status* BatchNormCompute(grt_kernel_ctx* ctx) {
   const grt_tensor* x = ctx->inputs[0];
   const grt_tensor *scale = ctx->inputs[1], *offset = ctx->inputs[2], *mean = ctx->inputs[3],
                    *var = ctx->inputs[4];
+  grt_dtype dt = grt_tensor_dtype(x);
+  if (!(T::kMask & (1u << dt))) return NoKernel("FusedBatchNormV3", dt);
   Bn g;
   grt_status* st = Geometry(ctx, x, &g);
   if (st) return st;
@@ -199,7 +211,7 @@ grt_status* BatchNormCompute(grt_kernel_ctx* ctx) {
     return st;
   grt_shape xs = ShapeOf(x), vs = {1, {g.c}}, scalar = {0, {0}};
   grt_tensor *y, *v[4], *rs3;
-  if ((st = grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &xs, &y))) return st;
+  if ((st = grt_kernel_alloc_output(ctx, 0, dt, &xs, &y))) return st;
   for (int i = 0; i < 4; i++)
     if ((st = grt_kernel_alloc_output(ctx, 1 + i, GRT_FLOAT32, &vs, &v[i]))) return st;
   if ((st = grt_kernel_alloc_output(ctx, 5, GRT_FLOAT32, &scalar, &rs3))) return st;
@@ -218,30 +230,38 @@ grt_status* BatchNormCompute(grt_kernel_ctx* ctx) {
   }
   const float* m = g.training ? Fm(v[2]) : F(mean);
   const float* s2 = g.training ? Fm(v[3]) : F(var);
-  if (g.training) {
-    StatsKernel<<<(unsigned)g.c, kThreads, 0, s>>>(g, F(x), Fm(v[2]), Fm(v[3]));
-    RunningKernel<<<Blocks(g.c), kThreads, 0, s>>>(g, factor, stats_in ? F(mean) : NULL,
-                                                   stats_in ? F(var) : NULL, Fm(v[2]), Fm(v[3]),
-                                                   Fm(v[0]), Fm(v[1]));
-  }
-  ApplyKernel<<<Blocks(total), kThreads, 0, s>>>(g, total, F(x), F(scale), F(offset), m, s2, Fm(y));
+  T::Visit(dt, [&](auto e) {
+    using S = typename decltype(e)::Store;
+    const S* px = (const S*)grt_tensor_data(x);
+    if (g.training) {
+      StatsKernel<S><<<(unsigned)g.c, kThreads, 0, s>>>(g, px, Fm(v[2]), Fm(v[3]));
+      RunningKernel<<<Blocks(g.c), kThreads, 0, s>>>(g, factor, stats_in ? F(mean) : NULL,
+                                                     stats_in ? F(var) : NULL, Fm(v[2]), Fm(v[3]),
+                                                     Fm(v[0]), Fm(v[1]));
+    }
+    ApplyKernel<S><<<Blocks(total), kThreads, 0, s>>>(g, total, px, F(scale), F(offset), m, s2,
+                                                      (S*)grt_tensor_data(y));
+  });
   return Launched("FusedBatchNormV3");
 }
 
+template <class T, class U>
 grt_status* BatchNormGradCompute(grt_kernel_ctx* ctx) {
   const grt_tensor *dy = ctx->inputs[0], *x = ctx->inputs[1], *scale = ctx->inputs[2];
   const grt_tensor *mean = ctx->inputs[3], *var = ctx->inputs[4];
+  grt_dtype dt = grt_tensor_dtype(x);
+  if (!(T::kMask & (1u << dt))) return NoKernel("FusedBatchNormGradV3", dt);
   Bn g;
   grt_status* st = Geometry(ctx, x, &g);
   if (st) return st;
-  if (!SameShape(dy, x) || grt_tensor_dtype(dy) != GRT_FLOAT32)
+  if (!SameShape(dy, x) || grt_tensor_dtype(dy) != dt)
     return grt_status_new(GRT_INVALID_ARGUMENT, "x and y_backprop must have the same shape");
   if ((st = CheckVector(scale, g, "scale")) || (st = CheckVector(mean, g, "reserve_space_1")) ||
       (st = CheckVector(var, g, "reserve_space_2")))
     return st;
   grt_shape xs = ShapeOf(x), vs = {1, {g.c}}, none = {1, {0}};
   grt_tensor *dx, *sbp, *obp, *p3, *p4;
-  if ((st = grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &xs, &dx)) ||
+  if ((st = grt_kernel_alloc_output(ctx, 0, dt, &xs, &dx)) ||
       (st = grt_kernel_alloc_output(ctx, 1, GRT_FLOAT32, &vs, &sbp)) ||
       (st = grt_kernel_alloc_output(ctx, 2, GRT_FLOAT32, &vs, &obp)) ||
       (st = grt_kernel_alloc_output(ctx, 3, GRT_FLOAT32, &none, &p3)) ||
@@ -256,17 +276,26 @@ grt_status* BatchNormGradCompute(grt_kernel_ctx* ctx) {
     return Launched("FusedBatchNormGradV3");
   }
   int64_t total = g.n * g.s * g.c;
-  GradSumsKernel<<<(unsigned)g.c, kThreads, 0, s>>>(g, F(dy), F(x), F(mean), F(var), Fm(sbp),
-                                                    Fm(obp));
-  GradApplyKernel<<<Blocks(total), kThreads, 0, s>>>(g, total, F(dy), F(x), F(scale), F(mean),
-                                                     F(var), F(sbp), F(obp), Fm(dx));
+  T::Visit(dt, [&](auto e) {
+    using S = typename decltype(e)::Store;
+    const S *pdy = (const S*)grt_tensor_data(dy), *px = (const S*)grt_tensor_data(x);
+    GradSumsKernel<S>
+        <<<(unsigned)g.c, kThreads, 0, s>>>(g, pdy, px, F(mean), F(var), Fm(sbp), Fm(obp));
+    GradApplyKernel<S><<<Blocks(total), kThreads, 0, s>>>(
+        g, total, pdy, px, F(scale), F(mean), F(var), F(sbp), F(obp), (S*)grt_tensor_data(dx));
+  });
   return Launched("FusedBatchNormGradV3");
 }
 
-const grt_op_kernel kKernels[] = {
-    {"FusedBatchNormV3", BatchNormCompute, NULL, NULL, 0},
-    {"FusedBatchNormGradV3", BatchNormGradCompute, NULL, NULL, 0},
-};
+// Each row makes a kernel and its declaration (dtype_list.cuh); the
+// statistics' dtype U is float32 only (checked with the vectors).
+#define TYPED_KERNELS(X)                                                         \
+  X("FusedBatchNormV3", BatchNormCompute, "T", HalvesFloat32, nullptr, NoDtypes) \
+  X("FusedBatchNormGradV3", BatchNormGradCompute, "T", HalvesFloat32, nullptr, NoDtypes)
+
+const grt_op_kernel kKernels[] = {TYPED_KERNELS(GRT_CUDA_KERNEL_ROW)};
+
+const grt_cuda_dtypes kDtypes[] = {TYPED_KERNELS(GRT_CUDA_DTYPES_ROW)};
 
 }  // namespace
 }  // namespace grt_cuda
@@ -274,4 +303,9 @@ const grt_op_kernel kKernels[] = {
 extern "C" const grt_op_kernel* grt_cuda_batchnorm_kernels(int* n) {
   *n = (int)(sizeof grt_cuda::kKernels / sizeof grt_cuda::kKernels[0]);
   return grt_cuda::kKernels;
+}
+
+extern "C" const grt_cuda_dtypes* grt_cuda_batchnorm_dtypes(int* n) {
+  *n = (int)(sizeof grt_cuda::kDtypes / sizeof grt_cuda::kDtypes[0]);
+  return grt_cuda::kDtypes;
 }

@@ -42,6 +42,36 @@ const grt_op_kernel* grt_cuda_kernel(const char* op) {
   return NULL;
 }
 
+/* The kernel files whose kernels declare the dtypes their dispatch takes
+ * (cuda_internal.h: grt_cuda_dtypes). */
+static const grt_cuda_dtypes* (*const kDtypeTables[])(int*) = {
+    grt_cuda_elementwise_dtypes, grt_cuda_nn_dtypes,    grt_cuda_math_more_dtypes,
+    grt_cuda_matmul_dtypes,      grt_cuda_state_dtypes, grt_cuda_batchnorm_dtypes,
+    grt_cuda_random_dtypes,
+};
+
+/* Every declaration (op, type attr, dtype mask), up to `max` of them; returns
+ * how many there are (for the test that holds the GPU rows to them). */
+__attribute__((visibility("default"))) int grt_cuda_declared_dtypes(const char** ops,
+                                                                    const char** attrs,
+                                                                    uint32_t* masks, int max) {
+  int count = 0;
+  for (size_t t = 0; t < sizeof kDtypeTables / sizeof kDtypeTables[0]; t++) {
+    int n = 0;
+    const grt_cuda_dtypes* d = kDtypeTables[t](&n);
+    for (int i = 0; i < n; i++) {
+      if (!d[i].attr) continue; /* an unused slot */
+      if (count < max) {
+        ops[count] = d[i].op;
+        attrs[count] = d[i].attr;
+        masks[count] = d[i].mask;
+      }
+      count++;
+    }
+  }
+  return count;
+}
+
 /* Every op with a CUDA kernel, NULL-terminated (for the agreement test). */
 __attribute__((visibility("default"))) int grt_cuda_kernel_ops(const char** out, int max) {
   int count = 0;

@@ -58,16 +58,24 @@ struct cuda_device {
  * GPU device is made (matmul.c; lazy_lib.h for why): its handle is made
  * with the device, before the device's memory limit is taken from what the
  * card has free. */
-#define GRT_CUBLAS_CALLS(X)                         \
-  X(Create, cublasCreate_v2)                        \
-  X(Destroy, cublasDestroy_v2)                      \
-  X(SetStream, cublasSetStream_v2)                  \
-  X(SetMathMode, cublasSetMathMode)                 \
-  X(SgemmStridedBatched, cublasSgemmStridedBatched) \
-  X(DgemmStridedBatched, cublasDgemmStridedBatched)
+#define GRT_CUBLAS_CALLS(X)        \
+  X(Create, cublasCreate_v2)       \
+  X(Destroy, cublasDestroy_v2)     \
+  X(SetStream, cublasSetStream_v2) \
+  X(SetMathMode, cublasSetMathMode)
+
+/* cublasGemmStridedBatchedEx as C declares it: C++ also sees an inline
+ * overload taking a cudaDataType compute type, which decltype cannot pick
+ * from, so its field is typed here (matmul.c checks this against the C
+ * declaration) and its row added to the table there. */
+typedef cublasStatus_t (*grt_cublas_gemm_ex_fn)(
+    cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*,
+    cudaDataType, int, long long int, const void*, cudaDataType, int, long long int, const void*,
+    void*, cudaDataType, int, long long int, int, cublasComputeType_t, cublasGemmAlgo_t);
 
 typedef struct {
   GRT_CUBLAS_CALLS(GRT_LAZY_FIELD)
+  grt_cublas_gemm_ex_fn GemmStridedBatchedEx; /* float16/bfloat16 products */
 } grt_cublas_api;
 
 /* Filled by the first successful grt_cublas_open; read only after it. */
@@ -118,6 +126,28 @@ const grt_op_kernel* grt_cuda_batchnorm_kernels(int* n);
 const grt_op_kernel* grt_cuda_collective_kernels(int* n);
 const grt_op_kernel* grt_cuda_index_kernels(int* n);
 const grt_op_kernel* grt_cuda_fused_kernels(int* n);
+
+/* What a kernel's dispatch accepts for one type attr of its op: the dtypes
+ * (bit 1 << dtype) of the list it visits (dtype_list.cuh), the same list
+ * the dispatch is instantiated with. attr NULL: an unused slot. The
+ * plugin reports these without a GPU (grt_cuda_declared_dtypes) for the
+ * test that holds the GPU support rows to them. */
+typedef struct grt_cuda_dtypes {
+  const char* op;
+  const char* attr;
+  uint32_t mask;
+} grt_cuda_dtypes;
+
+/* Each returns its declarations and their number (the kernel files whose
+ * kernels declare their dtypes; the other kernels' ops are listed in the
+ * test as undeclared). */
+const grt_cuda_dtypes* grt_cuda_elementwise_dtypes(int* n);
+const grt_cuda_dtypes* grt_cuda_nn_dtypes(int* n);
+const grt_cuda_dtypes* grt_cuda_math_more_dtypes(int* n);
+const grt_cuda_dtypes* grt_cuda_matmul_dtypes(int* n);
+const grt_cuda_dtypes* grt_cuda_state_dtypes(int* n);
+const grt_cuda_dtypes* grt_cuda_batchnorm_dtypes(int* n);
+const grt_cuda_dtypes* grt_cuda_random_dtypes(int* n);
 
 /* MatMul and Conv2D into output 0, for the fused ops (fused.cu). */
 grt_status* grt_cuda_matmul_forward(grt_kernel_ctx* ctx);

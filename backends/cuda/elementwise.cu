@@ -12,7 +12,9 @@
 // "Integer division by zero" before computing anything; LeftShift and
 // RightShift (int8..int64, uint8, device memory, int32 included) clamp the
 // count to [0, bits - 1] and shift left in the unsigned type so it wraps.
-// Unary float16/bfloat16 run the float32 arithmetic on widened values.
+// float16/bfloat16 run the float32 arithmetic on widened values. Each op's
+// dispatch visits the dtype list it declares (dtype_list.cuh, the table at
+// the end), which the GPU rows are tested against.
 //
 // UNVERIFIED: compiled without a GPU; tests/gpu/run_gpu_suite.sh compares
 // each against the CPU kernel on a GPU machine.
@@ -23,6 +25,7 @@
 
 #include <type_traits>
 
+#include "dtype_list.cuh"
 #include "kernel_util.cuh"
 
 namespace grt_cuda {
@@ -270,22 +273,6 @@ __device__ inline long long ApplyUn<long long>(int op, long long x) {
   }
 }
 
-// Loads and stores in the arithmetic's type C: float16 and bfloat16 run
-// the float32 arithmetic on widened values, rounded back to nearest even;
-// every other type computes in itself.
-template <typename T>
-__device__ inline T Widen(T v) {
-  return v;
-}
-__device__ inline float Widen(__half v) { return __half2float(v); }
-__device__ inline float Widen(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <typename T>
-__device__ inline void Narrow(T v, T* p) {
-  *p = v;
-}
-__device__ inline void Narrow(float v, __half* p) { *p = __float2half_rn(v); }
-__device__ inline void Narrow(float v, __nv_bfloat16* p) { *p = __float2bfloat16_rn(v); }
-
 template <typename T, typename C = T>
 __global__ void BinaryKernel(int op, Bcast bc, int64_t n, const T* a, const T* b, T* out) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
@@ -343,20 +330,14 @@ void UnaryHostInt32(int op, int64_t n, const int32_t* x, int32_t* out) {
   }
 }
 
-template <typename T>
-grt_status* LaunchBinary(int op, const Bcast& bc, int64_t n, const grt_tensor* a,
-                         const grt_tensor* b, grt_tensor* out, cudaStream_t s) {
-  BinaryKernel<T><<<Blocks(n), kThreads, 0, s>>>(op, bc, n, (const T*)grt_tensor_data(a),
-                                                 (const T*)grt_tensor_data(b),
-                                                 (T*)grt_tensor_data(out));
-  return NULL;
-}
-
 grt_status* Unsupported(const char* op, grt_dtype dt) {
   return grt_status_new(GRT_UNIMPLEMENTED, "the CUDA %s kernel does not handle %s yet", op,
                         grt_dtype_name(dt));
 }
 
+// T: the dtypes the op takes in device memory, with int32 on the host when
+// T::kInt32OnHost (the row's GRT_INT32_ON_HOST registration).
+template <class T>
 grt_status* Binary(grt_kernel_ctx* ctx, int op, const char* name) {
   const grt_tensor* a = ctx->inputs[0];
   const grt_tensor* b = ctx->inputs[1];
@@ -372,8 +353,7 @@ grt_status* Binary(grt_kernel_ctx* ctx, int op, const char* name) {
   if ((st = grt_kernel_alloc_output(ctx, 0, dt, &so, &out))) return st;
   int64_t n = NumElements(so);
   if (n == 0) return NULL;
-  bool shift = op == kLShift || op == kRShift;
-  if (dt == GRT_INT32 && OutputOnHost(ctx, 0)) {
+  if (T::kInt32OnHost && dt == GRT_INT32 && OutputOnHost(ctx, 0)) {
     const int32_t* pb = (const int32_t*)grt_tensor_data(b);
     if (op == kFloorMod || op == kTruncMod)  // the CPU kernel's check, before any element
       for (int64_t i = 0; i < grt_tensor_num_elements(b); i++)
@@ -382,66 +362,20 @@ grt_status* Binary(grt_kernel_ctx* ctx, int op, const char* name) {
                     (int32_t*)grt_tensor_data(out));
     return NULL;
   }
+  // Device-memory integer remainders are in no list: a zero divisor could
+  // not be refused before computing without a host round trip.
   cudaStream_t s = grt_cuda_stream(ctx->stream);
-  // Device-memory integer remainders have no row: a zero divisor could not
-  // be refused before computing without a host round trip.
-  if ((op == kFloorMod || op == kTruncMod) && dt != GRT_FLOAT32 && dt != GRT_FLOAT64)
+  if (!T::Visit(dt, [&](auto e) {
+        using S = typename decltype(e)::Store;
+        BinaryKernel<S, typename decltype(e)::Math>
+            <<<Blocks(n), kThreads, 0, s>>>(op, bc, n, (const S*)grt_tensor_data(a),
+                                            (const S*)grt_tensor_data(b), (S*)grt_tensor_data(out));
+      }))
     return Unsupported(name, dt);
-  if (shift) {
-    switch (dt) {
-      case GRT_INT8:
-        LaunchBinary<int8_t>(op, bc, n, a, b, out, s);
-        break;
-      case GRT_INT16:
-        LaunchBinary<int16_t>(op, bc, n, a, b, out, s);
-        break;
-      case GRT_INT32:
-        LaunchBinary<int32_t>(op, bc, n, a, b, out, s);
-        break;
-      case GRT_INT64:
-        LaunchBinary<long long>(op, bc, n, a, b, out, s);
-        break;
-      case GRT_UINT8:
-        LaunchBinary<uint8_t>(op, bc, n, a, b, out, s);
-        break;
-      default:
-        return Unsupported(name, dt);
-    }
-    return grt_cuda_launch_error(name);
-  }
-  switch (dt) {
-    case GRT_FLOAT32:
-      BinaryKernel<float><<<Blocks(n), kThreads, 0, s>>>(
-          op, bc, n, (const float*)grt_tensor_data(a), (const float*)grt_tensor_data(b),
-          (float*)grt_tensor_data(out));
-      break;
-    case GRT_FLOAT64:
-      BinaryKernel<double><<<Blocks(n), kThreads, 0, s>>>(
-          op, bc, n, (const double*)grt_tensor_data(a), (const double*)grt_tensor_data(b),
-          (double*)grt_tensor_data(out));
-      break;
-    case GRT_FLOAT16:
-      BinaryKernel<__half, float><<<Blocks(n), kThreads, 0, s>>>(
-          op, bc, n, (const __half*)grt_tensor_data(a), (const __half*)grt_tensor_data(b),
-          (__half*)grt_tensor_data(out));
-      break;
-    case GRT_BFLOAT16:
-      BinaryKernel<__nv_bfloat16, float><<<Blocks(n), kThreads, 0, s>>>(
-          op, bc, n, (const __nv_bfloat16*)grt_tensor_data(a),
-          (const __nv_bfloat16*)grt_tensor_data(b), (__nv_bfloat16*)grt_tensor_data(out));
-      break;
-    case GRT_INT64:
-      if (op == kDiv || op >= kTanhGrad) return Unsupported(name, dt);
-      BinaryKernel<long long><<<Blocks(n), kThreads, 0, s>>>(
-          op, bc, n, (const long long*)grt_tensor_data(a), (const long long*)grt_tensor_data(b),
-          (long long*)grt_tensor_data(out));
-      break;
-    default:
-      return Unsupported(name, dt);
-  }
   return grt_cuda_launch_error(name);
 }
 
+template <class T>
 grt_status* Unary(grt_kernel_ctx* ctx, int op, const char* name) {
   const grt_tensor* x = ctx->inputs[0];
   grt_dtype dt = grt_tensor_dtype(x);
@@ -451,39 +385,21 @@ grt_status* Unary(grt_kernel_ctx* ctx, int op, const char* name) {
   if (st) return st;
   int64_t n = NumElements(sx);
   if (n == 0) return NULL;
-  if (dt == GRT_INT32 && op <= kSign) {
+  if (T::kInt32OnHost && dt == GRT_INT32 && OutputOnHost(ctx, 0)) {
     UnaryHostInt32(op, n, (const int32_t*)grt_tensor_data(x), (int32_t*)grt_tensor_data(out));
     return NULL;
   }
   cudaStream_t s = grt_cuda_stream(ctx->stream);
-  switch (dt) {
-    case GRT_FLOAT16:
-      UnaryKernel<__half, float><<<Blocks(n), kThreads, 0, s>>>(
-          op, n, (const __half*)grt_tensor_data(x), (__half*)grt_tensor_data(out));
-      break;
-    case GRT_BFLOAT16:
-      UnaryKernel<__nv_bfloat16, float><<<Blocks(n), kThreads, 0, s>>>(
-          op, n, (const __nv_bfloat16*)grt_tensor_data(x), (__nv_bfloat16*)grt_tensor_data(out));
-      break;
-    case GRT_FLOAT32:
-      UnaryKernel<float><<<Blocks(n), kThreads, 0, s>>>(op, n, (const float*)grt_tensor_data(x),
-                                                        (float*)grt_tensor_data(out));
-      break;
-    case GRT_FLOAT64:
-      UnaryKernel<double><<<Blocks(n), kThreads, 0, s>>>(op, n, (const double*)grt_tensor_data(x),
-                                                         (double*)grt_tensor_data(out));
-      break;
-    case GRT_INT64:
-      if (op > kSign) return Unsupported(name, dt);
-      UnaryKernel<long long><<<Blocks(n), kThreads, 0, s>>>(
-          op, n, (const long long*)grt_tensor_data(x), (long long*)grt_tensor_data(out));
-      break;
-    default:
-      return Unsupported(name, dt);
-  }
+  if (!T::Visit(dt, [&](auto e) {
+        using S = typename decltype(e)::Store;
+        UnaryKernel<S, typename decltype(e)::Math><<<Blocks(n), kThreads, 0, s>>>(
+            op, n, (const S*)grt_tensor_data(x), (S*)grt_tensor_data(out));
+      }))
+    return Unsupported(name, dt);
   return grt_cuda_launch_error(name);
 }
 
+template <class T>
 grt_status* Classify(grt_kernel_ctx* ctx, bool inf, const char* name) {
   const grt_tensor* x = ctx->inputs[0];
   grt_dtype dt = grt_tensor_dtype(x);
@@ -494,35 +410,34 @@ grt_status* Classify(grt_kernel_ctx* ctx, bool inf, const char* name) {
   int64_t n = NumElements(sx);
   if (n == 0) return NULL;
   cudaStream_t s = grt_cuda_stream(ctx->stream);
-  const void* px = grt_tensor_data(x);
   uint8_t* po = (uint8_t*)grt_tensor_data(out);
-  switch (dt) {
-    case GRT_FLOAT16:
-      ClassifyKernel<__half><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const __half*)px, po);
-      break;
-    case GRT_BFLOAT16:
-      ClassifyKernel<__nv_bfloat16>
-          <<<Blocks(n), kThreads, 0, s>>>(inf, n, (const __nv_bfloat16*)px, po);
-      break;
-    case GRT_FLOAT32:
-      ClassifyKernel<float><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const float*)px, po);
-      break;
-    case GRT_FLOAT64:
-      ClassifyKernel<double><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const double*)px, po);
-      break;
-    default:
-      return Unsupported(name, dt);
-  }
+  if (!T::Visit(dt, [&](auto e) {
+        using S = typename decltype(e)::Store;
+        ClassifyKernel<S><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const S*)grt_tensor_data(x), po);
+      }))
+    return Unsupported(name, dt);
   return grt_cuda_launch_error(name);
 }
 
-grt_status* IsNanCompute(grt_kernel_ctx* ctx) { return Classify(ctx, false, "IsNan"); }
-grt_status* IsInfCompute(grt_kernel_ctx* ctx) { return Classify(ctx, true, "IsInf"); }
+template <class T, class U>
+grt_status* IsNanCompute(grt_kernel_ctx* ctx) {
+  return Classify<T>(ctx, false, "IsNan");
+}
+template <class T, class U>
+grt_status* IsInfCompute(grt_kernel_ctx* ctx) {
+  return Classify<T>(ctx, true, "IsInf");
+}
 
-#define BIN(name, op) \
-  grt_status* name##Compute(grt_kernel_ctx* ctx) { return Binary(ctx, op, #name); }
-#define UN(name, op) \
-  grt_status* name##Compute(grt_kernel_ctx* ctx) { return Unary(ctx, op, #name); }
+#define BIN(name, op)                              \
+  template <class T, class U>                      \
+  grt_status* name##Compute(grt_kernel_ctx* ctx) { \
+    return Binary<T>(ctx, op, #name);              \
+  }
+#define UN(name, op)                               \
+  template <class T, class U>                      \
+  grt_status* name##Compute(grt_kernel_ctx* ctx) { \
+    return Unary<T>(ctx, op, #name);               \
+  }
 BIN(Add, kAdd)
 BIN(AddV2, kAdd)
 BIN(Sub, kSub)
@@ -534,9 +449,14 @@ BIN(SquaredDifference, kSqDiff)
 BIN(TanhGrad, kTanhGrad)
 BIN(SigmoidGrad, kSigmoidGrad)
 BIN(ReluGrad, kReluGrad)
+BIN(FloorMod, kFloorMod)
+BIN(TruncateMod, kTruncMod)
+BIN(LeftShift, kLShift)
+BIN(RightShift, kRShift)
 UN(Neg, kNeg)
 UN(Abs, kAbs)
 UN(Square, kSquare)
+UN(Sign, kSign)
 UN(Sqrt, kSqrt)
 UN(Rsqrt, kRsqrt)
 UN(Exp, kExp)
@@ -544,11 +464,6 @@ UN(Log, kLog)
 UN(Tanh, kTanh)
 UN(Sigmoid, kSigmoid)
 UN(Relu, kRelu)
-BIN(FloorMod, kFloorMod)
-BIN(TruncateMod, kTruncMod)
-BIN(LeftShift, kLShift)
-BIN(RightShift, kRShift)
-UN(Sign, kSign)
 UN(Sin, kSin)
 UN(Cos, kCos)
 UN(Tan, kTan)
@@ -565,21 +480,64 @@ UN(Ceil, kCeil)
 UN(Round, kRound)
 UN(Erf, kErf)
 
-#define K(name) \
-  { #name, name##Compute, NULL, NULL, 0 }
-const grt_op_kernel kKernels[] = {
-    K(Add),        K(AddV2),       K(Sub),         K(Mul),
-    K(RealDiv),    K(Maximum),     K(Minimum),     K(SquaredDifference),
-    K(TanhGrad),   K(SigmoidGrad), K(ReluGrad),    K(Neg),
-    K(Abs),        K(Square),      K(Sqrt),        K(Rsqrt),
-    K(Exp),        K(Log),         K(Tanh),        K(Sigmoid),
-    K(Relu),       K(FloorMod),    K(TruncateMod), K(LeftShift),
-    K(RightShift), K(Sign),        K(Sin),         K(Cos),
-    K(Tan),        K(Asin),        K(Acos),        K(Atan),
-    K(Sinh),       K(Cosh),        K(Asinh),       K(Acosh),
-    K(Atanh),      K(Floor),       K(Ceil),        K(Round),
-    K(Erf),        K(IsNan),       K(IsInf),
-};
+// The dtype lists of the ops' dispatch (dtype_list.cuh): the arithmetic
+// and min/max ops take int64 too and int32 on the host; the remainders take
+// int32 on the host only (floats in device memory for FloorMod); the shifts
+// every integer type but uint16, int32 in device memory.
+using Arith = FloatsInt64WithInt32OnHost;
+using FloorModTypes = WithInt32OnHost<Dtypes<F32, F64>>;
+using TruncModTypes = WithInt32OnHost<NoDtypes>;
+using ShiftTypes = Dtypes<I8, I16, I32, I64, U8>;
+
+// Each row makes a kernel and its declaration.
+#define TYPED_KERNELS(X)                                                          \
+  X("Add", AddCompute, "T", Arith, nullptr, NoDtypes)                             \
+  X("AddV2", AddV2Compute, "T", Arith, nullptr, NoDtypes)                         \
+  X("Sub", SubCompute, "T", Arith, nullptr, NoDtypes)                             \
+  X("Mul", MulCompute, "T", Arith, nullptr, NoDtypes)                             \
+  X("RealDiv", RealDivCompute, "T", Floats, nullptr, NoDtypes)                    \
+  X("Maximum", MaximumCompute, "T", Arith, nullptr, NoDtypes)                     \
+  X("Minimum", MinimumCompute, "T", Arith, nullptr, NoDtypes)                     \
+  X("SquaredDifference", SquaredDifferenceCompute, "T", Arith, nullptr, NoDtypes) \
+  X("TanhGrad", TanhGradCompute, "T", Floats, nullptr, NoDtypes)                  \
+  X("SigmoidGrad", SigmoidGradCompute, "T", Floats, nullptr, NoDtypes)            \
+  X("ReluGrad", ReluGradCompute, "T", Floats, nullptr, NoDtypes)                  \
+  X("FloorMod", FloorModCompute, "T", FloorModTypes, nullptr, NoDtypes)           \
+  X("TruncateMod", TruncateModCompute, "T", TruncModTypes, nullptr, NoDtypes)     \
+  X("LeftShift", LeftShiftCompute, "T", ShiftTypes, nullptr, NoDtypes)            \
+  X("RightShift", RightShiftCompute, "T", ShiftTypes, nullptr, NoDtypes)          \
+  X("Neg", NegCompute, "T", Arith, nullptr, NoDtypes)                             \
+  X("Abs", AbsCompute, "T", Arith, nullptr, NoDtypes)                             \
+  X("Square", SquareCompute, "T", Arith, nullptr, NoDtypes)                       \
+  X("Sign", SignCompute, "T", Arith, nullptr, NoDtypes)                           \
+  X("Sqrt", SqrtCompute, "T", Floats, nullptr, NoDtypes)                          \
+  X("Rsqrt", RsqrtCompute, "T", Floats, nullptr, NoDtypes)                        \
+  X("Exp", ExpCompute, "T", Floats, nullptr, NoDtypes)                            \
+  X("Log", LogCompute, "T", Floats, nullptr, NoDtypes)                            \
+  X("Tanh", TanhCompute, "T", Floats, nullptr, NoDtypes)                          \
+  X("Sigmoid", SigmoidCompute, "T", Floats, nullptr, NoDtypes)                    \
+  X("Relu", ReluCompute, "T", Floats, nullptr, NoDtypes)                          \
+  X("Sin", SinCompute, "T", Floats, nullptr, NoDtypes)                            \
+  X("Cos", CosCompute, "T", Floats, nullptr, NoDtypes)                            \
+  X("Tan", TanCompute, "T", Floats, nullptr, NoDtypes)                            \
+  X("Asin", AsinCompute, "T", Floats, nullptr, NoDtypes)                          \
+  X("Acos", AcosCompute, "T", Floats, nullptr, NoDtypes)                          \
+  X("Atan", AtanCompute, "T", Floats, nullptr, NoDtypes)                          \
+  X("Sinh", SinhCompute, "T", Floats, nullptr, NoDtypes)                          \
+  X("Cosh", CoshCompute, "T", Floats, nullptr, NoDtypes)                          \
+  X("Asinh", AsinhCompute, "T", Floats, nullptr, NoDtypes)                        \
+  X("Acosh", AcoshCompute, "T", Floats, nullptr, NoDtypes)                        \
+  X("Atanh", AtanhCompute, "T", Floats, nullptr, NoDtypes)                        \
+  X("Floor", FloorCompute, "T", Floats, nullptr, NoDtypes)                        \
+  X("Ceil", CeilCompute, "T", Floats, nullptr, NoDtypes)                          \
+  X("Round", RoundCompute, "T", Floats, nullptr, NoDtypes)                        \
+  X("Erf", ErfCompute, "T", Floats, nullptr, NoDtypes)                            \
+  X("IsNan", IsNanCompute, "T", Floats, nullptr, NoDtypes)                        \
+  X("IsInf", IsInfCompute, "T", Floats, nullptr, NoDtypes)
+
+const grt_op_kernel kKernels[] = {TYPED_KERNELS(GRT_CUDA_KERNEL_ROW)};
+
+const grt_cuda_dtypes kDtypes[] = {TYPED_KERNELS(GRT_CUDA_DTYPES_ROW)};
 
 }  // namespace
 }  // namespace grt_cuda
@@ -587,4 +545,9 @@ const grt_op_kernel kKernels[] = {
 extern "C" const grt_op_kernel* grt_cuda_elementwise_kernels(int* n) {
   *n = (int)(sizeof grt_cuda::kKernels / sizeof grt_cuda::kKernels[0]);
   return grt_cuda::kKernels;
+}
+
+extern "C" const grt_cuda_dtypes* grt_cuda_elementwise_dtypes(int* n) {
+  *n = (int)(sizeof grt_cuda::kDtypes / sizeof grt_cuda::kDtypes[0]);
+  return grt_cuda::kDtypes;
 }

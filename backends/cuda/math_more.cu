@@ -4,7 +4,9 @@
 // condition), AddN, Pow (float: pow; int64: by squaring, wrapping; negative
 // integer exponents rejected as on the CPU), ArgMax (first index of the
 // largest, NaN skipped) and OneHot. The int32 registrations keep every
-// argument in host memory: the same code runs on the host there.
+// argument in host memory: the same code runs on the host there. AddN, Pow
+// and ArgMax take float16 and bfloat16 in float32 arithmetic, from the
+// dtype lists they declare (dtype_list.cuh).
 //
 // Cast and the comparisons read elements through one dtype switch
 // (Value: an int64 for integers and bool, a double for floating point), so
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dtype_list.cuh"
 #include "kernel_util.cuh"
 
 namespace grt_cuda {
@@ -364,29 +367,33 @@ struct AddNArgs {
   bool accumulate;  // add to out (a later chunk of inputs)
 };
 
-template <typename T>
-__global__ void AddNKernel(int64_t count, AddNArgs<T> a, T* out) {
+// S in memory, C the arithmetic (float16/bfloat16 add in float32; a
+// later chunk of inputs adds to the rounded partial sum).
+template <typename S, typename C>
+__global__ void AddNKernel(int64_t count, AddNArgs<S> a, S* out) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count;
        i += (int64_t)gridDim.x * blockDim.x) {
-    T acc = a.accumulate ? out[i] : a.in[0][i];
-    for (int k = a.accumulate ? 0 : 1; k < a.n; k++) acc += a.in[k][i];
-    out[i] = acc;
+    C acc = Widen(a.accumulate ? out[i] : a.in[0][i]);
+    for (int k = a.accumulate ? 0 : 1; k < a.n; k++) acc += Widen(a.in[k][i]);
+    Narrow(acc, &out[i]);
   }
 }
 
-template <typename T>
-grt_status* AddNTyped(grt_kernel_ctx* ctx, int64_t count, T* out) {
+template <typename S, typename C>
+grt_status* AddNTyped(grt_kernel_ctx* ctx, int64_t count, S* out) {
   cudaStream_t s = grt_cuda_stream(ctx->stream);
   for (int first = 0; first < ctx->n_inputs; first += kAddNChunk) {
-    AddNArgs<T> a = {};
+    AddNArgs<S> a = {};
     a.n = ctx->n_inputs - first < kAddNChunk ? ctx->n_inputs - first : kAddNChunk;
     a.accumulate = first > 0;
-    for (int k = 0; k < a.n; k++) a.in[k] = (const T*)grt_tensor_data(ctx->inputs[first + k]);
-    AddNKernel<T><<<Blocks(count), kThreads, 0, s>>>(count, a, out);
+    for (int k = 0; k < a.n; k++) a.in[k] = (const S*)grt_tensor_data(ctx->inputs[first + k]);
+    AddNKernel<S, C><<<Blocks(count), kThreads, 0, s>>>(count, a, out);
   }
   return Launched("AddN");
 }
 
+// T: the device-memory dtypes; int32 is the host-memory registration.
+template <class T, class U>
 grt_status* AddNCompute(grt_kernel_ctx* ctx) {
   if (ctx->n_inputs < 1) return grt_status_new(GRT_INVALID_ARGUMENT, "AddN needs inputs");
   const grt_tensor* x0 = ctx->inputs[0];
@@ -415,16 +422,13 @@ grt_status* AddNCompute(grt_kernel_ctx* ctx) {
     }
     return NULL;
   }
-  switch (dt) {
-    case GRT_FLOAT32:
-      return AddNTyped<float>(ctx, n, (float*)grt_tensor_data(y));
-    case GRT_FLOAT64:
-      return AddNTyped<double>(ctx, n, (double*)grt_tensor_data(y));
-    case GRT_INT64:
-      return AddNTyped<long long>(ctx, n, (long long*)grt_tensor_data(y));
-    default:
-      return NoKernel("AddN", dt);
-  }
+  grt_status* launched = NULL;
+  if (!T::Visit(dt, [&](auto e) {
+        using S = typename decltype(e)::Store;
+        launched = AddNTyped<S, typename decltype(e)::Math>(ctx, n, (S*)grt_tensor_data(y));
+      }))
+    return NoKernel("AddN", dt);
+  return launched;
 }
 
 // ---- Pow ---------------------------------------------------------------------------
@@ -450,13 +454,13 @@ __device__ inline long long PowOf<long long>(long long x, long long e) {
   return (long long)r;
 }
 
-template <typename T>
-__global__ void PowKernel(Bcast bc, int64_t n, const T* a, const T* b, T* out) {
+template <typename S, typename C>
+__global__ void PowKernel(Bcast bc, int64_t n, const S* a, const S* b, S* out) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     int64_t ia = i, ib = i;
     if (!bc.same) BcastOffsets(bc, i, &ia, &ib);
-    out[i] = PowOf<T>(a[ia], b[ib]);
+    Narrow(PowOf<C>(Widen(a[ia]), Widen(b[ib])), &out[i]);
   }
 }
 
@@ -480,6 +484,7 @@ grt_status* NegativeExponents(grt_kernel_ctx* ctx, const grt_tensor* y) {
   return st;
 }
 
+template <class T, class U>
 grt_status* PowCompute(grt_kernel_ctx* ctx) {
   const grt_tensor* a = ctx->inputs[0];
   const grt_tensor* b = ctx->inputs[1];
@@ -497,42 +502,31 @@ grt_status* PowCompute(grt_kernel_ctx* ctx) {
   int64_t n = NumElements(so);
   if (n == 0) return NULL;
   cudaStream_t s = grt_cuda_stream(ctx->stream);
-  switch (dt) {
-    case GRT_FLOAT32:
-      PowKernel<float><<<Blocks(n), kThreads, 0, s>>>(bc, n, (const float*)grt_tensor_data(a),
-                                                      (const float*)grt_tensor_data(b),
-                                                      (float*)grt_tensor_data(y));
-      break;
-    case GRT_FLOAT64:
-      PowKernel<double><<<Blocks(n), kThreads, 0, s>>>(bc, n, (const double*)grt_tensor_data(a),
-                                                       (const double*)grt_tensor_data(b),
-                                                       (double*)grt_tensor_data(y));
-      break;
-    case GRT_INT64:
-      PowKernel<long long><<<Blocks(n), kThreads, 0, s>>>(
-          bc, n, (const long long*)grt_tensor_data(a), (const long long*)grt_tensor_data(b),
-          (long long*)grt_tensor_data(y));
-      break;
-    default:
-      return NoKernel("Pow", dt);
-  }
+  if (!T::Visit(dt, [&](auto e) {
+        using S = typename decltype(e)::Store;
+        PowKernel<S, typename decltype(e)::Math>
+            <<<Blocks(n), kThreads, 0, s>>>(bc, n, (const S*)grt_tensor_data(a),
+                                            (const S*)grt_tensor_data(b), (S*)grt_tensor_data(y));
+      }))
+    return NoKernel("Pow", dt);
   return Launched("Pow");
 }
 
 // ---- ArgMax ------------------------------------------------------------------------
 
 // x viewed as [A, B, C], the maximum over B; one thread per (a, c).
-template <typename T, typename I>
-__global__ void ArgMaxKernel(int64_t A, int64_t B, int64_t C, const T* x, I* out) {
+// S in memory, M the comparison's type (float16/bfloat16 widen exactly).
+template <typename S, typename M, typename I>
+__global__ void ArgMaxKernel(int64_t A, int64_t B, int64_t C, const S* x, I* out) {
   int64_t n = A * C;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     int64_t a = i / C, c = i % C;
-    const T* p = x + a * B * C + c;
-    T best = -INFINITY;
+    const S* p = x + a * B * C + c;
+    M best = -INFINITY;
     int64_t idx = 0;
     for (int64_t b = 0; b < B; b++) {
-      T v = p[b * C];
+      M v = Widen(p[b * C]);
       if (v > best) {  // NaN is never larger: skipped
         best = v;
         idx = b;
@@ -542,22 +536,16 @@ __global__ void ArgMaxKernel(int64_t A, int64_t B, int64_t C, const T* x, I* out
   }
 }
 
-template <typename T>
-void LaunchArgMax(grt_dtype out_type, int64_t A, int64_t B, int64_t C, const T* x, void* out,
-                  cudaStream_t s) {
-  if (out_type == GRT_INT32)
-    ArgMaxKernel<T, int32_t><<<Blocks(A * C), kThreads, 0, s>>>(A, B, C, x, (int32_t*)out);
-  else
-    ArgMaxKernel<T, long long><<<Blocks(A * C), kThreads, 0, s>>>(A, B, C, x, (long long*)out);
-}
-
+// T: the input's dtypes; O: output_type's (the dimension, in host memory,
+// is read as any integer).
+template <class T, class O>
 grt_status* ArgMaxCompute(grt_kernel_ctx* ctx) {
   const grt_tensor* x = ctx->inputs[0];
   const grt_tensor* dim_t = ctx->inputs[1];
   grt_dtype out_type = GRT_INT64;
   grt_status* st = grt_kernel_attr_type(ctx, "output_type", &out_type);
   if (st) return st;
-  if (!IsIndexType(out_type)) return NoKernel("ArgMax", out_type);
+  if (!(O::kMask & (1u << out_type))) return NoKernel("ArgMax", out_type);
   if (grt_tensor_num_elements(dim_t) != 1)
     return grt_status_new(GRT_INVALID_ARGUMENT, "dim must be a scalar");
   grt_shape in = ShapeOf(x);
@@ -581,18 +569,16 @@ grt_status* ArgMaxCompute(grt_kernel_ctx* ctx) {
   if ((st = grt_kernel_alloc_output(ctx, 0, out_type, &out, &y))) return st;
   if (A * C == 0) return NULL;
   cudaStream_t s = grt_cuda_stream(ctx->stream);
-  switch (grt_tensor_dtype(x)) {
-    case GRT_FLOAT32:
-      LaunchArgMax<float>(out_type, A, in.dims[axis], C, (const float*)grt_tensor_data(x),
-                          grt_tensor_data(y), s);
-      break;
-    case GRT_FLOAT64:
-      LaunchArgMax<double>(out_type, A, in.dims[axis], C, (const double*)grt_tensor_data(x),
-                           grt_tensor_data(y), s);
-      break;
-    default:
-      return NoKernel("ArgMax", grt_tensor_dtype(x));
-  }
+  if (!T::Visit(grt_tensor_dtype(x), [&](auto e) {
+        using S = typename decltype(e)::Store;
+        using M = typename decltype(e)::Math;
+        O::Visit(out_type, [&](auto o) {
+          using I = typename decltype(o)::Store;
+          ArgMaxKernel<S, M, I><<<Blocks(A * C), kThreads, 0, s>>>(
+              A, in.dims[axis], C, (const S*)grt_tensor_data(x), (I*)grt_tensor_data(y));
+        });
+      }))
+    return NoKernel("ArgMax", grt_tensor_dtype(x));
   return Launched("ArgMax");
 }
 
@@ -671,6 +657,14 @@ grt_status* OneHotCompute(grt_kernel_ctx* ctx) {
   return Launched("OneHot");
 }
 
+// The kernels whose dispatch reads dtype lists: each row makes a kernel and
+// its declaration (dtype_list.cuh). AddN's int32 is its host-memory row.
+#define TYPED_KERNELS(X)                                                     \
+  X("AddN", AddNCompute, "T", FloatsInt64WithInt32OnHost, nullptr, NoDtypes) \
+  X("Pow", PowCompute, "T", FloatsInt64, nullptr, NoDtypes)                  \
+  X("ArgMax", ArgMaxCompute, "T", Floats, "output_type", Index)
+
+// clang-format off
 const grt_op_kernel kKernels[] = {
     {"Cast", CastCompute, NULL, NULL, 0},
     {"Less", LessCompute, NULL, NULL, 0},
@@ -679,11 +673,12 @@ const grt_op_kernel kKernels[] = {
     {"Equal", EqualCompute, NULL, NULL, 0},
     {"LogicalNot", LogicalNotCompute, NULL, NULL, 0},
     {"Select", SelectCompute, NULL, NULL, 0},
-    {"AddN", AddNCompute, NULL, NULL, 0},
-    {"Pow", PowCompute, NULL, NULL, 0},
-    {"ArgMax", ArgMaxCompute, NULL, NULL, 0},
     {"OneHot", OneHotCompute, NULL, NULL, 0},
+    TYPED_KERNELS(GRT_CUDA_KERNEL_ROW)
 };
+// clang-format on
+
+const grt_cuda_dtypes kDtypes[] = {TYPED_KERNELS(GRT_CUDA_DTYPES_ROW)};
 
 }  // namespace
 }  // namespace grt_cuda
@@ -691,4 +686,9 @@ const grt_op_kernel kKernels[] = {
 extern "C" const grt_op_kernel* grt_cuda_math_more_kernels(int* n) {
   *n = (int)(sizeof grt_cuda::kKernels / sizeof grt_cuda::kKernels[0]);
   return grt_cuda::kKernels;
+}
+
+extern "C" const grt_cuda_dtypes* grt_cuda_math_more_dtypes(int* n) {
+  *n = (int)(sizeof grt_cuda::kDtypes / sizeof grt_cuda::kDtypes[0]);
+  return grt_cuda::kDtypes;
 }

@@ -15,7 +15,11 @@
 grt_cublas_api grt_cublas;
 
 #define CUBLAS_ROW(field, symbol) GRT_LAZY_ROW(grt_cublas_api, field, symbol)
-static const grt_lazy_symbol kCublasSymbols[] = {GRT_CUBLAS_CALLS(CUBLAS_ROW)};
+static const grt_lazy_symbol kCublasSymbols[] = {
+    GRT_CUBLAS_CALLS(CUBLAS_ROW) CUBLAS_ROW(GemmStridedBatchedEx, cublasGemmStridedBatchedEx)};
+_Static_assert(__builtin_types_compatible_p(grt_cublas_gemm_ex_fn,
+                                            __typeof__(&cublasGemmStridedBatchedEx)),
+               "grt_cublas_gemm_ex_fn is cublasGemmStridedBatchedEx's type");
 
 /* The soname of the cuBLAS these headers declare. */
 static const char* const kCublasNames[] = {"libcublas.so." GRT_STR(CUBLAS_VER_MAJOR), NULL};
@@ -38,34 +42,58 @@ static grt_status* blas_error(cublasStatus_t s, const char* what) {
   return grt_status_new(GRT_INTERNAL, "%s failed: cuBLAS status %d", what, (int)s);
 }
 
+/* The dtypes MatMul and BatchMatMulV2 take, with cuBLAS's element type
+ * and compute type for each: float16 and bfloat16 multiply in float32
+ * (CUBLAS_COMPUTE_32F: float32 accumulation and scalars, TensorFlow's
+ * default for half GEMMs), float32 in float32 (TF32 only when the device's
+ * math mode allows it: GRT_CUDA_ALLOW_TF32=1), float64 in float64. The
+ * dispatch looks dtypes up here and the declaration (kDtypes) is this
+ * table's mask, so the two cannot drift. */
+static const float kOneF = 1.0f, kZeroF = 0.0f;
+static const double kOneD = 1.0, kZeroD = 0.0;
+#define GEMM_TYPES(X)                                               \
+  X(GRT_FLOAT16, CUDA_R_16F, CUBLAS_COMPUTE_32F, &kOneF, &kZeroF)   \
+  X(GRT_BFLOAT16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, &kOneF, &kZeroF) \
+  X(GRT_FLOAT32, CUDA_R_32F, CUBLAS_COMPUTE_32F, &kOneF, &kZeroF)   \
+  X(GRT_FLOAT64, CUDA_R_64F, CUBLAS_COMPUTE_64F, &kOneD, &kZeroD)
+
+typedef struct {
+  grt_dtype dtype;
+  cudaDataType type;
+  cublasComputeType_t compute;
+  const void* one; /* alpha and beta, in the compute type's scalar type */
+  const void* zero;
+} gemm_type;
+
+#define GEMM_ROW(dt, ty, comp, one, zero) {dt, ty, comp, one, zero},
+static const gemm_type kGemmTypes[] = {GEMM_TYPES(GEMM_ROW)};
+#define GEMM_BIT(dt, ty, comp, one, zero) | (1u << dt)
+#define GEMM_MASK (0u GEMM_TYPES(GEMM_BIT))
+
+/* Points *out at the row for `dt`; UNIMPLEMENTED naming `op` if none. */
+static grt_status* gemm_type_of(const char* op, grt_dtype dt, const gemm_type** out) {
+  for (size_t i = 0; i < sizeof kGemmTypes / sizeof kGemmTypes[0]; i++)
+    if (kGemmTypes[i].dtype == dt) {
+      *out = &kGemmTypes[i];
+      return NULL;
+    }
+  return grt_status_new(GRT_UNIMPLEMENTED, "the CUDA %s kernel does not handle %s yet", op,
+                        grt_dtype_name(dt));
+}
+
 /* One (or `batch` strided) row-major products of [m,k] x [k,n]. */
-static grt_status* gemm(cuda_device* d, grt_dtype dt, bool ta, bool tb, int64_t m, int64_t n,
+static grt_status* gemm(cuda_device* d, const gemm_type* t, bool ta, bool tb, int64_t m, int64_t n,
                         int64_t k, const void* a, const void* b, void* c, int64_t batch,
                         int64_t stride_a, int64_t stride_b, int64_t stride_c) {
   cublasOperation_t op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
   int lda = (int)(ta ? m : k), ldb = (int)(tb ? k : n), ldc = (int)n;
-  cublasStatus_t s;
   pthread_mutex_lock(&d->blas_mu);
-  if (dt == GRT_FLOAT32) {
-    const float one = 1.0f, zero = 0.0f;
-    s = grt_cublas.SgemmStridedBatched(d->blas, op_b, op_a, (int)n, (int)m, (int)k, &one, b, ldb,
-                                       stride_b, a, lda, stride_a, &zero, c, ldc, stride_c,
-                                       (int)batch);
-  } else {
-    const double one = 1.0, zero = 0.0;
-    s = grt_cublas.DgemmStridedBatched(d->blas, op_b, op_a, (int)n, (int)m, (int)k, &one, b, ldb,
-                                       stride_b, a, lda, stride_a, &zero, c, ldc, stride_c,
-                                       (int)batch);
-  }
+  cublasStatus_t s = grt_cublas.GemmStridedBatchedEx(
+      d->blas, op_b, op_a, (int)n, (int)m, (int)k, t->one, b, t->type, ldb, stride_b, a, t->type,
+      lda, stride_a, t->zero, c, t->type, ldc, stride_c, (int)batch, t->compute,
+      CUBLAS_GEMM_DEFAULT);
   pthread_mutex_unlock(&d->blas_mu);
-  return blas_error(s,
-                    dt == GRT_FLOAT32 ? "cublasSgemmStridedBatched" : "cublasDgemmStridedBatched");
-}
-
-static grt_status* check_dtype(const char* op, grt_dtype dt) {
-  if (dt == GRT_FLOAT32 || dt == GRT_FLOAT64) return NULL;
-  return grt_status_new(GRT_UNIMPLEMENTED, "the CUDA %s kernel does not handle %s yet", op,
-                        grt_dtype_name(dt));
+  return blas_error(s, "cublasGemmStridedBatchedEx");
 }
 
 static bool fits_int(int64_t v) { return v >= 0 && v <= 0x7fffffff; }
@@ -76,7 +104,8 @@ static grt_status* matmul_compute(grt_kernel_ctx* ctx) {
   bool ta = false, tb = false;
   grt_status* st = grt_kernel_attr_bool(ctx, "transpose_a", &ta);
   if (!st) st = grt_kernel_attr_bool(ctx, "transpose_b", &tb);
-  if (!st) st = check_dtype("MatMul", grt_tensor_dtype(a));
+  const gemm_type* t = NULL;
+  if (!st) st = gemm_type_of("MatMul", grt_tensor_dtype(a), &t);
   if (st) return st;
   if (grt_tensor_rank(a) != 2 || grt_tensor_rank(b) != 2)
     return grt_status_new(GRT_INVALID_ARGUMENT, "In[0] and In[1] must be matrices");
@@ -97,8 +126,8 @@ static grt_status* matmul_compute(grt_kernel_ctx* ctx) {
     return grt_cuda_error(cudaMemsetAsync(grt_tensor_data(out), 0, grt_tensor_byte_size(out),
                                           grt_cuda_stream(ctx->stream)),
                           "cudaMemsetAsync");
-  return gemm(d, grt_tensor_dtype(a), ta, tb, m, n, k, grt_tensor_data(a), grt_tensor_data(b),
-              grt_tensor_data(out), 1, 0, 0, 0);
+  return gemm(d, t, ta, tb, m, n, k, grt_tensor_data(a), grt_tensor_data(b), grt_tensor_data(out),
+              1, 0, 0, 0);
 }
 
 /* BatchMatMulV2: batch dimensions broadcast (NumPy rules); each batch is a
@@ -111,7 +140,8 @@ static grt_status* batch_matmul_compute(grt_kernel_ctx* ctx) {
   grt_status* st = grt_kernel_attr_bool(ctx, "adj_x", &adj_x);
   if (!st) st = grt_kernel_attr_bool(ctx, "adj_y", &adj_y);
   grt_dtype dt = grt_tensor_dtype(x);
-  if (!st) st = check_dtype("BatchMatMulV2", dt);
+  const gemm_type* t = NULL;
+  if (!st) st = gemm_type_of("BatchMatMulV2", dt, &t);
   if (st) return st;
   int32_t rx = grt_tensor_rank(x), ry = grt_tensor_rank(y);
   if (rx < 2 || ry < 2)
@@ -160,7 +190,7 @@ static grt_status* batch_matmul_compute(grt_kernel_ctx* ctx) {
   const char* pa = grt_tensor_data(x);
   const char* pb = grt_tensor_data(y);
   char* pc = grt_tensor_data(o);
-  if (same) return gemm(d, dt, adj_x, adj_y, m, n, k, pa, pb, pc, batch, m * k, k * n, m * n);
+  if (same) return gemm(d, t, adj_x, adj_y, m, n, k, pa, pb, pc, batch, m * k, k * n, m * n);
   for (int64_t bi = 0; bi < batch && !st; bi++) {
     int64_t rem = bi, ox = 0, oy = 0;
     for (int32_t i = br - 1; i >= 0; i--) {
@@ -169,7 +199,7 @@ static grt_status* batch_matmul_compute(grt_kernel_ctx* ctx) {
       ox += c * xs[i];
       oy += c * ys[i];
     }
-    st = gemm(d, dt, adj_x, adj_y, m, n, k, pa + ox * (int64_t)es, pb + oy * (int64_t)es,
+    st = gemm(d, t, adj_x, adj_y, m, n, k, pa + ox * (int64_t)es, pb + oy * (int64_t)es,
               pc + bi * m * n * (int64_t)es, 1, 0, 0, 0);
   }
   return st;
@@ -186,4 +216,14 @@ static const grt_op_kernel kKernels[] = {
 const grt_op_kernel* grt_cuda_matmul_kernels(int* n) {
   *n = (int)(sizeof kKernels / sizeof kKernels[0]);
   return kKernels;
+}
+
+static const grt_cuda_dtypes kDtypes[] = {
+    {"MatMul", "T", GEMM_MASK},
+    {"BatchMatMulV2", "T", GEMM_MASK},
+};
+
+const grt_cuda_dtypes* grt_cuda_matmul_dtypes(int* n) {
+  *n = (int)(sizeof kDtypes / sizeof kDtypes[0]);
+  return kDtypes;
 }

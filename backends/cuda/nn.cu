@@ -1,5 +1,6 @@
 // Softmax, the two softmax cross-entropy ops, BiasAdd and BiasAddGrad on
-// the GPU; float32 and float64 (the reductions are in reduce.cu). Simple
+// the GPU (the reductions are in reduce.cu): float16, bfloat16 (computed in
+// float32), float32 and float64, from the dtype lists they declare. Simple
 // one-thread-per-row kernels: correct first, tuned once a GPU has measured
 // them.
 //
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "cuda_common.cuh"
+#include "dtype_list.cuh"
 
 namespace grt_cuda {
 namespace {
@@ -48,55 +50,67 @@ __device__ inline float Log<float>(float x) {
   return logf(x);
 }
 
-template <typename T>
-__global__ void SoftmaxKernel(int64_t rows, int64_t cols, const T* x, T* y) {
+// S is the element type in memory, C the arithmetic's (dtype_list.cuh):
+// float16 and bfloat16 rows are computed in float32, as TensorFlow's GPU
+// kernels accumulate them.
+template <typename S, typename C>
+__global__ void SoftmaxKernel(int64_t rows, int64_t cols, const S* x, S* y) {
   for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < rows;
        r += (int64_t)gridDim.x * blockDim.x) {
-    const T* in = x + r * cols;
-    T* out = y + r * cols;
-    T mx = Lowest<T>();
-    for (int64_t j = 0; j < cols; j++) mx = in[j] > mx ? in[j] : mx;
-    T sum = 0;
-    for (int64_t j = 0; j < cols; j++) sum += Exp<T>(in[j] - mx);
-    for (int64_t j = 0; j < cols; j++) out[j] = Exp<T>(in[j] - mx) / sum;
+    const S* in = x + r * cols;
+    S* out = y + r * cols;
+    C mx = Lowest<C>();
+    for (int64_t j = 0; j < cols; j++) {
+      C v = Widen(in[j]);
+      mx = v > mx ? v : mx;
+    }
+    C sum = 0;
+    for (int64_t j = 0; j < cols; j++) sum += Exp<C>(C(Widen(in[j])) - mx);
+    for (int64_t j = 0; j < cols; j++) Narrow(Exp<C>(C(Widen(in[j])) - mx) / sum, &out[j]);
   }
 }
 
 // labels: dense [rows, cols] (dense != NULL) or sparse class ids.
-template <typename T, typename L>
-__global__ void XentKernel(int64_t rows, int64_t cols, const T* logits, const T* dense,
-                           const L* sparse, T* loss, T* backprop) {
+template <typename S, typename C, typename L>
+__global__ void XentKernel(int64_t rows, int64_t cols, const S* logits, const S* dense,
+                           const L* sparse, S* loss, S* backprop) {
   for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < rows;
        r += (int64_t)gridDim.x * blockDim.x) {
-    const T* in = logits + r * cols;
-    T* bp = backprop + r * cols;
-    T mx = Lowest<T>();
-    for (int64_t j = 0; j < cols; j++) mx = in[j] > mx ? in[j] : mx;
-    T sum = 0;
-    for (int64_t j = 0; j < cols; j++) sum += Exp<T>(in[j] - mx);
-    T log_sum = Log<T>(sum);
+    const S* in = logits + r * cols;
+    S* bp = backprop + r * cols;
+    C mx = Lowest<C>();
+    for (int64_t j = 0; j < cols; j++) {
+      C v = Widen(in[j]);
+      mx = v > mx ? v : mx;
+    }
+    C sum = 0;
+    for (int64_t j = 0; j < cols; j++) sum += Exp<C>(C(Widen(in[j])) - mx);
+    C log_sum = Log<C>(sum);
     if (!dense) {
       L label = sparse[r];
       if (label < 0 || label >= cols) {  // TensorFlow's GPU kernel: NaN for the row
-        loss[r] = T(NAN);
-        for (int64_t j = 0; j < cols; j++) bp[j] = T(NAN);
+        Narrow(C(NAN), &loss[r]);
+        for (int64_t j = 0; j < cols; j++) Narrow(C(NAN), &bp[j]);
         continue;
       }
-      loss[r] = log_sum - (in[label] - mx);
+      Narrow(log_sum - (C(Widen(in[label])) - mx), &loss[r]);
       for (int64_t j = 0; j < cols; j++)
-        bp[j] = Exp<T>(in[j] - mx) / sum - (j == label ? T(1) : T(0));
+        Narrow(Exp<C>(C(Widen(in[j])) - mx) / sum - (j == label ? C(1) : C(0)), &bp[j]);
     } else {
-      const T* lab = dense + r * cols;
-      T l = 0;
+      const S* lab = dense + r * cols;
+      C l = 0;
       for (int64_t j = 0; j < cols; j++) {
-        l -= lab[j] * ((in[j] - mx) - log_sum);
-        bp[j] = Exp<T>(in[j] - mx) / sum - lab[j];
+        C v = C(Widen(in[j])) - mx, y = Widen(lab[j]);
+        l -= y * (v - log_sum);
+        Narrow(Exp<C>(v) / sum - y, &bp[j]);
       }
-      loss[r] = l;
+      Narrow(l, &loss[r]);
     }
   }
 }
 
+// T: the logits' dtypes (attr T); U unused.
+template <class T, class U>
 grt_status* SoftmaxCompute(grt_kernel_ctx* ctx) {
   const grt_tensor* x = ctx->inputs[0];
   int32_t rank = grt_tensor_rank(x);
@@ -109,17 +123,17 @@ grt_status* SoftmaxCompute(grt_kernel_ctx* ctx) {
   int64_t cols = s.dims[rank - 1], n = NumElements(s), rows = cols ? n / cols : 0;
   if (n == 0) return NULL;
   cudaStream_t cs = grt_cuda_stream(ctx->stream);
-  if (dt == GRT_FLOAT32)
-    SoftmaxKernel<float><<<Blocks(rows), kThreads, 0, cs>>>(
-        rows, cols, (const float*)grt_tensor_data(x), (float*)grt_tensor_data(y));
-  else if (dt == GRT_FLOAT64)
-    SoftmaxKernel<double><<<Blocks(rows), kThreads, 0, cs>>>(
-        rows, cols, (const double*)grt_tensor_data(x), (double*)grt_tensor_data(y));
-  else
+  if (!T::Visit(dt, [&](auto e) {
+        using S = typename decltype(e)::Store;
+        SoftmaxKernel<S, typename decltype(e)::Math><<<Blocks(rows), kThreads, 0, cs>>>(
+            rows, cols, (const S*)grt_tensor_data(x), (S*)grt_tensor_data(y));
+      }))
     return Unsupported("Softmax", dt);
   return grt_cuda_launch_error("Softmax");
 }
 
+// T: the logits' dtypes; L: the sparse labels' (Tlabels), unused when dense.
+template <class T, class L>
 grt_status* XentCompute(grt_kernel_ctx* ctx, bool sparse, const char* name) {
   const grt_tensor* logits = ctx->inputs[0];
   const grt_tensor* labels = ctx->inputs[1];
@@ -142,51 +156,56 @@ grt_status* XentCompute(grt_kernel_ctx* ctx, bool sparse, const char* name) {
   cudaStream_t cs = grt_cuda_stream(ctx->stream);
   grt_dtype lt = grt_tensor_dtype(labels);
   const void* lab = grt_tensor_data(labels);
-#define XENT(T, L)                                                                     \
-  XentKernel<T, L><<<Blocks(rows), kThreads, 0, cs>>>(                                 \
-      rows, cols, (const T*)grt_tensor_data(logits), sparse ? nullptr : (const T*)lab, \
-      sparse ? (const L*)lab : nullptr, (T*)grt_tensor_data(loss), (T*)grt_tensor_data(bp))
-  if (dt == GRT_FLOAT32 && (!sparse || lt == GRT_INT32))
-    XENT(float, int32_t);
-  else if (dt == GRT_FLOAT32 && lt == GRT_INT64)
-    XENT(float, long long);
-  else if (dt == GRT_FLOAT64 && (!sparse || lt == GRT_INT32))
-    XENT(double, int32_t);
-  else if (dt == GRT_FLOAT64 && lt == GRT_INT64)
-    XENT(double, long long);
-  else
-    return Unsupported(name, dt);
-#undef XENT
+  bool labels_ok = !sparse;
+  bool typed = T::Visit(dt, [&](auto e) {
+    using S = typename decltype(e)::Store;
+    using C = typename decltype(e)::Math;
+    const S* pl = (const S*)grt_tensor_data(logits);
+    S *po = (S*)grt_tensor_data(loss), *pb = (S*)grt_tensor_data(bp);
+    if (!sparse)
+      XentKernel<S, C, int32_t>
+          <<<Blocks(rows), kThreads, 0, cs>>>(rows, cols, pl, (const S*)lab, nullptr, po, pb);
+    else
+      labels_ok = L::Visit(lt, [&](auto l) {
+        using Lb = typename decltype(l)::Store;
+        XentKernel<S, C, Lb>
+            <<<Blocks(rows), kThreads, 0, cs>>>(rows, cols, pl, nullptr, (const Lb*)lab, po, pb);
+      });
+  });
+  if (!typed) return Unsupported(name, dt);
+  if (!labels_ok) return Unsupported(name, lt);
   return grt_cuda_launch_error(name);
 }
 
+template <class T, class U>
 grt_status* SoftmaxXentCompute(grt_kernel_ctx* c) {
-  return XentCompute(c, false, "SoftmaxCrossEntropyWithLogits");
+  return XentCompute<T, U>(c, false, "SoftmaxCrossEntropyWithLogits");
 }
+template <class T, class L>
 grt_status* SparseXentCompute(grt_kernel_ctx* c) {
-  return XentCompute(c, true, "SparseSoftmaxCrossEntropyWithLogits");
+  return XentCompute<T, L>(c, true, "SparseSoftmaxCrossEntropyWithLogits");
 }
 
 // ---- BiasAdd and its gradient ----------------------------------------------
 // The channel of element i: (i / inner) % channels, where inner is 1 for
 // NHWC and the spatial size for NCHW.
 
-template <typename T>
-__global__ void BiasAddKernel(int64_t n, int64_t channels, int64_t inner, const T* x, const T* b,
-                              T* y) {
+template <typename S, typename C>
+__global__ void BiasAddKernel(int64_t n, int64_t channels, int64_t inner, const S* x, const S* b,
+                              S* y) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x)
-    y[i] = x[i] + b[(i / inner) % channels];
+    Narrow(C(Widen(x[i])) + C(Widen(b[(i / inner) % channels])), &y[i]);
 }
 
-template <typename T>
-__global__ void BiasGradKernel(int64_t n, int64_t channels, int64_t inner, const T* g, T* out) {
+template <typename S, typename C>
+__global__ void BiasGradKernel(int64_t n, int64_t channels, int64_t inner, const S* g, S* out) {
   for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < channels;
        c += (int64_t)gridDim.x * blockDim.x) {
-    T acc = 0;
+    C acc = 0;
     for (int64_t o = 0; o * channels * inner < n; o++)
-      for (int64_t k = 0; k < inner; k++) acc += g[(o * channels + c) * inner + k];
-    out[c] = acc;
+      for (int64_t k = 0; k < inner; k++) acc += Widen(g[(o * channels + c) * inner + k]);
+    Narrow(acc, &out[c]);
   }
 }
 
@@ -212,6 +231,7 @@ grt_status* ChannelLayout(grt_kernel_ctx* ctx, const grt_tensor* t, int64_t* cha
   return NULL;
 }
 
+template <class T, class U>
 grt_status* BiasAddCompute(grt_kernel_ctx* ctx) {
   const grt_tensor* x = ctx->inputs[0];
   const grt_tensor* b = ctx->inputs[1];
@@ -229,19 +249,17 @@ grt_status* BiasAddCompute(grt_kernel_ctx* ctx) {
   int64_t n = NumElements(s);
   if (st || n == 0) return st;
   cudaStream_t cs = grt_cuda_stream(ctx->stream);
-  if (dt == GRT_FLOAT32)
-    BiasAddKernel<float><<<Blocks(n), kThreads, 0, cs>>>(
-        n, channels, inner, (const float*)grt_tensor_data(x), (const float*)grt_tensor_data(b),
-        (float*)grt_tensor_data(y));
-  else if (dt == GRT_FLOAT64)
-    BiasAddKernel<double><<<Blocks(n), kThreads, 0, cs>>>(
-        n, channels, inner, (const double*)grt_tensor_data(x), (const double*)grt_tensor_data(b),
-        (double*)grt_tensor_data(y));
-  else
+  if (!T::Visit(dt, [&](auto e) {
+        using S = typename decltype(e)::Store;
+        BiasAddKernel<S, typename decltype(e)::Math>
+            <<<Blocks(n), kThreads, 0, cs>>>(n, channels, inner, (const S*)grt_tensor_data(x),
+                                             (const S*)grt_tensor_data(b), (S*)grt_tensor_data(y));
+      }))
     return Unsupported("BiasAdd", dt);
   return grt_cuda_launch_error("BiasAdd");
 }
 
+template <class T, class U>
 grt_status* BiasAddGradCompute(grt_kernel_ctx* ctx) {
   const grt_tensor* g = ctx->inputs[0];
   int64_t channels, inner;
@@ -254,24 +272,31 @@ grt_status* BiasAddGradCompute(grt_kernel_ctx* ctx) {
   if (st || channels == 0) return st;
   int64_t n = grt_tensor_num_elements(g);
   cudaStream_t cs = grt_cuda_stream(ctx->stream);
-  if (dt == GRT_FLOAT32)
-    BiasGradKernel<float><<<Blocks(channels), kThreads, 0, cs>>>(
-        n, channels, inner, (const float*)grt_tensor_data(g), (float*)grt_tensor_data(out));
-  else if (dt == GRT_FLOAT64)
-    BiasGradKernel<double><<<Blocks(channels), kThreads, 0, cs>>>(
-        n, channels, inner, (const double*)grt_tensor_data(g), (double*)grt_tensor_data(out));
-  else
+  if (!T::Visit(dt, [&](auto e) {
+        using S = typename decltype(e)::Store;
+        BiasGradKernel<S, typename decltype(e)::Math><<<Blocks(channels), kThreads, 0, cs>>>(
+            n, channels, inner, (const S*)grt_tensor_data(g), (S*)grt_tensor_data(out));
+      }))
     return Unsupported("BiasAddGrad", dt);
   return grt_cuda_launch_error("BiasAddGrad");
 }
 
+// The kernels whose dispatch reads dtype lists: each row makes a kernel and
+// its declaration (dtype_list.cuh).
+#define TYPED_KERNELS(X)                                                                     \
+  X("Softmax", SoftmaxCompute, "T", Floats, nullptr, NoDtypes)                               \
+  X("SoftmaxCrossEntropyWithLogits", SoftmaxXentCompute, "T", Floats, nullptr, NoDtypes)     \
+  X("SparseSoftmaxCrossEntropyWithLogits", SparseXentCompute, "T", Floats, "Tlabels", Index) \
+  X("BiasAdd", BiasAddCompute, "T", Floats, nullptr, NoDtypes)                               \
+  X("BiasAddGrad", BiasAddGradCompute, "T", Floats, nullptr, NoDtypes)
+
+// clang-format off
 const grt_op_kernel kKernels[] = {
-    {"Softmax", SoftmaxCompute, NULL, NULL, 0},
-    {"SoftmaxCrossEntropyWithLogits", SoftmaxXentCompute, NULL, NULL, 0},
-    {"SparseSoftmaxCrossEntropyWithLogits", SparseXentCompute, NULL, NULL, 0},
-    {"BiasAdd", BiasAddCompute, NULL, NULL, 0},
-    {"BiasAddGrad", BiasAddGradCompute, NULL, NULL, 0},
+    TYPED_KERNELS(GRT_CUDA_KERNEL_ROW)
 };
+// clang-format on
+
+const grt_cuda_dtypes kDtypes[] = {TYPED_KERNELS(GRT_CUDA_DTYPES_ROW)};
 
 }  // namespace
 }  // namespace grt_cuda
@@ -279,4 +304,9 @@ const grt_op_kernel kKernels[] = {
 extern "C" const grt_op_kernel* grt_cuda_nn_kernels(int* n) {
   *n = (int)(sizeof grt_cuda::kKernels / sizeof grt_cuda::kKernels[0]);
   return grt_cuda::kKernels;
+}
+
+extern "C" const grt_cuda_dtypes* grt_cuda_nn_dtypes(int* n) {
+  *n = (int)(sizeof grt_cuda::kDtypes / sizeof grt_cuda::kDtypes[0]);
+  return grt_cuda::kDtypes;
 }

@@ -8,13 +8,17 @@
 //
 // Locking as on the CPU: with use_locking the variables' mutexes are held
 // (in address order) while the work is queued; the stream orders the work.
-// float32/float64 (and int64 for AssignAdd/AssignSub); float16/bfloat16
-// rows answer UNIMPLEMENTED for now.
+// AssignAdd/AssignSub and the Apply* ops take float16 and bfloat16 (in
+// float32 arithmetic), float32, float64 (and int64 for AssignAdd/AssignSub),
+// from the dtype lists they declare (dtype_list.cuh).
 //
 // UNVERIFIED on a GPU: tests/gpu/gpu_suite.cc compares each with the CPU.
 #include <math.h>
 #include <stdlib.h>
 
+#include <type_traits>
+
+#include "dtype_list.cuh"
 #include "kernel_util.cuh"
 
 namespace grt_cuda {
@@ -114,22 +118,22 @@ grt_status* Hold(const grt_kernel_ctx* ctx, int n, bool lock, const char* uninit
 
 // ---- AssignAdd / AssignSub --------------------------------------------------
 
-template <typename T>
-__global__ void UpdateKernel(int64_t n, bool sub, T* x, const T* y) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x)
-    x[i] = sub ? x[i] - y[i] : x[i] + y[i];
-}
-
-// Integers wrap, as the CPU's do.
-__global__ void UpdateKernelI64(int64_t n, bool sub, long long* x, const long long* y) {
+// S in memory, C the arithmetic; integers wrap, as the CPU's do.
+template <typename S, typename C>
+__global__ void UpdateKernel(int64_t n, bool sub, S* x, const S* y) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
-    unsigned long long a = (unsigned long long)x[i], b = (unsigned long long)y[i];
-    x[i] = (long long)(sub ? a - b : a + b);
+    if constexpr (std::is_integral<S>::value) {
+      using U = typename std::make_unsigned<S>::type;
+      x[i] = (S)(sub ? (U)x[i] - (U)y[i] : (U)x[i] + (U)y[i]);
+    } else {
+      C a = Widen(x[i]), b = Widen(y[i]);
+      Narrow(sub ? a - b : a + b, &x[i]);
+    }
   }
 }
 
+template <class T>
 grt_status* AssignUpdate(grt_kernel_ctx* ctx, bool sub, const char* op) {
   const grt_tensor* value = ctx->inputs[1];
   bool lock = false;
@@ -149,22 +153,12 @@ grt_status* AssignUpdate(grt_kernel_ctx* ctx, bool sub, const char* op) {
     st = grt_status_new(GRT_INVALID_ARGUMENT, "variable is %s, value is %s", grt_dtype_name(dt),
                         grt_dtype_name(grt_tensor_dtype(value)));
   } else if (n > 0) {
-    switch (dt) {
-      case GRT_FLOAT32:
-        UpdateKernel<float><<<Blocks(n), kThreads, 0, s>>>(n, sub, (float*)grt_tensor_data(x),
-                                                           (const float*)grt_tensor_data(value));
-        break;
-      case GRT_FLOAT64:
-        UpdateKernel<double><<<Blocks(n), kThreads, 0, s>>>(n, sub, (double*)grt_tensor_data(x),
-                                                            (const double*)grt_tensor_data(value));
-        break;
-      case GRT_INT64:
-        UpdateKernelI64<<<Blocks(n), kThreads, 0, s>>>(n, sub, (long long*)grt_tensor_data(x),
-                                                       (const long long*)grt_tensor_data(value));
-        break;
-      default:
-        st = NoKernel(op, dt);
-    }
+    bool typed = T::Visit(dt, [&](auto e) {
+      using S = typename decltype(e)::Store;
+      UpdateKernel<S, typename decltype(e)::Math><<<Blocks(n), kThreads, 0, s>>>(
+          n, sub, (S*)grt_tensor_data(x), (const S*)grt_tensor_data(value));
+    });
+    if (!typed) st = NoKernel(op, dt);
     if (!st) st = Launched(op);
   }
   if (!st) ctx->output_refs[0] = h.vars[0];
@@ -172,8 +166,14 @@ grt_status* AssignUpdate(grt_kernel_ctx* ctx, bool sub, const char* op) {
   return st;
 }
 
-grt_status* AssignAddCompute(grt_kernel_ctx* ctx) { return AssignUpdate(ctx, false, "AssignAdd"); }
-grt_status* AssignSubCompute(grt_kernel_ctx* ctx) { return AssignUpdate(ctx, true, "AssignSub"); }
+template <class T, class U>
+grt_status* AssignAddCompute(grt_kernel_ctx* ctx) {
+  return AssignUpdate<T>(ctx, false, "AssignAdd");
+}
+template <class T, class U>
+grt_status* AssignSubCompute(grt_kernel_ctx* ctx) {
+  return AssignUpdate<T>(ctx, true, "AssignSub");
+}
 
 // ---- Apply* ------------------------------------------------------------------
 
@@ -229,50 +229,55 @@ __device__ inline double Sqrt<double>(double x) {
   return sqrt(x);
 }
 
-// The CPU's loops (backends/cpu/training.c), one element per thread.
-template <typename T>
-__global__ void ApplyKernel(int kind, ApplyArgs<T> a) {
+// The CPU's loops (backends/cpu/training.c), one element per thread: S in
+// memory, C the arithmetic. As on the CPU, float16 and bfloat16 widen every
+// value to float32, update in float32 and round the references once.
+template <typename S, typename C>
+__global__ void ApplyKernel(int kind, ApplyArgs<S> a) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < a.n;
        i += (int64_t)gridDim.x * blockDim.x) {
-    T* var = a.ref[0];
-    const T g = a.grad[i];
+    C var = Widen(a.ref[0][i]);
+    const C g = Widen(a.grad[i]);
     if (kind == kGradientDescent) {
-      var[i] -= *a.sc[0] * g;
+      var -= C(Widen(*a.sc[0])) * g;
     } else if (kind == kMomentum) {
-      T* accum = a.ref[1];
-      const T lr = *a.sc[0], mom = *a.sc[1];
-      accum[i] = accum[i] * mom + g;
+      C accum = Widen(a.ref[1][i]);
+      const C lr = Widen(*a.sc[0]), mom = Widen(*a.sc[1]);
+      accum = accum * mom + g;
       if (a.nesterov)
-        var[i] -= g * lr + accum[i] * mom * lr;
+        var -= g * lr + accum * mom * lr;
       else
-        var[i] -= lr * accum[i];
+        var -= lr * accum;
+      Narrow(accum, &a.ref[1][i]);
     } else {
-      T* m = a.ref[1];
-      T* v = a.ref[2];
-      const T b1p = *a.sc[0], b2p = *a.sc[1], lr = *a.sc[2], b1 = *a.sc[3], b2 = *a.sc[4];
-      const T eps = *a.sc[5];
-      const T alpha = lr * Sqrt<T>(T(1) - b2p) / (T(1) - b1p);
-      m[i] += (g - m[i]) * (T(1) - b1);
-      v[i] += (g * g - v[i]) * (T(1) - b2);
+      C m = Widen(a.ref[1][i]), v = Widen(a.ref[2][i]);
+      const C b1p = Widen(*a.sc[0]), b2p = Widen(*a.sc[1]), lr = Widen(*a.sc[2]),
+              b1 = Widen(*a.sc[3]), b2 = Widen(*a.sc[4]), eps = Widen(*a.sc[5]);
+      const C alpha = lr * Sqrt<C>(C(1) - b2p) / (C(1) - b1p);
+      m += (g - m) * (C(1) - b1);
+      v += (g * g - v) * (C(1) - b2);
       if (a.nesterov)
-        var[i] -= ((g * (T(1) - b1) + b1 * m[i]) * alpha) / (Sqrt<T>(v[i]) + eps);
+        var -= ((g * (C(1) - b1) + b1 * m) * alpha) / (Sqrt<C>(v) + eps);
       else
-        var[i] -= (m[i] * alpha) / (Sqrt<T>(v[i]) + eps);
+        var -= (m * alpha) / (Sqrt<C>(v) + eps);
+      Narrow(m, &a.ref[1][i]);
+      Narrow(v, &a.ref[2][i]);
     }
+    Narrow(var, &a.ref[0][i]);
   }
 }
 
-template <typename T>
+template <typename S, typename C>
 void LaunchApply(const ApplyOp& op, const Held& h, const grt_kernel_ctx* ctx, bool nesterov,
                  cudaStream_t s) {
-  ApplyArgs<T> a = {};
-  for (int r = 0; r < op.n_refs; r++) a.ref[r] = (T*)grt_tensor_data(h.values[r]);
-  a.grad = (const T*)grt_tensor_data(ctx->inputs[op.grad]);
+  ApplyArgs<S> a = {};
+  for (int r = 0; r < op.n_refs; r++) a.ref[r] = (S*)grt_tensor_data(h.values[r]);
+  a.grad = (const S*)grt_tensor_data(ctx->inputs[op.grad]);
   for (int k = 0; k < op.n_scalars; k++)
-    a.sc[k] = (const T*)grt_tensor_data(ctx->inputs[op.scalars[k]]);
+    a.sc[k] = (const S*)grt_tensor_data(ctx->inputs[op.scalars[k]]);
   a.n = grt_tensor_num_elements(h.values[0]);
   a.nesterov = nesterov;
-  if (a.n > 0) ApplyKernel<T><<<Blocks(a.n), kThreads, 0, s>>>(op.kind, a);
+  if (a.n > 0) ApplyKernel<S, C><<<Blocks(a.n), kThreads, 0, s>>>(op.kind, a);
 }
 
 // Everything but the variables is checked before any lock is taken.
@@ -298,13 +303,14 @@ grt_status* CheckInputs(const grt_kernel_ctx* ctx, const ApplyOp& op, grt_dtype 
   return NULL;
 }
 
+template <class T>
 grt_status* Apply(grt_kernel_ctx* ctx, const ApplyOp& op) {
   // T is the gradient's dtype (the variables are checked against it).
   const grt_tensor* g = op.grad < ctx->n_inputs ? ctx->inputs[op.grad] : NULL;
   if (!g) return grt_status_new(GRT_INTERNAL, "input '%s' was not provided", op.grad_name);
   grt_dtype dt = grt_tensor_dtype(g);
   grt_status* st = NULL;
-  if (dt != GRT_FLOAT32 && dt != GRT_FLOAT64) return NoKernel(op.name, dt);
+  if (!(T::kMask & (1u << dt))) return NoKernel(op.name, dt);
   if ((st = CheckInputs(ctx, op, dt))) return st;
   bool lock = false, nesterov = false;
   if ((st = grt_kernel_attr_bool(ctx, "use_locking", &lock))) return st;
@@ -329,10 +335,10 @@ grt_status* Apply(grt_kernel_ctx* ctx, const ApplyOp& op) {
                         op.grad_name, ShapeStr(var, a, sizeof a), ShapeStr(grad, b, sizeof b));
   if (!st) {
     cudaStream_t s = grt_cuda_stream(ctx->stream);
-    if (dt == GRT_FLOAT32)
-      LaunchApply<float>(op, h, ctx, nesterov, s);
-    else
-      LaunchApply<double>(op, h, ctx, nesterov, s);
+    T::Visit(dt, [&](auto e) {
+      using E = decltype(e);
+      LaunchApply<typename E::Store, typename E::Math>(op, h, ctx, nesterov, s);
+    });
     st = Launched(op.name);
   }
   if (!st) ctx->output_refs[0] = h.vars[0];
@@ -340,20 +346,35 @@ grt_status* Apply(grt_kernel_ctx* ctx, const ApplyOp& op) {
   return st;
 }
 
-grt_status* GdCompute(grt_kernel_ctx* ctx) { return Apply(ctx, kGd); }
-grt_status* MomentumCompute(grt_kernel_ctx* ctx) { return Apply(ctx, kMom); }
-grt_status* AdamCompute(grt_kernel_ctx* ctx) { return Apply(ctx, kAdamOp); }
+template <class T, class U>
+grt_status* GdCompute(grt_kernel_ctx* ctx) {
+  return Apply<T>(ctx, kGd);
+}
+template <class T, class U>
+grt_status* MomentumCompute(grt_kernel_ctx* ctx) {
+  return Apply<T>(ctx, kMom);
+}
+template <class T, class U>
+grt_status* AdamCompute(grt_kernel_ctx* ctx) {
+  return Apply<T>(ctx, kAdamOp);
+}
+
+// The kernels whose dispatch reads dtype lists: each row makes a kernel and
+// its declaration (dtype_list.cuh).
+#define TYPED_KERNELS(X)                                                \
+  X("AssignAdd", AssignAddCompute, "T", FloatsInt64, nullptr, NoDtypes) \
+  X("AssignSub", AssignSubCompute, "T", FloatsInt64, nullptr, NoDtypes) \
+  X("ApplyGradientDescent", GdCompute, "T", Floats, nullptr, NoDtypes)  \
+  X("ApplyMomentum", MomentumCompute, "T", Floats, nullptr, NoDtypes)   \
+  X("ApplyAdam", AdamCompute, "T", Floats, nullptr, NoDtypes)
 
 const grt_op_kernel kKernels[] = {
     {"VariableV2", VariableCompute, grt_var_state_new, grt_var_state_free, GRT_KERNEL_CHEAP},
     {"Variable", VariableCompute, grt_var_state_new, grt_var_state_free, GRT_KERNEL_CHEAP},
     {"Assign", AssignCompute, NULL, NULL, 0},
-    {"AssignAdd", AssignAddCompute, NULL, NULL, 0},
-    {"AssignSub", AssignSubCompute, NULL, NULL, 0},
-    {"ApplyGradientDescent", GdCompute, NULL, NULL, 0},
-    {"ApplyMomentum", MomentumCompute, NULL, NULL, 0},
-    {"ApplyAdam", AdamCompute, NULL, NULL, 0},
-};
+    TYPED_KERNELS(GRT_CUDA_KERNEL_ROW)};
+
+const grt_cuda_dtypes kDtypes[] = {TYPED_KERNELS(GRT_CUDA_DTYPES_ROW)};
 
 }  // namespace
 }  // namespace grt_cuda
@@ -361,4 +382,9 @@ const grt_op_kernel kKernels[] = {
 extern "C" const grt_op_kernel* grt_cuda_state_kernels(int* n) {
   *n = (int)(sizeof grt_cuda::kKernels / sizeof grt_cuda::kKernels[0]);
   return grt_cuda::kKernels;
+}
+
+extern "C" const grt_cuda_dtypes* grt_cuda_state_dtypes(int* n) {
+  *n = (int)(sizeof grt_cuda::kDtypes / sizeof grt_cuda::kDtypes[0]);
+  return grt_cuda::kDtypes;
 }

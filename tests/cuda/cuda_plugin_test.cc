@@ -2,7 +2,8 @@
 // how many GPUs it found and, with none, why; its CUDA kernels and the GPU
 // support rows the placer plans with agree (every row's op has a kernel or
 // is on the plugin's own pending list, never both, and every kernel has a
-// row); and GPU-pinned graphs run on the CPU under soft placement with the
+// row; every dtype a row promises is one its kernel's dispatch declares it
+// takes); and GPU-pinned graphs run on the CPU under soft placement with the
 // plugin present. Nothing here runs GPU code.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -164,6 +165,146 @@ TEST(CudaPlugin, KernelsAndSupportRowsAgree) {
   dlclose(h);
   // How far the kernels are: printed for the log, not asserted.
   printf("CUDA kernels: %d of %zu GPU row ops (%zu pending)\n", n, rows.size(), waiting.size());
+}
+
+// ---- each GPU row's dtypes against what its kernel's dispatch takes ----------
+
+// What a kernel declares for one type attr (backends/cuda/dtype_list.cuh):
+// the mask of the dtype list its dispatch is instantiated with.
+struct Declared {
+  std::string op, attr;
+  uint32_t mask;
+};
+
+std::vector<Declared> DeclaredDtypes() {
+  void* h = dlopen(PluginPath().c_str(), RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(h, nullptr) << "the plugin should be loaded already";
+  if (!h) return {};
+  auto declared = reinterpret_cast<int (*)(const char**, const char**, uint32_t*, int)>(
+      dlsym(h, "grt_cuda_declared_dtypes"));
+  EXPECT_NE(declared, nullptr);
+  std::vector<Declared> out;
+  if (declared) {
+    const char *ops[256], *attrs[256];
+    uint32_t masks[256];
+    int n = declared(ops, attrs, masks, 256);
+    EXPECT_LE(n, 256);
+    for (int i = 0; i < n && i < 256; i++) out.push_back({ops[i], attrs[i], masks[i]});
+  }
+  dlclose(h);
+  return out;
+}
+
+std::string DtypeList(uint32_t mask) {
+  std::string s;
+  for (int t = 1; t < GRT_NUM_DTYPES; t++)
+    if (mask & (1u << t)) s += std::string(s.empty() ? "" : ", ") + grt_dtype_name((grt_dtype)t);
+  return "{" + s + "}";
+}
+
+// Why `row` promises more than `decls` (its op's declarations) take: one
+// line per constrained attr with a dtype missing, or a row constraining no
+// declared attr; "" when the row is honest.
+std::string Overpromises(const grt_kernel_def& row, const std::vector<Declared>& decls) {
+  std::string why;
+  bool any = false;
+  for (int32_t c = 0; c < row.n_constraints; c++) {
+    const grt_kernel_constraint& k = row.constraints[c];
+    for (const Declared& d : decls) {
+      if (d.op != row.op || d.attr != k.attr) continue;
+      any = true;
+      if (uint32_t missing = k.allowed & ~d.mask)
+        why += "GPU row " + std::to_string(row.index) + ": " + row.op + "'s " + k.attr +
+               " allows " + DtypeList(missing) +
+               ", which its CUDA kernel's dispatch refuses (it takes " + DtypeList(d.mask) + ")\n";
+    }
+  }
+  if (row.n_constraints > 0 && !any)
+    why += "GPU row " + std::to_string(row.index) + ": " + row.op +
+           " constrains no type attr its CUDA kernel declares\n";
+  return why;
+}
+
+// The row ops whose kernels do not declare their dtypes yet: their rows
+// are not checked here (the GPU suite runs them). The list only shrinks:
+// a kernel that declares its dtypes comes off it, and an op with a new GPU
+// row must declare or be listed.
+const std::set<std::string> kUndeclared = {
+    // array ops: byte moves (any dtype by element size) and shape ops
+    "Placeholder", "Const", "Identity", "StopGradient", "NoOp", "ZerosLike", "OnesLike", "Reshape",
+    "Squeeze", "ExpandDims", "Pack", "Unpack", "ConcatV2", "Split", "Slice", "StridedSlice", "Tile",
+    "Transpose", "Fill", "Shape", "Size", "Rank", "OneHot", "BroadcastGradientArgs", "Select",
+    "Cast", "Where",
+    // the comparisons and LogicalNot (every dtype through one load switch)
+    "Less", "Greater", "GreaterEqual", "Equal", "LogicalNot",
+    // reductions, convolutions, pooling, LRN, the fused ops
+    "Sum", "Mean", "Prod", "Max", "Min", "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter",
+    "DepthwiseConv2dNative", "MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad", "LRN", "LRNGrad",
+    "_FusedMatMul", "_FusedConv2D",
+    // indexing ops
+    "Range", "GatherV2", "GatherNd", "TensorScatterUpdate", "TensorScatterAdd", "TensorScatterMax",
+    "TensorScatterMin", "Cumsum", "TopKV2", "Pad", "PadV2", "MirrorPad", "ReverseSequence",
+    "MatrixDeterminant",
+    // variables and collectives
+    "VariableV2", "Variable", "Assign", "NcclAllReduce"};
+
+TEST(CudaPlugin, RowDtypesAreOnesTheKernelsTake) {
+  const grt_backend* b = LoadCuda();
+  ASSERT_NE(b, nullptr);
+  ASSERT_EQ(grt_kernel_registry_status(), nullptr);
+  std::vector<Declared> decls = DeclaredDtypes();
+  ASSERT_FALSE(decls.empty());
+  std::set<std::string> rows = RowOps(), declared;
+  std::set<std::pair<std::string, std::string>> constrained;  // (op, attr) some row constrains
+  for (int32_t i = 0; i < grt_kernel_count(); i++) {
+    const grt_kernel_def* k = grt_kernel_at(i);
+    if (k->device != GRT_DEVICE_GPU) continue;
+    for (int32_t c = 0; c < k->n_constraints; c++)
+      constrained.insert({k->op, k->constraints[c].attr});
+  }
+  for (const Declared& d : decls) {
+    declared.insert(d.op);
+    EXPECT_TRUE(rows.count(d.op)) << d.op << " declares dtypes but has no GPU row";
+    EXPECT_NE(b->kernel(d.op.c_str()), nullptr) << d.op << " declares dtypes but has no kernel";
+    EXPECT_TRUE(constrained.count({d.op, d.attr}))
+        << d.op << " declares attr " << d.attr << ", which none of its GPU rows constrains";
+    EXPECT_NE(d.mask, 0u) << d.op << "'s " << d.attr << " declares no dtype";
+  }
+  for (const std::string& op : kUndeclared) {
+    EXPECT_TRUE(rows.count(op)) << op << " is listed as undeclared but has no GPU row";
+    EXPECT_FALSE(declared.count(op)) << op << " declares its dtypes now: take it off kUndeclared";
+  }
+  for (const std::string& op : rows)
+    EXPECT_TRUE(declared.count(op) || kUndeclared.count(op))
+        << "GPU row " << op << ": its CUDA kernel declares no dtypes (dtype_list.cuh)";
+  int checked = 0;
+  for (int32_t i = 0; i < grt_kernel_count(); i++) {
+    const grt_kernel_def* k = grt_kernel_at(i);
+    if (k->device != GRT_DEVICE_GPU || !declared.count(k->op)) continue;
+    checked++;
+    EXPECT_EQ(Overpromises(*k, decls), "");
+  }
+  printf("GPU rows checked against their kernels' dtypes: %d (%zu ops declare)\n", checked,
+         declared.size());
+}
+
+// The check above fails a row that promises a dtype the declaration lacks,
+// and one that constrains no declared attr.
+TEST(CudaPlugin, OverpromisingRowsAreCaught) {
+  grt_kernel_def row = {};
+  row.op = "MatMul";
+  row.index = 7;
+  row.n_constraints = 1;
+  row.constraints[0] = {"T", (1u << GRT_FLOAT16) | (1u << GRT_FLOAT32)};
+  std::vector<Declared> decls = {{"MatMul", "T", 1u << GRT_FLOAT32}};
+  EXPECT_EQ(Overpromises(row, decls),
+            "GPU row 7: MatMul's T allows {float16}, which its CUDA kernel's dispatch refuses (it "
+            "takes {float32})\n");
+  decls[0].mask |= 1u << GRT_FLOAT16;
+  EXPECT_EQ(Overpromises(row, decls), "");
+  decls[0].attr = "U";
+  EXPECT_EQ(Overpromises(row, decls),
+            "GPU row 7: MatMul constrains no type attr its CUDA kernel declares\n");
 }
 
 // Three products pinned to three GPUs, as the seeds' multi-GPU example;

@@ -21,6 +21,11 @@
 #include "grt/backend.h"
 #include "grt/grt.h"
 
+extern "C" {
+#include "kernels/kernel_registry.h"
+#include "ops/graph.h"
+}
+
 // The ops the suite's cases ran, every file's (defined in gpu_suite_rows.cc,
 // which prints the GPU row ops no case ran).
 std::set<std::string>& GpuSuiteRanOps();
@@ -352,8 +357,24 @@ void RunOn(const Case& c, const std::string& device, const std::vector<grt_tenso
   grt_graph_free(g);
 }
 
+// Dry: that a GPU row allows case `c` (its op with these dtypes); on a GPU
+// one that none allows is placed elsewhere or refused, which a dry run,
+// whose GPU pins are the CPU, would not show.
+void ExpectGpuRow(const Case& c) {
+  std::string json = GraphJson(c, "/device:GPU:0");
+  grt_graph* g = nullptr;
+  grt_status* st = grt_graph_from_json(json.c_str(), json.size(), &g);
+  ASSERT_EQ(st, nullptr) << grt_status_message(st) << "\n" << json;
+  int32_t y = grt_graph_find_node(g, "y");
+  ASSERT_GE(y, 0);
+  EXPECT_GE(grt_kernel_find(&g->nodes[y], GRT_DEVICE_GPU), 0)
+      << c.op << " {" << c.attrs << "}: no GPU row allows this case";
+  grt_graph_free(g);
+}
+
 [[maybe_unused]] void CheckAgainstCpu(const Case& c) {
   SCOPED_TRACE(c.op + " {" + c.attrs + "} " + (c.in.empty() ? "" : DtypeName(c.in[0].dt)));
+  if (Dry()) ExpectGpuRow(c);
   std::vector<grt_tensor*> feeds;
   for (const Input& in : c.in)
     if (in.fill != kConst) feeds.push_back(Random(in));
@@ -455,6 +476,25 @@ inline void ExpectSameError(const Case& c, grt_code code, const std::string& tex
     grt_graph_free(g);
   }
   for (auto* t : feeds) grt_tensor_free(t);
+}
+
+// The dtypes the GPU rows of `op` allow for its type attr `attr` (the
+// int32-on-host rows included), in dtype order: the cases to run for each
+// dtype a row promises. Fails when no GPU row of `op` constrains `attr`.
+[[maybe_unused]] std::vector<grt_dtype> RowDtypes(const char* op, const char* attr) {
+  uint32_t mask = 0;
+  const grt_kernel_def* const* rows = nullptr;
+  int32_t n = grt_kernel_find_op(op, &rows);
+  for (int32_t i = 0; i < n; i++)
+    if (rows[i]->device == GRT_DEVICE_GPU)
+      for (int32_t c = 0; c < rows[i]->n_constraints; c++)
+        if (strcmp(rows[i]->constraints[c].attr, attr) == 0)
+          mask |= rows[i]->constraints[c].allowed;
+  EXPECT_NE(mask, 0u) << op << " has no GPU row constraining " << attr;
+  std::vector<grt_dtype> out;
+  for (int t = 1; t < GRT_NUM_DTYPES; t++)
+    if (mask & (1u << t)) out.push_back((grt_dtype)t);
+  return out;
 }
 
 class GpuSuite : public ::testing::Test {
