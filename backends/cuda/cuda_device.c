@@ -161,6 +161,12 @@ static void memory_stats(grt_device* gd, grt_memory_kind kind, size_t* in_use, s
   if (a) grt_gpu_memory_account_stats(a, in_use, peak);
 }
 
+/* grt_gpu_memory_close's hook: the last of the device's accounts frees it. */
+static void account_closed(void* arg) {
+  cuda_device* d = arg;
+  if (__atomic_sub_fetch(&d->open_accounts, 1, __ATOMIC_ACQ_REL) == 0) free(d);
+}
+
 static void device_free(grt_device* gd) {
   cuda_device* d = (cuda_device*)gd;
   if (!d) return;
@@ -174,11 +180,19 @@ static void device_free(grt_device* gd) {
   pthread_mutex_destroy(&d->blas_mu);
   if (d->dnn && d->dnn_free) d->dnn_free(d->dnn);
   pthread_mutex_destroy(&d->dnn_mu);
-  /* The allocators stay with the process; a block still live (a fetched
-   * tensor) keeps its account until it goes. */
-  grt_gpu_memory_close(d->device_memory.account);
-  grt_gpu_memory_close(d->host_memory.account);
-  free(d);
+  /* The allocators stay with the process. A block still live (a tensor
+   * outliving the session) keeps its account, and this struct, whose
+   * grt allocators front the accounts, until it goes. */
+  grt_gpu_memory_account* device = d->device_memory.account;
+  grt_gpu_memory_account* host = d->host_memory.account; /* d may go with the first close */
+  int accounts = (device != NULL) + (host != NULL);
+  if (!accounts) {
+    free(d);
+    return;
+  }
+  __atomic_store_n(&d->open_accounts, accounts, __ATOMIC_RELEASE);
+  grt_gpu_memory_close(device, account_closed, d);
+  grt_gpu_memory_close(host, account_closed, d);
 }
 
 /* The executor's threads launch kernels for any device: the card must be

@@ -44,6 +44,7 @@ struct cuda_device {
   cuda_stream streams[GRT_NUM_STREAM_KINDS];
   cuda_allocator device_memory; /* the logical GPU's allocator (cudaMalloc regions) */
   cuda_allocator host_memory;   /* the card's pinned host memory (cudaHostAlloc), staging */
+  int open_accounts;            /* after device_free: accounts still open (blocks live) */
   cublasHandle_t blas;
   pthread_mutex_t blas_mu; /* one cuBLAS call at a time on the handle */
   bool tf32;               /* MatMul may use TF32 (off unless GRT_CUDA_ALLOW_TF32=1) */

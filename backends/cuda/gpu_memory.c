@@ -31,6 +31,8 @@ struct grt_gpu_memory_account {
   size_t in_use, peak;
   int64_t blocks;
   bool closed; /* the device went; freed with its last block */
+  void (*done)(void* arg);
+  void* done_arg;
 };
 
 static grt_gpu_memory g_process = {PTHREAD_MUTEX_INITIALIZER, NULL};
@@ -233,14 +235,19 @@ static void account_free(grt_gpu_memory_account* a) {
   pthread_mutex_lock(&a->m->mu);
   a->e->refs--; /* the allocator stays, idle when this was the last */
   pthread_mutex_unlock(&a->m->mu);
+  void (*done)(void*) = a->done;
+  void* arg = a->done_arg;
   pthread_mutex_destroy(&a->mu);
   free(a);
+  if (done) done(arg);
 }
 
-void grt_gpu_memory_close(grt_gpu_memory_account* a) {
+void grt_gpu_memory_close(grt_gpu_memory_account* a, void (*done)(void* arg), void* arg) {
   if (!a) return;
   pthread_mutex_lock(&a->mu);
   a->closed = true;
+  a->done = done;
+  a->done_arg = arg;
   bool last = a->blocks == 0;
   pthread_mutex_unlock(&a->mu);
   if (last) account_free(a);

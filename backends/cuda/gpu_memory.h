@@ -92,8 +92,11 @@ GRT_MUST_USE grt_status* grt_gpu_memory_open_host(grt_gpu_memory* m, int physica
                                                   const char* name, grt_gpu_memory_account** out);
 
 /* The session's device goes: the account closes once its last block is
- * released (a fetched tensor may outlive the session). NULL: no-op. */
-void grt_gpu_memory_close(grt_gpu_memory_account* a);
+ * released (a tensor may outlive the session's device), and then calls
+ * done(arg) when `done` is not NULL, on the thread that released it, so
+ * the grt allocator in front of the account may live as long. NULL: no-op
+ * (done is not called). */
+void grt_gpu_memory_close(grt_gpu_memory_account* a, void (*done)(void* arg), void* arg);
 
 /* A block of `size` bytes (GRT_BFC_ALIGNMENT-aligned) or NULL; on NULL,
  * *why (when `why` is not NULL) is RESOURCE_EXHAUSTED saying whether the

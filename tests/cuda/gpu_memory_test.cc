@@ -144,8 +144,8 @@ TEST_F(GpuMemory, TwoSessionsShareOneAllocator) {
   EXPECT_EQ(in_use, 0u);
   EXPECT_EQ(peak, 3 * kMiB);
   grt_gpu_memory_release(a, p);
-  grt_gpu_memory_close(a);
-  grt_gpu_memory_close(b);
+  grt_gpu_memory_close(a, nullptr, nullptr);
+  grt_gpu_memory_close(b, nullptr, nullptr);
 }
 
 // The allocator outlives its sessions: the next session of the same
@@ -160,7 +160,7 @@ TEST_F(GpuMemory, ManySessionsInALoopReuseOneAllocator) {
     void* p = grt_gpu_memory_alloc(a, 60 * kMiB, nullptr);
     ASSERT_NE(p, nullptr) << i;
     grt_gpu_memory_release(a, p);
-    grt_gpu_memory_close(a);
+    grt_gpu_memory_close(a, nullptr, nullptr);
   }
   int32_t idle = 0;
   EXPECT_EQ(Count(&idle), 1);
@@ -200,8 +200,8 @@ TEST_F(GpuMemory, MemoryLimitRefusesPastTheSessionsLimit) {
   EXPECT_EQ(grt_gpu_memory_alloc(a, 2 * kMiB, nullptr), nullptr);  // alone past the limit
   grt_gpu_memory_release(a, again);
   grt_gpu_memory_release(b, big);
-  grt_gpu_memory_close(a);
-  grt_gpu_memory_close(b);
+  grt_gpu_memory_close(a, nullptr, nullptr);
+  grt_gpu_memory_close(b, nullptr, nullptr);
 }
 
 // The shared allocator full (not the session's limit): the reason says so.
@@ -216,7 +216,7 @@ TEST_F(GpuMemory, AFullSharedAllocatorSaysSo) {
   EXPECT_NE(msg.find("the process's allocator of GPU:0 (1 session) is full"), std::string::npos)
       << msg;
   EXPECT_NE(msg.find("reserved 8.0 MiB of limit 8.0 MiB"), std::string::npos) << msg;
-  grt_gpu_memory_close(a);
+  grt_gpu_memory_close(a, nullptr, nullptr);
 }
 
 // Options differing from an allocator a live session holds are refused,
@@ -244,7 +244,7 @@ TEST_F(GpuMemory, MismatchingOptionsFailWhileHeldAndRemakeWhenIdle) {
         std::string::npos)
         << msg;
   }
-  grt_gpu_memory_close(a);
+  grt_gpu_memory_close(a, nullptr, nullptr);
   grt_gpu_memory_account* b = Open(growth);
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(card.frees, 1);  // the fixed reservation went back
@@ -252,7 +252,7 @@ TEST_F(GpuMemory, MismatchingOptionsFailWhileHeldAndRemakeWhenIdle) {
   grt_bfc_stats st;
   grt_bfc_get_stats(grt_gpu_memory_bfc(b), &st);
   EXPECT_EQ(st.reserved, 0u);  // growing: nothing taken yet
-  grt_gpu_memory_close(b);
+  grt_gpu_memory_close(b, nullptr, nullptr);
 }
 
 // A session that is never freed (a test's failed ASSERT) holds only its
@@ -271,11 +271,11 @@ TEST_F(GpuMemory, ALeakedSessionDoesNotStarveTheNext) {
     void* p = grt_gpu_memory_alloc(next, 40 * kMiB, nullptr);
     EXPECT_NE(p, nullptr) << i;
     grt_gpu_memory_release(next, p);
-    grt_gpu_memory_close(next);
+    grt_gpu_memory_close(next, nullptr, nullptr);
   }
   EXPECT_EQ(card.allocs, 1);
   grt_gpu_memory_release(leaked, held);
-  grt_gpu_memory_close(leaked);
+  grt_gpu_memory_close(leaked, nullptr, nullptr);
 }
 
 // Sessions with other layouts one after another: making a new logical
@@ -287,7 +287,7 @@ TEST_F(GpuMemory, OtherLayoutsTakeTheCardFromIdleAllocators) {
   auto plain = Spec(&card, &whole);
   auto v0 = Spec(&card, &part, false, 1, 0, 2, 16 * kMiB);
   auto v1 = Spec(&card, &part, false, 1, 1, 2, 16 * kMiB);
-  grt_gpu_memory_close(Open(plain));
+  grt_gpu_memory_close(Open(plain), nullptr, nullptr);
   EXPECT_EQ(card.Used(), 64 * kMiB);
   grt_gpu_memory_account* a = Open(v0);
   grt_gpu_memory_account* b = Open(v1);
@@ -297,7 +297,7 @@ TEST_F(GpuMemory, OtherLayoutsTakeTheCardFromIdleAllocators) {
   EXPECT_NE(grt_gpu_memory_bfc(a), grt_gpu_memory_bfc(b));
   // The whole card again while v1 is held: v0 (idle) goes, v1 stays, and
   // the whole-card allocator takes what is left.
-  grt_gpu_memory_close(a);
+  grt_gpu_memory_close(a, nullptr, nullptr);
   grt_gpu_memory_account* c = Open(plain);
   ASSERT_NE(c, nullptr);
   grt_bfc_stats st;
@@ -315,8 +315,8 @@ TEST_F(GpuMemory, OtherLayoutsTakeTheCardFromIdleAllocators) {
                      "reserved 16 MiB)"),
             std::string::npos)
       << msg;
-  grt_gpu_memory_close(b);
-  grt_gpu_memory_close(c);
+  grt_gpu_memory_close(b, nullptr, nullptr);
+  grt_gpu_memory_close(c, nullptr, nullptr);
 }
 
 // A device that goes while one of its blocks lives on (a fetched tensor):
@@ -327,13 +327,20 @@ TEST_F(GpuMemory, AClosedAccountLastsUntilItsLastBlock) {
   auto s = Spec(&card, &limit);
   grt_gpu_memory_account* a = Open(s);
   void* p = grt_gpu_memory_alloc(a, 1000, nullptr);
-  grt_gpu_memory_close(a);
+  int done = 0;
+  auto count = [](void* arg) { ++*static_cast<int*>(arg); };
+  grt_gpu_memory_close(a, count, &done);
   int32_t idle = -1;
   EXPECT_EQ(Count(&idle), 1);
   EXPECT_EQ(idle, 0);
+  EXPECT_EQ(done, 0);
   grt_gpu_memory_release(a, p);
   EXPECT_EQ(Count(&idle), 1);
   EXPECT_EQ(idle, 1);
+  EXPECT_EQ(done, 1);
+  // With no block live, it closes at once.
+  grt_gpu_memory_close(Open(s), count, &done);
+  EXPECT_EQ(done, 2);
 }
 
 // Pinned host memory: one allocator per card, shared.
@@ -350,7 +357,7 @@ TEST_F(GpuMemory, PinnedHostMemoryIsOnePerCard) {
   EXPECT_NE(p, nullptr);
   EXPECT_EQ(Count(), 0);  // device allocators only
   grt_gpu_memory_release(a, p);
-  for (auto* x : {a, b, c}) grt_gpu_memory_close(x);
+  for (auto* x : {a, b, c}) grt_gpu_memory_close(x, nullptr, nullptr);
 }
 
 // Sessions' threads at once on one allocator, each account under its
@@ -396,7 +403,7 @@ TEST_F(GpuMemory, ThreadsOfSeveralSessionsAtOnce) {
   grt_bfc_stats bs;
   grt_bfc_get_stats(grt_gpu_memory_bfc(acc[0]), &bs);
   EXPECT_EQ(bs.in_use, 0u);
-  for (auto* a : acc) grt_gpu_memory_close(a);
+  for (auto* a : acc) grt_gpu_memory_close(a, nullptr, nullptr);
 }
 
 }  // namespace
