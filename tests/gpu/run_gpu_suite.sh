@@ -14,8 +14,12 @@
 #      groups over physical GPUs with NCCL, by copies, and over logical GPUs
 #      of one card), the seeds' three
 #      products on three GPUs with the placement log, a chain over four
-#      logical GPUs of one card, allocator stress, OOM then recovery;
-#   3. gpu.allow_growth against gpu.memory_fraction as nvidia-smi sees them;
+#      logical GPUs of one card, allocator stress, OOM then recovery,
+#      GPU memory per process (gpu_suite_memory.cc: sessions in a loop,
+#      memory_limit, a held session, differing options);
+#   3. gpu.allow_growth against gpu.memory_fraction as nvidia-smi sees them,
+#      each value in a process of its own (its first session makes GPU:0's
+#      allocator; the two sessions the case holds share one reservation);
 #   4. the benchmarks: MatMul 8192^3 fp32/TF32 against cuBLAS direct, the
 #      10k-op chain, and PyTorch's figures for the same (torch_bench.py).
 # Logs go to $OUT when set (the device tool brings them back), else to
