@@ -143,7 +143,10 @@ static grt_status* make_device_entry(grt_gpu_memory* m, const grt_gpu_memory_spe
     char held[512];
     describe_card(m, spec->physical, held, sizeof held);
     free(e);
-    return grt_status_prefix(grt_status_prefix(st, "%s", held), "%s", name);
+    grt_status* out =
+        grt_status_new(grt_status_code(st), "%s: %s; %s", name, grt_status_message(st), held);
+    grt_status_free(st);
+    return out;
   }
   e->next = m->entries;
   m->entries = e;
