@@ -306,6 +306,12 @@ static void take(grt_bfc* a, chunk* c, size_t rounded, size_t requested, chunk**
 }
 
 void* grt_bfc_alloc(grt_bfc* a, size_t size) {
+  size_t held;
+  return grt_bfc_alloc_sized(a, size, &held);
+}
+
+void* grt_bfc_alloc_sized(grt_bfc* a, size_t size, size_t* held) {
+  *held = 0;
   size_t rounded;
   if (!round_size(size, &rounded)) {
     pthread_mutex_lock(&a->mu);
@@ -326,6 +332,7 @@ void* grt_bfc_alloc(grt_bfc* a, size_t size) {
     if (c) {
       take(a, c, rounded, size, &spare);
       p = c->ptr;
+      *held = c->size;
     }
   }
   if (!p) a->st.failed_allocs++;
@@ -334,16 +341,17 @@ void* grt_bfc_alloc(grt_bfc* a, size_t size) {
   return p;
 }
 
-void grt_bfc_release(grt_bfc* a, void* p) {
-  if (!p) return;
+size_t grt_bfc_release(grt_bfc* a, void* p) {
+  if (!p) return 0;
   pthread_mutex_lock(&a->mu);
   size_t i = index_find(a, p);
   if (i == SIZE_MAX) {
     a->bad_frees++;
     pthread_mutex_unlock(&a->mu);
-    return;
+    return 0;
   }
   chunk* c = a->index[i];
+  size_t freed = c->size;
   index_delete(a, i);
   a->st.in_use -= c->size;
   a->st.requested -= c->requested;
@@ -372,6 +380,7 @@ void grt_bfc_release(grt_bfc* a, void* p) {
   }
   bin_insert(a, c);
   pthread_mutex_unlock(&a->mu);
+  return freed;
 }
 
 size_t grt_bfc_chunk_size(grt_bfc* a, const void* p) {

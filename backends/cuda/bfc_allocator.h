@@ -79,9 +79,13 @@ void grt_bfc_free_all(grt_bfc* a);
 /* A GRT_BFC_ALIGNMENT-aligned block of at least `size` bytes (size 0 gets
  * a 256-byte chunk), or NULL when out of memory. */
 void* grt_bfc_alloc(grt_bfc* a, size_t size);
+/* The same, also setting *held to the bytes the block holds (its rounded
+ * size; 0 on failure), for callers that account per user (gpu_memory.h). */
+void* grt_bfc_alloc_sized(grt_bfc* a, size_t size, size_t* held);
 /* NULL is a no-op; a pointer this allocator did not hand out is ignored
- * (and counted: grt_bfc_bad_frees). */
-void grt_bfc_release(grt_bfc* a, void* p);
+ * (and counted: grt_bfc_bad_frees). Returns the bytes the block held (0
+ * for NULL or a bad free). */
+size_t grt_bfc_release(grt_bfc* a, void* p);
 
 /* The usable size of the chunk at p (its rounded size), 0 if p is not live. */
 size_t grt_bfc_chunk_size(grt_bfc* a, const void* p);

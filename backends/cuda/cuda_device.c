@@ -1,7 +1,10 @@
 /* A CUDA device: per logical GPU a compute stream and host-to-device,
  * device-to-host and device-to-device streams, events without timing to
- * order them, a BFC allocator over cudaMalloc'd regions for device memory
- * and one over pinned host memory for staging (the HOST memory kind).
+ * order them, and accounts on the process's allocators (gpu_memory.h): the
+ * logical GPU's BFC allocator over cudaMalloc'd regions for device memory,
+ * bounded per session by memory_limit, and the card's over pinned host
+ * memory for staging (the HOST memory kind). Streams, events and the
+ * cuBLAS/cuDNN handles stay per session.
  *
  * UNVERIFIED: written and compiled on a machine without a GPU; the GPU suite
  * (tests/gpu/run_gpu_suite.sh) has not run it yet. */
@@ -35,21 +38,29 @@ int32_t grt_cuda_probe(char* why, size_t why_size) {
 
 /* ---- region providers for the BFC allocators --------------------------- */
 
+/* The regions outlive every session (the allocators are the process's):
+ * ctx is the card's ordinal itself. The caller's current card is put back,
+ * as a session's thread may be serving another card. */
 static void* device_region_alloc(void* ctx, size_t bytes) {
-  cuda_device* d = ctx;
+  int physical = (int)(intptr_t)ctx, current = -1;
   void* p = NULL;
-  if (cudaSetDevice(d->physical) != cudaSuccess) return NULL;
-  if (cudaMalloc(&p, bytes) != cudaSuccess) {
-    cudaGetLastError(); /* an out-of-memory error must not stick to later launches */
+  if (cudaGetDevice(&current) != cudaSuccess || cudaSetDevice(physical) != cudaSuccess) {
+    cudaGetLastError();
     return NULL;
   }
+  if (cudaMalloc(&p, bytes) != cudaSuccess) {
+    cudaGetLastError(); /* an out-of-memory error must not stick to later launches */
+    p = NULL;
+  }
+  if (current != physical && cudaSetDevice(current) != cudaSuccess) cudaGetLastError();
   return p;
 }
 
 static void device_region_free(void* ctx, void* base, size_t bytes) {
-  cuda_device* d = ctx;
-  cudaSetDevice(d->physical);
-  cudaFree(base);
+  int physical = (int)(intptr_t)ctx, current = -1;
+  if (cudaGetDevice(&current) != cudaSuccess) current = physical;
+  if (cudaSetDevice(physical) != cudaSuccess || cudaFree(base) != cudaSuccess) cudaGetLastError();
+  if (current != physical && cudaSetDevice(current) != cudaSuccess) cudaGetLastError();
 }
 
 static void* host_region_alloc(void* ctx, size_t bytes) {
@@ -61,24 +72,23 @@ static void* host_region_alloc(void* ctx, size_t bytes) {
   return p;
 }
 
-static void host_region_free(void* ctx, void* base, size_t bytes) { cudaFreeHost(base); }
+static void host_region_free(void* ctx, void* base, size_t bytes) {
+  if (cudaFreeHost(base) != cudaSuccess) cudaGetLastError();
+}
 
-/* On failure, leaves the BFC's state (in use, largest free chunk, reserved
- * and limit) as the reason grt's out-of-memory error reports. */
-static void* bfc_alloc(grt_allocator* self, size_t size, size_t alignment) {
+/* On failure, leaves why (the session's memory_limit or the shared BFC's
+ * state: in use, largest free chunk, reserved and limit) as the reason
+ * grt's out-of-memory error reports. */
+static void* account_alloc(grt_allocator* self, size_t size, size_t alignment) {
   if (alignment > GRT_BFC_ALIGNMENT) return NULL;
-  grt_bfc* b = ((cuda_allocator*)self)->bfc;
-  void* p = grt_bfc_alloc(b, size);
-  if (!p) {
-    char state[320];
-    grt_bfc_describe(b, state, sizeof state);
-    grt_allocator_fail_reason(grt_status_new(GRT_RESOURCE_EXHAUSTED, "%s", state));
-  }
+  grt_status* why = NULL;
+  void* p = grt_gpu_memory_alloc(((cuda_allocator*)self)->account, size, &why);
+  if (why) grt_allocator_fail_reason(why);
   return p;
 }
 
-static void bfc_free(grt_allocator* self, void* p) {
-  grt_bfc_release(((cuda_allocator*)self)->bfc, p);
+static void account_free(grt_allocator* self, void* p) {
+  grt_gpu_memory_release(((cuda_allocator*)self)->account, p);
 }
 
 /* ---- streams and events --------------------------------------------------- */
@@ -145,11 +155,16 @@ static grt_status* event_new(grt_device* gd, grt_event** out) {
 
 static void memory_stats(grt_device* gd, grt_memory_kind kind, size_t* in_use, size_t* peak) {
   cuda_device* d = (cuda_device*)gd;
-  grt_bfc* b = kind == GRT_MEMORY_HOST ? d->host_memory.bfc : d->device_memory.bfc;
-  grt_bfc_stats s = {0};
-  if (b) grt_bfc_get_stats(b, &s);
-  *in_use = s.in_use;
-  *peak = s.peak_in_use;
+  grt_gpu_memory_account* a =
+      kind == GRT_MEMORY_HOST ? d->host_memory.account : d->device_memory.account;
+  *in_use = *peak = 0;
+  if (a) grt_gpu_memory_account_stats(a, in_use, peak);
+}
+
+/* grt_gpu_memory_close's hook: the last of the device's accounts frees it. */
+static void account_closed(void* arg) {
+  cuda_device* d = arg;
+  if (__atomic_sub_fetch(&d->open_accounts, 1, __ATOMIC_ACQ_REL) == 0) free(d);
 }
 
 static void device_free(grt_device* gd) {
@@ -165,9 +180,19 @@ static void device_free(grt_device* gd) {
   pthread_mutex_destroy(&d->blas_mu);
   if (d->dnn && d->dnn_free) d->dnn_free(d->dnn);
   pthread_mutex_destroy(&d->dnn_mu);
-  grt_bfc_free_all(d->device_memory.bfc);
-  grt_bfc_free_all(d->host_memory.bfc);
-  free(d);
+  /* The allocators stay with the process. A block still live (a tensor
+   * outliving the session) keeps its account, and this struct, whose
+   * grt allocators front the accounts, until it goes. */
+  grt_gpu_memory_account* device = d->device_memory.account;
+  grt_gpu_memory_account* host = d->host_memory.account; /* d may go with the first close */
+  int accounts = (device != NULL) + (host != NULL);
+  if (!accounts) {
+    free(d);
+    return;
+  }
+  __atomic_store_n(&d->open_accounts, accounts, __ATOMIC_RELEASE);
+  grt_gpu_memory_close(device, account_closed, d);
+  grt_gpu_memory_close(host, account_closed, d);
 }
 
 /* The executor's threads launch kernels for any device: the card must be
@@ -218,6 +243,27 @@ static grt_status* card_of(int physical, grt_cuda_card* card) {
   return NULL;
 }
 
+typedef struct {
+  const grt_cuda_placement* where;
+  const grt_gpu_options* opts;
+  size_t card_total;
+} device_limit_ctx;
+
+/* The bytes a new allocator of the logical GPU may hold (its virtual size,
+ * else memory_fraction of the card), at most what the card has free now:
+ * memory_fraction 1 must not ask for more than that. The card is the
+ * thread's current one. */
+static size_t device_limit(void* ctx) {
+  const device_limit_ctx* c = ctx;
+  size_t limit = grt_cuda_memory_limit(c->where, c->opts, c->card_total);
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess)
+    limit = grt_cuda_cap_to_free(limit, free_bytes);
+  else
+    cudaGetLastError();
+  return limit;
+}
+
 grt_status* grt_cuda_device_new(const grt_device_config* cfg, grt_device** out) {
   *out = NULL;
   grt_gpu_options opts;
@@ -246,12 +292,7 @@ grt_status* grt_cuda_device_new(const grt_device_config* cfg, grt_device** out) 
   grt_cuda_card card;
   st = grt_cuda_error(cudaSetDevice(d->physical), "cudaSetDevice");
   if (!st) st = card_of(d->physical, &card);
-  size_t limit = 0;
-  if (!st) {
-    limit = grt_cuda_memory_limit(&where, &opts, card.total_memory);
-    grt_cuda_describe(&card, &where, limit, d->description, sizeof d->description);
-    enable_peers(d->physical);
-  }
+  if (!st) enable_peers(d->physical);
   for (int k = 0; !st && k < GRT_NUM_STREAM_KINDS; k++) {
     st = grt_cuda_error(cudaStreamCreateWithFlags(&d->streams[k].s, cudaStreamNonBlocking),
                         "cudaStreamCreate");
@@ -262,33 +303,43 @@ grt_status* grt_cuda_device_new(const grt_device_config* cfg, grt_device** out) 
   if (!st && grt_cublas.Create(&d->blas) != CUBLAS_STATUS_SUCCESS)
     st = grt_status_new(GRT_INTERNAL, "%s: cublasCreate failed", cfg->name);
   if (!st) {
-    /* What the card has free now, after the context and cuBLAS took theirs:
-     * memory_fraction 1 must not ask for more than that. */
-    size_t free_bytes = 0, total_bytes = 0;
-    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess)
-      limit = grt_cuda_cap_to_free(limit, free_bytes);
-    cudaGetLastError();
-  }
-  if (!st) {
     grt_cublas.SetStream(d->blas, d->streams[GRT_STREAM_COMPUTE].s);
     grt_cublas.SetMathMode(d->blas, d->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
-    grt_bfc_provider dp = {device_region_alloc, device_region_free, d};
-    grt_bfc_options dopt = {cfg->name, limit, opts.allow_growth, 0};
-    st = grt_bfc_new(&dp, &dopt, &d->device_memory.bfc);
+    /* The logical GPU's allocator is the process's: made here only by the
+     * first session that needs it (after the context and cuBLAS took
+     * theirs), shared after. */
+    device_limit_ctx lc = {&where, &opts, card.total_memory};
+    grt_gpu_memory_spec spec = {
+        .physical = where.physical,
+        .virtual_index = where.virtual_index,
+        .virtual_count = where.virtual_count,
+        .virtual_size = where.limit,
+        .allow_growth = opts.allow_growth,
+        .memory_fraction = opts.memory_fraction,
+        .provider = {device_region_alloc, device_region_free, (void*)(intptr_t)where.physical},
+        .limit = device_limit,
+        .limit_ctx = &lc,
+    };
+    size_t session_limit = cfg->memory_limit > 0 ? (size_t)cfg->memory_limit : 0;
+    st = grt_gpu_memory_open(grt_gpu_memory_process(), &spec, cfg->name, session_limit,
+                             &d->device_memory.account);
   }
   if (!st) {
-    /* Pinned staging memory grows on demand up to 64 GiB, as TensorFlow's
-     * GPU host allocator. */
-    grt_bfc_provider hp = {host_region_alloc, host_region_free, d};
-    grt_bfc_options hopt = {"pinned host memory", (size_t)64 << 30, true, 0};
-    st = grt_bfc_new(&hp, &hopt, &d->host_memory.bfc);
+    /* Pinned staging memory, one allocator per card, grows on demand up to
+     * 64 GiB, as TensorFlow's GPU host allocator. */
+    grt_bfc_provider hp = {host_region_alloc, host_region_free, NULL};
+    st = grt_gpu_memory_open_host(grt_gpu_memory_process(), d->physical, &hp, (size_t)64 << 30,
+                                  cfg->name, &d->host_memory.account);
   }
   if (st) {
     device_free(&d->base);
     return grt_status_prefix(st, "creating %s", cfg->name);
   }
-  d->device_memory.base = (grt_allocator){cfg->name, bfc_alloc, bfc_free};
-  d->host_memory.base = (grt_allocator){"pinned host memory", bfc_alloc, bfc_free};
+  grt_bfc_stats held;
+  grt_bfc_get_stats(grt_gpu_memory_bfc(d->device_memory.account), &held);
+  grt_cuda_describe(&card, &where, held.limit, d->description, sizeof d->description);
+  d->device_memory.base = (grt_allocator){cfg->name, account_alloc, account_free};
+  d->host_memory.base = (grt_allocator){"pinned host memory", account_alloc, account_free};
   d->base.memory[GRT_MEMORY_DEVICE] = &d->device_memory.base;
   d->base.memory[GRT_MEMORY_HOST] = &d->host_memory.base;
   *out = &d->base;

@@ -9,6 +9,7 @@
 
 #include "bfc_allocator.h"
 #include "cuda_topology.h"
+#include "gpu_memory.h"
 #include "grt/backend.h"
 #include "grt/types.h"
 #include "base/lazy_lib.h"
@@ -29,10 +30,10 @@ typedef struct cuda_event {
   cudaEvent_t e;
 } cuda_event;
 
-/* A grt allocator over a BFC allocator. */
+/* A grt allocator over the session's account on a process allocator. */
 typedef struct cuda_allocator {
   grt_allocator base;
-  grt_bfc* bfc;
+  grt_gpu_memory_account* account;
 } cuda_allocator;
 
 struct cuda_device {
@@ -41,8 +42,9 @@ struct cuda_device {
   int virtual_index; /* which logical GPU of that card (0 with no virtual devices) */
   int virtual_count; /* logical GPUs per card (1 with none) */
   cuda_stream streams[GRT_NUM_STREAM_KINDS];
-  cuda_allocator device_memory; /* cudaMalloc regions */
-  cuda_allocator host_memory;   /* pinned host memory (cudaHostAlloc) for staging */
+  cuda_allocator device_memory; /* the logical GPU's allocator (cudaMalloc regions) */
+  cuda_allocator host_memory;   /* the card's pinned host memory (cudaHostAlloc), staging */
+  int open_accounts;            /* after device_free: accounts still open (blocks live) */
   cublasHandle_t blas;
   pthread_mutex_t blas_mu; /* one cuBLAS call at a time on the handle */
   bool tf32;               /* MatMul may use TF32 (off unless GRT_CUDA_ALLOW_TF32=1) */

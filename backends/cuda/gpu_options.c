@@ -1,6 +1,14 @@
 /* The GPU's session options: one table of declarations, and the parsers
  * that both check a value when the session is given it and read it when the
- * backend makes a device, so the two can never disagree. */
+ * backend makes a device, so the two can never disagree.
+ *
+ * The memory options are per process, as TensorFlow's GPU options: the
+ * first session that needs a logical GPU makes its allocator with its
+ * gpu.allow_growth and gpu.memory_fraction (gpu.virtual_devices names the
+ * logical GPU and its size), and later sessions share it. A session asking
+ * for other values is refused (FAILED_PRECONDITION naming both) while
+ * another session holds that allocator, and gets it made again with its
+ * values once none does (gpu_memory.h). */
 #include "gpu_options.h"
 
 #include <errno.h>
@@ -69,11 +77,14 @@ static grt_status* check_virtual(const char* v) {
 static const grt_backend_option kOptions[GRT_GPU_NUM_OPTS] = {
     [GRT_GPU_OPT_ALLOW_GROWTH] = {"allow_growth", "bool", "false",
                                   "GPU memory is taken from the card in growing regions as "
-                                  "needed, instead of all up front",
+                                  "needed, instead of all up front; per process, as "
+                                  "gpu.memory_fraction",
                                   check_bool},
     [GRT_GPU_OPT_MEMORY_FRACTION] = {"memory_fraction", "number, 0 < f <= 1", "1",
-                                     "the share of each card's memory a GPU device may hold "
-                                     "(reserved up front unless gpu.allow_growth)",
+                                     "the share of each card's memory the process's allocator of "
+                                     "a GPU may hold (reserved up front unless gpu.allow_growth), "
+                                     "shared by every session; a session asking for other values "
+                                     "while another holds the GPU fails",
                                      check_fraction},
     [GRT_GPU_OPT_VIRTUAL_DEVICES] = {"virtual_devices",
                                      "comma-separated MiB sizes, each 1 to 2^30, at most 64", "",

@@ -206,10 +206,11 @@ typedef struct grt_device_config {
   const char* const* options;
   int32_t n_options;
   /* Session option memory_limit: the most bytes the device's allocators may
-   * hand out at once (device and host memory together); 0: no limit. An
-   * allocation that would pass it returns NULL, which the executor reports
-   * as RESOURCE_EXHAUSTED with the limit and what is in use
-   * (device_ops.memory_stats). */
+   * hand out at once (device and host memory together where they are one
+   * allocator, as the CPU's; the CUDA backend bounds device memory); 0: no
+   * limit. An allocation that would pass it returns NULL, which the
+   * executor reports as RESOURCE_EXHAUSTED with the limit and what is in
+   * use (device_ops.memory_stats). */
   int64_t memory_limit;
 } grt_device_config;
 

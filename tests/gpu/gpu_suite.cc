@@ -442,7 +442,11 @@ TEST_F(GpuSuite, OutOfMemoryThenRecovery) {
 
 // For the script's nvidia-smi reading: a session with the options in
 // $GRT_GPU_HOLD ("gpu.allow_growth=true" or "gpu.memory_fraction=0.5"),
-// one small run, then 3 s holding the session.
+// one small run, then a second session with the same options and a run,
+// then 3 s holding both. The script runs this once per value, each in a
+// process of its own (the first session of a process makes GPU:0's
+// allocator with its options): memory.used shows one reservation (the
+// fraction of the card, or what growth took) however many sessions share it.
 TEST_F(GpuSuite, HoldMemoryForNvidiaSmi) {
   const char* hold = getenv("GRT_GPU_HOLD");
   if (!hold) GTEST_SKIP() << "GRT_GPU_HOLD not set";
@@ -458,20 +462,24 @@ TEST_F(GpuSuite, HoldMemoryForNvidiaSmi) {
   grt_session_options* o = nullptr;
   ASSERT_OK(grt_session_options_new(&o));
   ASSERT_OK(grt_session_options_set(o, kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str()));
-  grt_session* s = nullptr;
-  ASSERT_OK(grt_session_new(g, o, &s));
   Input ai{GRT_FLOAT32, {256, 256}};
   grt_tensor* a = Random(ai);
   grt_feed feed = {"a", a};
   const char* fetch = "m";
-  grt_tensor* out = nullptr;
-  ASSERT_OK(grt_session_run(s, &feed, 1, &fetch, 1, nullptr, 0, &out, nullptr));
-  printf("HOLDING %s\n", hold);
+  grt_session* s[2] = {nullptr, nullptr};
+  grt_tensor* out[2] = {nullptr, nullptr};
+  for (int i = 0; i < 2; i++) {
+    ASSERT_OK(grt_session_new(g, o, &s[i]));
+    ASSERT_OK(grt_session_run(s[i], &feed, 1, &fetch, 1, nullptr, 0, &out[i], nullptr));
+  }
+  printf("HOLDING %s (2 sessions)\n", hold);
   fflush(stdout);
   std::this_thread::sleep_for(std::chrono::seconds(3));
-  grt_tensor_free(out);
+  for (int i = 0; i < 2; i++) {
+    grt_tensor_free(out[i]);
+    grt_session_free(s[i]);
+  }
   grt_tensor_free(a);
-  grt_session_free(s);
   grt_session_options_free(o);
   grt_graph_free(g);
 }
