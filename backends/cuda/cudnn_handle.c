@@ -3,6 +3,8 @@
  * on a GPU. */
 #include "cudnn_handle.h"
 
+#include "cuda_lib_search.h"
+
 #define GRT_STR_(x) #x
 #define GRT_STR(x) GRT_STR_(x)
 
@@ -13,6 +15,17 @@ static const grt_lazy_symbol kCudnnSymbols[] = {GRT_CUDNN_CALLS(CUDNN_ROW)};
 
 /* The soname of the cuDNN these headers declare. */
 static const char* const kCudnnNames[] = {"libcudnn.so." GRT_STR(CUDNN_MAJOR), NULL};
+/* cuDNN 9 opens its engines by soname on first use; from a wheel's folder
+ * they are opened first so that finds them. */
+#define CUDNN_SUB(name) "libcudnn_" name ".so." GRT_STR(CUDNN_MAJOR)
+static const char* const kCudnnCompanions[] = {CUDNN_SUB("graph"),
+                                               CUDNN_SUB("ops"),
+                                               CUDNN_SUB("cnn"),
+                                               CUDNN_SUB("heuristic"),
+                                               CUDNN_SUB("engines_precompiled"),
+                                               CUDNN_SUB("engines_runtime_compiled"),
+                                               NULL};
+static const char* const kCudnnPackages[] = {"nvidia/cudnn/lib", "nvidia/cu13/lib", NULL};
 
 static grt_lazy_lib g_cudnn = {
     .what = "cuDNN",
@@ -20,6 +33,7 @@ static grt_lazy_lib g_cudnn = {
     .symbols = kCudnnSymbols,
     .n_symbols = sizeof kCudnnSymbols / sizeof kCudnnSymbols[0],
     .table = &grt_cudnn,
+    GRT_CUDA_LIB_SEARCH(kCudnnPackages, kCudnnCompanions),
     .mu = PTHREAD_MUTEX_INITIALIZER,
 };
 

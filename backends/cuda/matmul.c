@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "cuda_lib_search.h"
 
 #define GRT_STR_(x) #x
 #define GRT_STR(x) GRT_STR_(x)
@@ -19,6 +20,9 @@ static const grt_lazy_symbol kCublasSymbols[] = {GRT_CUBLAS_CALLS(CUBLAS_ROW)};
 
 /* The soname of the cuBLAS these headers declare. */
 static const char* const kCublasNames[] = {"libcublas.so." GRT_STR(CUBLAS_VER_MAJOR), NULL};
+/* cuBLAS needs cuBLASLt, from the same wheel. */
+static const char* const kCublasCompanions[] = {"libcublasLt.so." GRT_STR(CUBLAS_VER_MAJOR), NULL};
+static const char* const kCublasPackages[] = {"nvidia/cublas/lib", "nvidia/cu13/lib", NULL};
 
 static grt_lazy_lib g_cublas = {
     .what = "cuBLAS",
@@ -26,6 +30,7 @@ static grt_lazy_lib g_cublas = {
     .symbols = kCublasSymbols,
     .n_symbols = sizeof kCublasSymbols / sizeof kCublasSymbols[0],
     .table = &grt_cublas,
+    GRT_CUDA_LIB_SEARCH(kCublasPackages, kCublasCompanions),
     .mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
