@@ -215,16 +215,17 @@ enum Pass { kForward, kBackwardData, kBackwardFilter };
 // device's cache (dnn_cache.h). Integers only, zeroed first, so no padding
 // byte differs between equal keys.
 struct ConvKey {
-  int32_t pass, dtype, nchw, tf32;
+  int32_t pass, dtype, nchw, tf32, measured;
   int64_t n, c, h, w;  // the input as cuDNN sees it (padded)
   int64_t oc, fic, kh, kw, oh, ow, groups;
   int64_t pad[2], stride[2], dilation[2];
 };
 
-ConvKey KeyOf(Pass pass, const ConvGeom& g, grt_dtype dt, bool tf32) {
+ConvKey KeyOf(Pass pass, const ConvGeom& g, grt_dtype dt, bool tf32, bool measured) {
   ConvKey k;
   memset(&k, 0, sizeof k);
   k.pass = pass;
+  k.measured = measured;
   k.dtype = dt;
   k.nchw = g.run_nchw;
   k.tf32 = tf32;
@@ -412,18 +413,83 @@ grt_status* Ranked(Pass pass, const ConvPlan& p, cudnnHandle_t h, Candidate* out
   return st;
 }
 
+// GRT_CUDNN_AUTOTUNE=1: rank by measuring (cudnnFind*Ex), as TensorFlow's
+// TF_CUDNN_USE_AUTOTUNE; otherwise by cuDNN's heuristics.
+bool Measured() {
+  const char* v = getenv("GRT_CUDNN_AUTOTUNE");
+  return v && strcmp(v, "1") == 0;
+}
+
+// The ranking by measurement: every algorithm timed on this call's data
+// (the pass's output is overwritten by the trials, then by the chosen run)
+// with the largest workspace the heuristics' allowed choices ask for, or
+// as much of it as the allocator gives now. `heur` are the heuristic
+// candidates, for the workspace size.
+grt_status* Measure(grt_kernel_ctx* ctx, Pass pass, grt_dtype dt, bool tf32, const ConvPlan& p,
+                    const Operands& o, const Candidate* heur, int n_heur, Candidate* out, int* n) {
+  size_t bytes = 0;
+  for (int i = 0; i < n_heur; i++)
+    if (heur[i].status == CUDNN_STATUS_SUCCESS && MathAllowed(heur[i].math, dt, tf32) &&
+        heur[i].memory > bytes)
+      bytes = heur[i].memory;
+  grt_tensor* ws = NULL;
+  for (; bytes; bytes /= 2) {  // what can be had now
+    grt_status* wst = Workspace(ctx, bytes, &ws);
+    if (!wst) break;
+    grt_status_free(wst);
+  }
+  void* w = ws ? grt_tensor_data(ws) : NULL;
+  // float32 without TF32 is measured with FMA math only; the rest with any.
+  cudnnMathType_t math = dt == GRT_FLOAT32 && !tf32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
+  grt_status* st =
+      grt_cudnn_error(grt_cudnn.SetConvolutionMathType(p.c, math), "cudnnSetConvolutionMathType");
+  int returned = 0;
+  *n = 0;
+  if (!st && pass == kForward) {
+    cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgos];
+    st = grt_cudnn_error(
+        grt_cudnn.FindConvolutionForwardAlgorithmEx(o.h, p.x, o.x, p.f, o.f, p.c, p.y, o.y,
+                                                    kMaxAlgos, &returned, perf, w, bytes),
+        "cudnnFindConvolutionForwardAlgorithmEx");
+    if (!st) *n = Candidates(perf, returned, out);
+  } else if (!st && pass == kBackwardData) {
+    cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgos];
+    st = grt_cudnn_error(
+        grt_cudnn.FindConvolutionBackwardDataAlgorithmEx(o.h, p.f, o.f, p.y, o.y, p.c, p.x, o.x,
+                                                         kMaxAlgos, &returned, perf, w, bytes),
+        "cudnnFindConvolutionBackwardDataAlgorithmEx");
+    if (!st) *n = Candidates(perf, returned, out);
+  } else if (!st) {
+    cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgos];
+    st = grt_cudnn_error(
+        grt_cudnn.FindConvolutionBackwardFilterAlgorithmEx(o.h, p.x, o.x, p.y, o.y, p.c, p.f, o.f,
+                                                           kMaxAlgos, &returned, perf, w, bytes),
+        "cudnnFindConvolutionBackwardFilterAlgorithmEx");
+    if (!st) *n = Candidates(perf, returned, out);
+  }
+  grt_tensor_free(ws);
+  (void)cudaGetLastError();  // a trial that failed to launch is not this call's error
+  return st;
+}
+
 // Chooses for a new key: cuDNN's heuristic choices in rank order, skipping
 // those it marks failed, those with tensor-core math the dtype's options
 // do not allow, and those whose workspace the allocator cannot give; the
 // first that runs is the choice (its run is this call's result). *last is
 // the last failure (NOT_SUPPORTED when none was tried).
-grt_status* Choose(grt_kernel_ctx* ctx, Pass pass, grt_dtype dt, bool tf32, ConvPlan* p,
-                   const Operands& o, bool* done, cudnnStatus_t* last) {
-  Candidate cand[kMaxAlgos];
+grt_status* Choose(grt_kernel_ctx* ctx, Pass pass, grt_dtype dt, bool tf32, bool measured,
+                   ConvPlan* p, const Operands& o, bool* done, cudnnStatus_t* last) {
+  Candidate heur[kMaxAlgos], timed[kMaxAlgos];
   int n;
   *done = false;
   *last = CUDNN_STATUS_NOT_SUPPORTED;
-  grt_status* st = Ranked(pass, *p, o.h, cand, &n);
+  grt_status* st = Ranked(pass, *p, o.h, heur, &n);
+  const Candidate* cand = heur;
+  if (!st && measured) {
+    int n_heur = n;
+    st = Measure(ctx, pass, dt, tf32, *p, o, heur, n_heur, timed, &n);
+    cand = timed;
+  }
   for (int i = 0; !st && !*done && i < n; i++) {
     if (cand[i].status != CUDNN_STATUS_SUCCESS || !MathAllowed(cand[i].math, dt, tf32)) continue;
     st = grt_cudnn_error(grt_cudnn.SetConvolutionMathType(p->c, cand[i].math),
@@ -451,7 +517,8 @@ grt_status* RunPass(grt_kernel_ctx* ctx, Pass pass, const ConvGeom& g, grt_dtype
   if (!t) return NoKernel(op, dt);
   grt_status* st = grt_cudnn_open(op);  // the first convolution maps cuDNN
   if (st) return st;
-  ConvKey key = KeyOf(pass, g, dt, dev->tf32);
+  bool measured = Measured();
+  ConvKey key = KeyOf(pass, g, dt, dev->tf32, measured);
   const float onef = 1.0f, zerof = 0.0f;
   const double oned = 1.0, zerod = 0.0;
   Operands o = {NULL, x, f, y, &onef, &zerof};
@@ -469,7 +536,8 @@ grt_status* RunPass(grt_kernel_ctx* ctx, Pass pass, const ConvGeom& g, grt_dtype
   }
   if (!p) {
     bool done;
-    if (!(st = MakePlan(g, *t, &p))) st = Choose(ctx, pass, dt, dev->tf32, p, o, &done, &r);
+    if (!(st = MakePlan(g, *t, &p)))
+      st = Choose(ctx, pass, dt, dev->tf32, measured, p, o, &done, &r);
     if (!st && done) {
       r = CUDNN_STATUS_SUCCESS;
       grt_status* kept = grt_dnn_cache_put(cache, &key, sizeof key, p);  // takes p

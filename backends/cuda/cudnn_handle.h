@@ -36,7 +36,10 @@ extern "C" {
   X(GetConvolutionBackwardFilterAlgorithm_v7, cudnnGetConvolutionBackwardFilterAlgorithm_v7) \
   X(ConvolutionForward, cudnnConvolutionForward)                                             \
   X(ConvolutionBackwardData, cudnnConvolutionBackwardData)                                   \
-  X(ConvolutionBackwardFilter, cudnnConvolutionBackwardFilter)
+  X(ConvolutionBackwardFilter, cudnnConvolutionBackwardFilter)                               \
+  X(FindConvolutionForwardAlgorithmEx, cudnnFindConvolutionForwardAlgorithmEx)               \
+  X(FindConvolutionBackwardDataAlgorithmEx, cudnnFindConvolutionBackwardDataAlgorithmEx)     \
+  X(FindConvolutionBackwardFilterAlgorithmEx, cudnnFindConvolutionBackwardFilterAlgorithmEx)
 
 typedef struct {
   GRT_CUDNN_CALLS(GRT_LAZY_FIELD)

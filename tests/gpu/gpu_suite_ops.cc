@@ -512,6 +512,25 @@ TEST_F(GpuOps, ConvolutionsThroughCudnnInOtherFloats) {
     }
 }
 
+// GRT_CUDNN_AUTOTUNE=1: the algorithms ranked by cudnnFind*Ex (timing each
+// on the call's data), a key of its own in the device's cache.
+TEST_F(GpuOps, ConvolutionsMeasuredByCudnnFind) {
+  using namespace conv;
+  setenv("GRT_CUDNN_AUTOTUNE", "1", 1);
+  const grt_dtype f = GRT_FLOAT32;
+  for (const Conv& v : Cases()) {
+    std::vector<int64_t> x = Dims(v.nchw, v.n, v.c, v.h, v.w), fs = {v.kh, v.kw, v.fic, v.oc};
+    std::vector<int64_t> y =
+        Dims(v.nchw, v.n, v.oc, OutSize(v, 0, v.h, v.kh), OutSize(v, 1, v.w, v.kw));
+    std::string a = Attrs(v);
+    CheckAgainstCpu({"Conv2D", a, {{f, x}, {f, fs}}});
+    CheckAgainstCpu({"Conv2DBackpropInput", a, {{GRT_INT32, {4}, kConst, x}, {f, fs}, {f, y}}});
+    CheckAgainstCpu({"Conv2DBackpropFilter", a, {{f, x}, {GRT_INT32, {4}, kConst, fs}, {f, y}}});
+    CheckInDtype({"Conv2D", a, {{f, x}, {f, fs}}}, kOtherFloats[0].dt, kOtherFloats[0].tol);
+  }
+  unsetenv("GRT_CUDNN_AUTOTUNE");
+}
+
 TEST_F(GpuOps, Pooling) {
   const grt_dtype f = GRT_FLOAT32;
   for (bool nchw : {false, true})
