@@ -1,5 +1,6 @@
-// FusedBatchNormV3 and FusedBatchNormGradV3 on the GPU (float32 x, float32
-// statistics; NHWC, NCHW, NDHWC, NCDHW) as plain CUDA kernels with the CPU
+// FusedBatchNormV3 and FusedBatchNormGradV3 on the GPU (float32, float16 or
+// bfloat16 x and y, computed in float32 and double; float32 statistics, as
+// TensorFlow's T and U; NHWC, NCHW, NDHWC, NCDHW) as plain CUDA kernels with the CPU
 // kernel's semantics (backends/cpu/batchnorm.c):
 //  - training: y from the batch mean and biased variance; batch_variance
 //    reports the unbiased one (n / (n - 1)), blended with the given running
@@ -16,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "float_widen.cuh"
 #include "kernel_util.cuh"
 
 namespace grt_cuda {
@@ -48,15 +50,16 @@ __device__ inline void BlockSum(double (&v)[K]) {
 }
 
 // One block per channel: the batch mean and biased variance.
-__global__ void StatsKernel(Bn g, const float* x, float* mean, float* var) {
+template <typename T>
+__global__ void StatsKernel(Bn g, const T* x, float* mean, float* var) {
   int64_t c = blockIdx.x, count = g.n * g.s;
   double v[1] = {0};
-  for (int64_t j = threadIdx.x; j < count; j += blockDim.x) v[0] += x[At(g, c, j)];
+  for (int64_t j = threadIdx.x; j < count; j += blockDim.x) v[0] += Widen(x[At(g, c, j)]);
   BlockSum<1>(v);
   double m = v[0] / (double)count;
   double d[1] = {0};
   for (int64_t j = threadIdx.x; j < count; j += blockDim.x) {
-    double e = x[At(g, c, j)] - m;
+    double e = Widen(x[At(g, c, j)]) - m;
     d[0] += e * e;
   }
   BlockSum<1>(d);
@@ -82,12 +85,13 @@ __global__ void RunningKernel(Bn g, float factor, const float* mean_in, const fl
   }
 }
 
-__global__ void ApplyKernel(Bn g, int64_t total, const float* x, const float* scale,
-                            const float* offset, const float* mean, const float* var, float* y) {
+template <typename T>
+__global__ void ApplyKernel(Bn g, int64_t total, const T* x, const float* scale,
+                            const float* offset, const float* mean, const float* var, T* y) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
        i += (int64_t)gridDim.x * blockDim.x) {
     int64_t c = g.channel_last ? i % g.c : (i / g.s) % g.c;
-    y[i] = (x[i] - mean[c]) * rsqrtf(var[c] + g.epsilon) * scale[c] + offset[c];
+    Store((Widen(x[i]) - mean[c]) * rsqrtf(var[c] + g.epsilon) * scale[c] + offset[c], &y[i]);
   }
 }
 
@@ -98,15 +102,17 @@ __global__ void FillKernel(int64_t n, float v, float* out) {
 }
 
 // One block per channel: sum dy and sum dy * xhat.
-__global__ void GradSumsKernel(Bn g, const float* dy, const float* x, const float* mean,
-                               const float* var, float* scale_bp, float* offset_bp) {
+template <typename T>
+__global__ void GradSumsKernel(Bn g, const T* dy, const T* x, const float* mean, const float* var,
+                               float* scale_bp, float* offset_bp) {
   int64_t c = blockIdx.x, count = g.n * g.s;
   double inv = 1.0 / sqrt((double)var[c] + g.epsilon);
   double v[2] = {0, 0};
   for (int64_t j = threadIdx.x; j < count; j += blockDim.x) {
     int64_t o = At(g, c, j);
-    v[0] += dy[o];
-    v[1] += dy[o] * ((x[o] - (double)mean[c]) * inv);
+    double d = Widen(dy[o]);
+    v[0] += d;
+    v[1] += d * ((Widen(x[o]) - (double)mean[c]) * inv);
   }
   BlockSum<2>(v);
   if (threadIdx.x == 0) {
@@ -115,25 +121,81 @@ __global__ void GradSumsKernel(Bn g, const float* dy, const float* x, const floa
   }
 }
 
-__global__ void GradApplyKernel(Bn g, int64_t total, const float* dy, const float* x,
-                                const float* scale, const float* mean, const float* var,
-                                const float* scale_bp, const float* offset_bp, float* dx) {
+template <typename T>
+__global__ void GradApplyKernel(Bn g, int64_t total, const T* dy, const T* x, const float* scale,
+                                const float* mean, const float* var, const float* scale_bp,
+                                const float* offset_bp, T* dx) {
   float count = (float)(g.n * g.s);
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
        i += (int64_t)gridDim.x * blockDim.x) {
     int64_t c = g.channel_last ? i % g.c : (i / g.s) % g.c;
     float inv = rsqrtf(var[c] + g.epsilon);
     if (g.training) {
-      float xhat = (x[i] - mean[c]) * inv;
-      dx[i] = scale[c] * inv * (dy[i] - offset_bp[c] / count - xhat * scale_bp[c] / count);
+      float xhat = (Widen(x[i]) - mean[c]) * inv;
+      Store(scale[c] * inv * (Widen(dy[i]) - offset_bp[c] / count - xhat * scale_bp[c] / count),
+            &dx[i]);
     } else {
-      dx[i] = dy[i] * scale[c] * inv;
+      Store(Widen(dy[i]) * scale[c] * inv, &dx[i]);
     }
   }
 }
 
+// The launches of one x type (T); the statistics are float32 for all.
+template <typename T>
+struct BnOps {
+  static void Stats(const Bn& g, const void* x, float* mean, float* var, cudaStream_t s) {
+    StatsKernel<T><<<(unsigned)g.c, kThreads, 0, s>>>(g, (const T*)x, mean, var);
+  }
+  static void Apply(const Bn& g, int64_t total, const void* x, const float* scale,
+                    const float* offset, const float* mean, const float* var, void* y,
+                    cudaStream_t s) {
+    ApplyKernel<T>
+        <<<Blocks(total), kThreads, 0, s>>>(g, total, (const T*)x, scale, offset, mean, var, (T*)y);
+  }
+  static void GradSums(const Bn& g, const void* dy, const void* x, const float* mean,
+                       const float* var, float* sbp, float* obp, cudaStream_t s) {
+    GradSumsKernel<T>
+        <<<(unsigned)g.c, kThreads, 0, s>>>(g, (const T*)dy, (const T*)x, mean, var, sbp, obp);
+  }
+  static void GradApply(const Bn& g, int64_t total, const void* dy, const void* x,
+                        const float* scale, const float* mean, const float* var, const float* sbp,
+                        const float* obp, void* dx, cudaStream_t s) {
+    GradApplyKernel<T><<<Blocks(total), kThreads, 0, s>>>(g, total, (const T*)dy, (const T*)x,
+                                                          scale, mean, var, sbp, obp, (T*)dx);
+  }
+};
+
+// One row per x dtype the support rows promise (support_gpu.c).
+struct BnType {
+  grt_dtype dtype;
+  void (*stats)(const Bn&, const void*, float*, float*, cudaStream_t);
+  void (*apply)(const Bn&, int64_t, const void*, const float*, const float*, const float*,
+                const float*, void*, cudaStream_t);
+  void (*grad_sums)(const Bn&, const void*, const void*, const float*, const float*, float*, float*,
+                    cudaStream_t);
+  void (*grad_apply)(const Bn&, int64_t, const void*, const void*, const float*, const float*,
+                     const float*, const float*, const float*, void*, cudaStream_t);
+};
+
+#define BN_TYPE(dt, T) \
+  { dt, BnOps<T>::Stats, BnOps<T>::Apply, BnOps<T>::GradSums, BnOps<T>::GradApply }
+const BnType kBnTypes[] = {
+    BN_TYPE(GRT_FLOAT32, float),
+    BN_TYPE(GRT_FLOAT16, __half),
+    BN_TYPE(GRT_BFLOAT16, __nv_bfloat16),
+};
+#undef BN_TYPE
+
+grt_status* TypeOf(const char* op, const grt_tensor* x, const BnType** out) {
+  for (const BnType& t : kBnTypes)
+    if (t.dtype == grt_tensor_dtype(x)) {
+      *out = &t;
+      return NULL;
+    }
+  return NoKernel(op, grt_tensor_dtype(x));
+}
+
 grt_status* Geometry(const grt_kernel_ctx* ctx, const grt_tensor* x, Bn* g) {
-  if (grt_tensor_dtype(x) != GRT_FLOAT32) return NoKernel("FusedBatchNormV3", grt_tensor_dtype(x));
   const char* fmt = "NHWC";
   grt_status* st = grt_kernel_attr_string(ctx, "data_format", &fmt);
   if (st) return st;
@@ -189,8 +251,9 @@ grt_status* BatchNormCompute(grt_kernel_ctx* ctx) {
   const grt_tensor *scale = ctx->inputs[1], *offset = ctx->inputs[2], *mean = ctx->inputs[3],
                    *var = ctx->inputs[4];
   Bn g;
-  grt_status* st = Geometry(ctx, x, &g);
-  if (st) return st;
+  const BnType* bt;
+  grt_status* st = TypeOf("FusedBatchNormV3", x, &bt);
+  if (st || (st = Geometry(ctx, x, &g))) return st;
   float factor = 1.0f;
   if ((st = grt_kernel_attr_float(ctx, "exponential_avg_factor", &factor))) return st;
   if ((st = CheckVector(scale, g, "scale")) || (st = CheckVector(offset, g, "offset"))) return st;
@@ -199,7 +262,7 @@ grt_status* BatchNormCompute(grt_kernel_ctx* ctx) {
     return st;
   grt_shape xs = ShapeOf(x), vs = {1, {g.c}}, scalar = {0, {0}};
   grt_tensor *y, *v[4], *rs3;
-  if ((st = grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &xs, &y))) return st;
+  if ((st = grt_kernel_alloc_output(ctx, 0, bt->dtype, &xs, &y))) return st;
   for (int i = 0; i < 4; i++)
     if ((st = grt_kernel_alloc_output(ctx, 1 + i, GRT_FLOAT32, &vs, &v[i]))) return st;
   if ((st = grt_kernel_alloc_output(ctx, 5, GRT_FLOAT32, &scalar, &rs3))) return st;
@@ -219,12 +282,12 @@ grt_status* BatchNormCompute(grt_kernel_ctx* ctx) {
   const float* m = g.training ? Fm(v[2]) : F(mean);
   const float* s2 = g.training ? Fm(v[3]) : F(var);
   if (g.training) {
-    StatsKernel<<<(unsigned)g.c, kThreads, 0, s>>>(g, F(x), Fm(v[2]), Fm(v[3]));
+    bt->stats(g, grt_tensor_data(x), Fm(v[2]), Fm(v[3]), s);
     RunningKernel<<<Blocks(g.c), kThreads, 0, s>>>(g, factor, stats_in ? F(mean) : NULL,
                                                    stats_in ? F(var) : NULL, Fm(v[2]), Fm(v[3]),
                                                    Fm(v[0]), Fm(v[1]));
   }
-  ApplyKernel<<<Blocks(total), kThreads, 0, s>>>(g, total, F(x), F(scale), F(offset), m, s2, Fm(y));
+  bt->apply(g, total, grt_tensor_data(x), F(scale), F(offset), m, s2, grt_tensor_data(y), s);
   return Launched("FusedBatchNormV3");
 }
 
@@ -232,16 +295,17 @@ grt_status* BatchNormGradCompute(grt_kernel_ctx* ctx) {
   const grt_tensor *dy = ctx->inputs[0], *x = ctx->inputs[1], *scale = ctx->inputs[2];
   const grt_tensor *mean = ctx->inputs[3], *var = ctx->inputs[4];
   Bn g;
-  grt_status* st = Geometry(ctx, x, &g);
-  if (st) return st;
-  if (!SameShape(dy, x) || grt_tensor_dtype(dy) != GRT_FLOAT32)
+  const BnType* bt;
+  grt_status* st = TypeOf("FusedBatchNormGradV3", x, &bt);
+  if (st || (st = Geometry(ctx, x, &g))) return st;
+  if (!SameShape(dy, x) || grt_tensor_dtype(dy) != bt->dtype)
     return grt_status_new(GRT_INVALID_ARGUMENT, "x and y_backprop must have the same shape");
   if ((st = CheckVector(scale, g, "scale")) || (st = CheckVector(mean, g, "reserve_space_1")) ||
       (st = CheckVector(var, g, "reserve_space_2")))
     return st;
   grt_shape xs = ShapeOf(x), vs = {1, {g.c}}, none = {1, {0}};
   grt_tensor *dx, *sbp, *obp, *p3, *p4;
-  if ((st = grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &xs, &dx)) ||
+  if ((st = grt_kernel_alloc_output(ctx, 0, bt->dtype, &xs, &dx)) ||
       (st = grt_kernel_alloc_output(ctx, 1, GRT_FLOAT32, &vs, &sbp)) ||
       (st = grt_kernel_alloc_output(ctx, 2, GRT_FLOAT32, &vs, &obp)) ||
       (st = grt_kernel_alloc_output(ctx, 3, GRT_FLOAT32, &none, &p3)) ||
@@ -256,10 +320,9 @@ grt_status* BatchNormGradCompute(grt_kernel_ctx* ctx) {
     return Launched("FusedBatchNormGradV3");
   }
   int64_t total = g.n * g.s * g.c;
-  GradSumsKernel<<<(unsigned)g.c, kThreads, 0, s>>>(g, F(dy), F(x), F(mean), F(var), Fm(sbp),
-                                                    Fm(obp));
-  GradApplyKernel<<<Blocks(total), kThreads, 0, s>>>(g, total, F(dy), F(x), F(scale), F(mean),
-                                                     F(var), F(sbp), F(obp), Fm(dx));
+  bt->grad_sums(g, grt_tensor_data(dy), grt_tensor_data(x), F(mean), F(var), Fm(sbp), Fm(obp), s);
+  bt->grad_apply(g, total, grt_tensor_data(dy), grt_tensor_data(x), F(scale), F(mean), F(var),
+                 F(sbp), F(obp), grt_tensor_data(dx), s);
   return Launched("FusedBatchNormGradV3");
 }
 

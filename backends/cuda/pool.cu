@@ -11,9 +11,7 @@
 // overlapping windows do not round at every addition.
 //
 // UNVERIFIED on a GPU: tests/gpu/gpu_suite_ops.cc compares each with the CPU.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
+#include "float_widen.cuh"
 #include "kernel_util.cuh"
 
 namespace grt_cuda {
@@ -49,30 +47,6 @@ __host__ __device__ inline void Decompose(const PoolGeom& g, int64_t i, int64_t 
     *n = i / H;
   }
 }
-
-// Element loads and stores in the arithmetic's type: float32 for the
-// 16-bit types, the type itself otherwise.
-template <typename T>
-struct Arith {
-  using type = T;
-};
-template <>
-struct Arith<__half> {
-  using type = float;
-};
-template <>
-struct Arith<__nv_bfloat16> {
-  using type = float;
-};
-
-__device__ inline float Widen(float v) { return v; }
-__device__ inline double Widen(double v) { return v; }
-__device__ inline float Widen(__half v) { return __half2float(v); }
-__device__ inline float Widen(__nv_bfloat16 v) { return __bfloat162float(v); }
-__device__ inline void Store(float v, float* p) { *p = v; }
-__device__ inline void Store(double v, double* p) { *p = v; }
-__device__ inline void Store(float v, __half* p) { *p = __float2half_rn(v); }
-__device__ inline void Store(float v, __nv_bfloat16* p) { *p = __float2bfloat16_rn(v); }
 
 grt_status* MakePool(const grt_kernel_ctx* ctx, const grt_shape& in, PoolGeom* g) {
   grt_window w;

@@ -398,8 +398,10 @@ grt_tensor* AsFloat32(const grt_tensor* t) {
 // values: float16/bfloat16 inputs are drawn in dt (their float32 copies are
 // exact), float64 inputs are float32 draws (exact in float64). The GPU's
 // result, widened, must be within `tol` (relative L2 over the tensor) of
-// the CPU's. Dry, the float32 case runs on the CPU on both sides.
-void CheckInDtype(const Case& c, grt_dtype dt, double tol) {
+// the CPU's. Dry, the float32 case runs on the CPU on both sides. Only the
+// inputs in `typed` (bit i: input i) take dt; the others stay float32
+// (FusedBatchNorm's U arguments).
+void CheckInDtype(const Case& c, grt_dtype dt, double tol, uint32_t typed = ~0u) {
   SCOPED_TRACE(c.op + " {" + c.attrs + "} in " + DtypeName(dt));
   Case g = c;
   const std::string f32 = "\"T\":\"float32\"";
@@ -407,9 +409,11 @@ void CheckInDtype(const Case& c, grt_dtype dt, double tol) {
   ASSERT_NE(at, std::string::npos) << g.attrs;
   g.attrs.replace(at, f32.size(), "\"T\":\"" + DtypeName(dt) + "\"");
   std::vector<grt_tensor*> feeds, feeds32;
-  for (Input& in : g.in) {
+  for (size_t i = 0; i < g.in.size(); i++) {
+    Input& in = g.in[i];
     if (in.fill == kConst) continue;
-    if (in.dt != GRT_FLOAT32) {  // an index or other argument: the same on both sides
+    if (in.dt != GRT_FLOAT32 ||
+        !((typed >> i) & 1)) {  // an index or other argument: the same on both sides
       feeds.push_back(Random(in));
       feeds32.push_back(Detach(grt_tensor_ref(feeds.back())));  // a copy
       continue;
@@ -442,7 +446,8 @@ void CheckInDtype(const Case& c, grt_dtype dt, double tol) {
       norm += b * b;
     }
     EXPECT_LE(std::sqrt(err), tol * std::sqrt(norm) + 1e-30) << "output " << k;
-    EXPECT_GT(norm, 0) << "output " << k << " is all zeros: nothing was compared";
+    if (grt_tensor_num_elements(cpu[k]) > 1)
+      EXPECT_GT(norm, 0) << "output " << k << " is all zeros: nothing was compared";
   }
   for (auto* t : feeds) grt_tensor_free(t);
   for (auto* t : feeds32) grt_tensor_free(t);
@@ -586,5 +591,21 @@ TEST_F(GpuOps, LrnAndBatchNorm) {
                            a,
                            {{f, x}, {f, x}, {f, {3}}, {f, {3}}, {f, {3}, kPositive}, {f, {}}},
                            5});
+        // x, y and their gradients in float16 and bfloat16 (statistics in
+        // float32), against the CPU's float32 (conv::kOtherFloats' tolerances).
+        for (const conv::Narrow& nt : conv::kOtherFloats) {
+          if (nt.dt == GRT_FLOAT64) continue;  // not a FusedBatchNorm type on the GPU
+          conv::CheckInDtype({"FusedBatchNormV3",
+                              fwd,
+                              {{f, x}, {f, {3}}, {f, {3}}, {f, {3}}, {f, {3}, kPositive}},
+                              6},
+                             nt.dt, nt.tol, 1u << 0);
+          if (std::string(factor) == "1")
+            conv::CheckInDtype({"FusedBatchNormGradV3",
+                                a,
+                                {{f, x}, {f, x}, {f, {3}}, {f, {3}}, {f, {3}, kPositive}, {f, {}}},
+                                5},
+                               nt.dt, nt.tol, (1u << 0) | (1u << 1));
+        }
       }
 }
