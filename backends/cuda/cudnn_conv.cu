@@ -268,7 +268,16 @@ void DestroyPlan(grt_cudnn_cached* self) {
   free(p);
 }
 
-grt_status* MakePlan(const ConvGeom& g, const DnnType& t, ConvPlan** out) {
+// The math the heuristics and the search may offer: float32 without TF32
+// only FMA (cuDNN's DEFAULT math permits TF32 on Ampere and later);
+// float64 cuDNN's default; the 16-bit types and float32 with TF32 tensor
+// cores too.
+cudnnMathType_t SearchMath(grt_dtype dt, bool tf32) {
+  if (dt == GRT_FLOAT32 && !tf32) return CUDNN_FMA_MATH;
+  return dt == GRT_FLOAT64 ? CUDNN_DEFAULT_MATH : CUDNN_TENSOR_OP_MATH;
+}
+
+grt_status* MakePlan(const ConvGeom& g, const DnnType& t, bool tf32, ConvPlan** out) {
   *out = NULL;
   ConvPlan* d = (ConvPlan*)calloc(1, sizeof(ConvPlan));
   if (!d) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of host memory for a convolution");
@@ -304,6 +313,9 @@ grt_status* MakePlan(const ConvGeom& g, const DnnType& t, ConvPlan** out) {
   if (!st)
     st = grt_cudnn_error(grt_cudnn.SetConvolutionGroupCount(d->c, (int)g.groups),
                          "cudnnSetConvolutionGroupCount");
+  if (!st)
+    st = grt_cudnn_error(grt_cudnn.SetConvolutionMathType(d->c, SearchMath(t.dtype, tf32)),
+                         "cudnnSetConvolutionMathType");
   if (st) {
     DestroyPlan(&d->base);
     return st;
@@ -439,10 +451,9 @@ grt_status* Measure(grt_kernel_ctx* ctx, Pass pass, grt_dtype dt, bool tf32, con
     grt_status_free(wst);
   }
   void* w = ws ? grt_tensor_data(ws) : NULL;
-  // float32 without TF32 is measured with FMA math only; the rest with any.
-  cudnnMathType_t math = dt == GRT_FLOAT32 && !tf32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
-  grt_status* st =
-      grt_cudnn_error(grt_cudnn.SetConvolutionMathType(p.c, math), "cudnnSetConvolutionMathType");
+  // Measured under the math the heuristics were asked with.
+  grt_status* st = grt_cudnn_error(grt_cudnn.SetConvolutionMathType(p.c, SearchMath(dt, tf32)),
+                                   "cudnnSetConvolutionMathType");
   int returned = 0;
   *n = 0;
   if (!st && pass == kForward) {
@@ -536,7 +547,7 @@ grt_status* RunPass(grt_kernel_ctx* ctx, Pass pass, const ConvGeom& g, grt_dtype
   }
   if (!p) {
     bool done;
-    if (!(st = MakePlan(g, *t, &p)))
+    if (!(st = MakePlan(g, *t, dev->tf32, &p)))
       st = Choose(ctx, pass, dt, dev->tf32, measured, p, o, &done, &r);
     if (!st && done) {
       r = CUDNN_STATUS_SUCCESS;
