@@ -22,6 +22,7 @@
 // the allocator can give. A failed attempt's CUDA error is cleared.
 //
 // UNVERIFIED on a GPU: tests/gpu/gpu_suite_ops.cc compares each with the CPU.
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -546,7 +547,7 @@ grt_status* RunPass(grt_kernel_ctx* ctx, Pass pass, const ConvGeom& g, grt_dtype
     if (r == CUDNN_STATUS_ALLOC_FAILED) p = NULL;  // memory is short now: choose again below
   }
   if (!p) {
-    bool done;
+    bool done = false;
     if (!(st = MakePlan(g, *t, dev->tf32, &p)))
       st = Choose(ctx, pass, dt, dev->tf32, measured, p, o, &done, &r);
     if (!st && done) {
@@ -558,9 +559,14 @@ grt_status* RunPass(grt_kernel_ctx* ctx, Pass pass, const ConvGeom& g, grt_dtype
     }
   }
   grt_cudnn_release(dev);
-  if (st) return st;
-  if (r != CUDNN_STATUS_SUCCESS) return grt_cudnn_error(r, op);
-  return NULL;
+  if (st || r == CUDNN_STATUS_SUCCESS) return st;
+  char what[160];  // which convolution, for the message
+  snprintf(what, sizeof what, "%s (%s, %s in cuDNN, %s): no cuDNN algorithm ran, the last said", op,
+           grt_dtype_name(dt), g.run_nchw ? "NCHW" : "NHWC",
+           pass == kForward        ? "forward"
+           : pass == kBackwardData ? "backward data"
+                                   : "backward filter");
+  return grt_cudnn_error(r, what);
 }
 
 // The convolution's dtype into the geometry, or the missing kernel's error.
