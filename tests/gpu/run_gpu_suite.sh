@@ -9,7 +9,10 @@
 # with the shared libraries they need that a GPU machine may lack into
 # .gpu_carry/ (ignored by git; about 30 MiB, the libraries packed in
 # lib.tgz to stay under the device tool's 64 MiB carry). `device` runs, in order:
-#   1. nvidia-smi and `grt devices --backends` (the plugin's view);
+#   1. nvidia-smi and `grt devices --backends` (the plugin's view), then
+#      the convolutions with only cudart's folder on LD_LIBRARY_PATH: the
+#      plugin must find cuBLAS and cuDNN itself (base/lazy_lib.h's search:
+#      Python wheels' nvidia/*/lib folders, cudart's neighbours);
 #   2. the suite: every CUDA kernel against the CPU kernel (NcclAllReduce
 #      groups over physical GPUs with NCCL, by copies, and over logical GPUs
 #      of one card), the seeds' three
@@ -85,6 +88,12 @@ device() {
   echo "== 1. the machine"
   nvidia-smi | tee "$out/nvidia-smi.txt"
   "$CARRY/grt" devices --backends | tee "$out/devices.txt"
+  echo "== 1b. library lookup by the plugin (LD_LIBRARY_PATH: carried libs and cudart's folder only)"
+  local cudart_dir
+  cudart_dir=$(find /usr /opt -xdev -name 'libcudart.so.13' 2>/dev/null | head -1 | xargs -r dirname)
+  LD_LIBRARY_PATH="$libs${cudart_dir:+:$cudart_dir}" "$CARRY/gpu_suite" \
+    --gtest_filter='GpuOps.ConvolutionsThroughCudnn' 2>&1 | tee "$out/lib_lookup.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 
   echo "== 2. the suite"
   "$CARRY/gpu_suite" --gtest_output="xml:$out/gpu_suite.xml" 2>&1 | tee "$out/gpu_suite.log"
@@ -104,7 +113,7 @@ device() {
   "$CARRY/gpu_bench" 8192 2>&1 | tee "$out/gpu_bench.txt"
   PYTHONUNBUFFERED=1 python3 "$CARRY/torch_bench.py" 2>&1 | tee "$out/torch_bench.txt"
   echo "== summary"
-  grep -E "tests? ran|PASSED|FAILED" "$out/gpu_suite.log" | tail -5
+  grep -E "tests? ran|PASSED|FAILED" "$out/lib_lookup.log" "$out/gpu_suite.log" | tail -7
   cat "$out/memory_options.txt"
   grep -E "MatMul|chain" "$out/gpu_bench.txt" "$out/torch_bench.txt"
   return $rc
