@@ -3,6 +3,10 @@
  * on a GPU. */
 #include "cudnn_handle.h"
 
+#include <stdlib.h>
+
+#include "cuda_lib_search.h"
+
 #define GRT_STR_(x) #x
 #define GRT_STR(x) GRT_STR_(x)
 
@@ -13,6 +17,17 @@ static const grt_lazy_symbol kCudnnSymbols[] = {GRT_CUDNN_CALLS(CUDNN_ROW)};
 
 /* The soname of the cuDNN these headers declare. */
 static const char* const kCudnnNames[] = {"libcudnn.so." GRT_STR(CUDNN_MAJOR), NULL};
+/* cuDNN 9 opens its engines by soname on first use; from a wheel's folder
+ * they are opened first so that finds them. */
+#define CUDNN_SUB(name) "libcudnn_" name ".so." GRT_STR(CUDNN_MAJOR)
+static const char* const kCudnnCompanions[] = {CUDNN_SUB("graph"),
+                                               CUDNN_SUB("ops"),
+                                               CUDNN_SUB("cnn"),
+                                               CUDNN_SUB("heuristic"),
+                                               CUDNN_SUB("engines_precompiled"),
+                                               CUDNN_SUB("engines_runtime_compiled"),
+                                               NULL};
+static const char* const kCudnnPackages[] = {"nvidia/cudnn/lib", "nvidia/cu13/lib", NULL};
 
 static grt_lazy_lib g_cudnn = {
     .what = "cuDNN",
@@ -20,6 +35,7 @@ static grt_lazy_lib g_cudnn = {
     .symbols = kCudnnSymbols,
     .n_symbols = sizeof kCudnnSymbols / sizeof kCudnnSymbols[0],
     .table = &grt_cudnn,
+    GRT_CUDA_LIB_SEARCH(kCudnnPackages, kCudnnCompanions),
     .mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
@@ -33,27 +49,54 @@ grt_status* grt_cudnn_error(cudnnStatus_t st, const char* what) {
   return grt_status_new(code, "%s: %s", what, grt_cudnn.GetErrorString(st));
 }
 
-static void destroy(void* h) { grt_cudnn.Destroy((cudnnHandle_t)h); }
+/* What d->dnn points to: the handle and the cache of choices made with it. */
+typedef struct {
+  cudnnHandle_t h;
+  grt_dnn_cache* cache;
+} dnn_state;
+
+/* Distinct convolutions a device keeps the choices of; TensorFlow keeps
+ * every one, but a process that sees ever new shapes should not grow. */
+enum { kCacheEntries = 1024 };
+
+static void free_cached(void* v) {
+  grt_cudnn_cached* c = (grt_cudnn_cached*)v;
+  c->destroy(c);
+}
+
+static void destroy(void* p) {
+  dnn_state* s = (dnn_state*)p;
+  grt_dnn_cache_free(s->cache); /* descriptors first, while cuDNN is open */
+  grt_cudnn.Destroy(s->h);
+  free(s);
+}
 
 grt_status* grt_cudnn_acquire(cuda_device* d, cudnnHandle_t* out) {
   pthread_mutex_lock(&d->dnn_mu);
   if (!d->dnn) {
-    cudnnHandle_t h = NULL;
-    grt_status* st = grt_cudnn_open("a convolution");
-    if (!st) st = grt_cudnn_error(grt_cudnn.Create(&h), "cudnnCreate");
+    dnn_state* s = calloc(1, sizeof *s);
+    grt_status* st =
+        s ? NULL : grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of host memory for cuDNN's state");
+    if (!st) st = grt_cudnn_open("a convolution");
+    if (!st) st = grt_dnn_cache_new(kCacheEntries, free_cached, &s->cache);
+    if (!st) st = grt_cudnn_error(grt_cudnn.Create(&s->h), "cudnnCreate");
     if (!st)
-      st = grt_cudnn_error(grt_cudnn.SetStream(h, d->streams[GRT_STREAM_COMPUTE].s),
+      st = grt_cudnn_error(grt_cudnn.SetStream(s->h, d->streams[GRT_STREAM_COMPUTE].s),
                            "cudnnSetStream");
     if (st) {
-      if (h) grt_cudnn.Destroy(h);
+      if (s && s->h) grt_cudnn.Destroy(s->h);
+      if (s) grt_dnn_cache_free(s->cache);
+      free(s);
       pthread_mutex_unlock(&d->dnn_mu);
       return st;
     }
-    d->dnn = h;
+    d->dnn = s;
     d->dnn_free = destroy;
   }
-  *out = (cudnnHandle_t)d->dnn;
+  *out = ((dnn_state*)d->dnn)->h;
   return NULL;
 }
+
+grt_dnn_cache* grt_cudnn_cache(cuda_device* d) { return ((dnn_state*)d->dnn)->cache; }
 
 void grt_cudnn_release(cuda_device* d) { pthread_mutex_unlock(&d->dnn_mu); }

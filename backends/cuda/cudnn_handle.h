@@ -7,6 +7,7 @@
 #include <cudnn.h>
 
 #include "cuda_internal.h"
+#include "dnn_cache.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,7 +36,10 @@ extern "C" {
   X(GetConvolutionBackwardFilterAlgorithm_v7, cudnnGetConvolutionBackwardFilterAlgorithm_v7) \
   X(ConvolutionForward, cudnnConvolutionForward)                                             \
   X(ConvolutionBackwardData, cudnnConvolutionBackwardData)                                   \
-  X(ConvolutionBackwardFilter, cudnnConvolutionBackwardFilter)
+  X(ConvolutionBackwardFilter, cudnnConvolutionBackwardFilter)                               \
+  X(FindConvolutionForwardAlgorithmEx, cudnnFindConvolutionForwardAlgorithmEx)               \
+  X(FindConvolutionBackwardDataAlgorithmEx, cudnnFindConvolutionBackwardDataAlgorithmEx)     \
+  X(FindConvolutionBackwardFilterAlgorithmEx, cudnnFindConvolutionBackwardFilterAlgorithmEx)
 
 typedef struct {
   GRT_CUDNN_CALLS(GRT_LAZY_FIELD)
@@ -50,6 +54,15 @@ GRT_MUST_USE grt_status* grt_cudnn_open(const char* needed_for);
  * the first use); on success the caller unlocks with grt_cudnn_release. */
 GRT_MUST_USE grt_status* grt_cudnn_acquire(cuda_device* d, cudnnHandle_t* out);
 void grt_cudnn_release(cuda_device* d);
+
+/* A value of the device's cuDNN cache begins with its destructor, so one
+ * cache holds what any pass keeps (descriptors, the chosen algorithm). */
+typedef struct grt_cudnn_cached {
+  void (*destroy)(struct grt_cudnn_cached* self);
+} grt_cudnn_cached;
+/* The device's cache of cuDNN choices (dnn_cache.h), freed with the device;
+ * only between grt_cudnn_acquire and grt_cudnn_release. */
+grt_dnn_cache* grt_cudnn_cache(cuda_device* d);
 
 /* NULL for CUDNN_STATUS_SUCCESS, else INTERNAL (RESOURCE_EXHAUSTED for
  * allocation failures) naming `what` and cuDNN's words. Only after

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "cuda_lib_search.h"
 
 #define GRT_STR_(x) #x
 #define GRT_STR(x) GRT_STR_(x)
@@ -23,6 +24,9 @@ _Static_assert(__builtin_types_compatible_p(grt_cublas_gemm_ex_fn,
 
 /* The soname of the cuBLAS these headers declare. */
 static const char* const kCublasNames[] = {"libcublas.so." GRT_STR(CUBLAS_VER_MAJOR), NULL};
+/* cuBLAS needs cuBLASLt, from the same wheel. */
+static const char* const kCublasCompanions[] = {"libcublasLt.so." GRT_STR(CUBLAS_VER_MAJOR), NULL};
+static const char* const kCublasPackages[] = {"nvidia/cublas/lib", "nvidia/cu13/lib", NULL};
 
 static grt_lazy_lib g_cublas = {
     .what = "cuBLAS",
@@ -30,6 +34,7 @@ static grt_lazy_lib g_cublas = {
     .symbols = kCublasSymbols,
     .n_symbols = sizeof kCublasSymbols / sizeof kCublasSymbols[0],
     .table = &grt_cublas,
+    GRT_CUDA_LIB_SEARCH(kCublasPackages, kCublasCompanions),
     .mu = PTHREAD_MUTEX_INITIALIZER,
 };
 

@@ -25,6 +25,7 @@
 
 #include "collective.h"
 #include "cuda_internal.h"
+#include "cuda_lib_search.h"
 
 #ifdef GRT_HAVE_NCCL
 #include <nccl.h>
@@ -129,6 +130,7 @@ static const grt_lazy_symbol kNcclSymbols[] = {GRT_NCCL_CALLS(NCCL_ROW)};
 #define GRT_STR(x) GRT_STR_(x)
 /* The soname of the NCCL this header declares. */
 static const char* const kNcclNames[] = {"libnccl.so." GRT_STR(NCCL_MAJOR), NULL};
+static const char* const kNcclPackages[] = {"nvidia/nccl/lib", "nvidia/cu13/lib", NULL};
 
 static grt_lazy_lib g_nccl_lib = {
     .what = "NCCL",
@@ -136,6 +138,7 @@ static grt_lazy_lib g_nccl_lib = {
     .symbols = kNcclSymbols,
     .n_symbols = sizeof kNcclSymbols / sizeof kNcclSymbols[0],
     .table = &g_nccl,
+    GRT_CUDA_LIB_SEARCH(kNcclPackages, NULL),
     .mu = PTHREAD_MUTEX_INITIALIZER,
 };
 

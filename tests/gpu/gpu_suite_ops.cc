@@ -380,6 +380,102 @@ std::vector<Conv> Cases() {
   return cs;
 }
 
+// A float32 tensor's copy in float64 (float32 values are exact there).
+grt_tensor* Widened(const grt_tensor* t, grt_dtype dt) {
+  EXPECT_EQ(dt, GRT_FLOAT64);
+  std::vector<int64_t> dims(grt_tensor_rank(t));
+  for (int32_t d = 0; d < grt_tensor_rank(t); d++) dims[d] = grt_tensor_dim(t, d);
+  grt_tensor* c = nullptr;
+  EXPECT_EQ(grt_tensor_new(dt, (int32_t)dims.size(), dims.data(), &c), nullptr);
+  for (int64_t i = 0; c && i < grt_tensor_num_elements(t); i++)
+    static_cast<double*>(grt_tensor_data(c))[i] = At(t, i);
+  return c;
+}
+
+// A tensor's values as float32 (exact for float16 and bfloat16).
+grt_tensor* AsFloat32(const grt_tensor* t) {
+  std::vector<int64_t> dims(grt_tensor_rank(t));
+  for (int32_t d = 0; d < grt_tensor_rank(t); d++) dims[d] = grt_tensor_dim(t, d);
+  grt_tensor* c = nullptr;
+  EXPECT_EQ(grt_tensor_new(GRT_FLOAT32, (int32_t)dims.size(), dims.data(), &c), nullptr);
+  for (int64_t i = 0; c && i < grt_tensor_num_elements(t); i++)
+    static_cast<float*>(grt_tensor_data(c))[i] = (float)At(t, i);
+  return c;
+}
+
+// The CPU runs convolutions and pooling in float32 only, so a float32 case
+// `c` is checked in `dt` against the CPU's float32 result on the same
+// values: float16/bfloat16 inputs are drawn in dt (their float32 copies are
+// exact), float64 inputs are float32 draws (exact in float64). The GPU's
+// result, widened, must be within `tol` (relative L2 over the tensor) of
+// the CPU's. Dry, the float32 case runs on the CPU on both sides. Only the
+// inputs in `typed` (bit i: input i) take dt; the others stay float32
+// (FusedBatchNorm's U arguments).
+void CheckInDtype(const Case& c, grt_dtype dt, double tol, uint32_t typed = ~0u) {
+  SCOPED_TRACE(c.op + " {" + c.attrs + "} in " + DtypeName(dt));
+  Case g = c;
+  const std::string f32 = "\"T\":\"float32\"";
+  size_t at = g.attrs.find(f32);
+  ASSERT_NE(at, std::string::npos) << g.attrs;
+  g.attrs.replace(at, f32.size(), "\"T\":\"" + DtypeName(dt) + "\"");
+  std::vector<grt_tensor*> feeds, feeds32;
+  for (size_t i = 0; i < g.in.size(); i++) {
+    Input& in = g.in[i];
+    if (in.fill == kConst) continue;
+    if (in.dt != GRT_FLOAT32 ||
+        !((typed >> i) & 1)) {  // an index or other argument: the same on both sides
+      feeds.push_back(Random(in));
+      feeds32.push_back(Detach(grt_tensor_ref(feeds.back())));  // a copy
+      continue;
+    }
+    if (dt == GRT_FLOAT64) {
+      feeds32.push_back(Random(in));
+      feeds.push_back(Widened(feeds32.back(), GRT_FLOAT64));
+    } else {
+      in.dt = dt;
+      feeds.push_back(Random(in));
+      feeds32.push_back(AsFloat32(feeds.back()));
+    }
+    in.dt = dt;
+  }
+  std::vector<grt_tensor*> gpu, cpu;
+  if (Dry())
+    RunOn(c, "/cpu:0", feeds32, &gpu);
+  else
+    RunOn(g, "/device:GPU:0", feeds, &gpu);
+  RunOn(c, "/cpu:0", feeds32, &cpu);
+  for (int k = 0; k < c.outputs; k++) {
+    ASSERT_NE(gpu[k], nullptr);
+    ASSERT_NE(cpu[k], nullptr);
+    if (!Dry()) ASSERT_EQ(grt_tensor_dtype(gpu[k]), dt);
+    ASSERT_EQ(grt_tensor_num_elements(gpu[k]), grt_tensor_num_elements(cpu[k]));
+    double err = 0, norm = 0;
+    for (int64_t i = 0; i < grt_tensor_num_elements(cpu[k]); i++) {
+      double a = At(gpu[k], i), b = At(cpu[k], i);
+      err += (a - b) * (a - b);
+      norm += b * b;
+    }
+    EXPECT_LE(std::sqrt(err), tol * std::sqrt(norm) + 1e-30) << "output " << k;
+    if (grt_tensor_num_elements(cpu[k]) > 1)
+      EXPECT_GT(norm, 0) << "output " << k << " is all zeros: nothing was compared";
+  }
+  for (auto* t : feeds) grt_tensor_free(t);
+  for (auto* t : feeds32) grt_tensor_free(t);
+  for (auto* t : gpu) grt_tensor_free(t);
+  for (auto* t : cpu) grt_tensor_free(t);
+}
+
+// The dtypes the GPU rows promise beyond the CPU's float32, with the
+// tolerance of each against the CPU's float32 result: float16 and bfloat16
+// round each output once (half an ulp: 2^-11 and 2^-8 relative), so four
+// times that covers an ulp of difference in the float32 sums before it;
+// float64 is compared with a float32 computation, so float32's tolerance.
+struct Narrow {
+  grt_dtype dt;
+  double tol;
+};
+const Narrow kOtherFloats[] = {{GRT_FLOAT16, 2e-3}, {GRT_BFLOAT16, 1.6e-2}, {GRT_FLOAT64, 1e-5}};
+
 }  // namespace conv
 
 TEST_F(GpuOps, ConvolutionsThroughCudnn) {
@@ -403,6 +499,53 @@ TEST_F(GpuOps, ConvolutionsThroughCudnn) {
       }
 }
 
+// float16, bfloat16 (computed in float32) and float64 (which cuDNN runs in
+// NCHW: NHWC cases convert around it) against the CPU's float32; each case
+// twice, the second run taking the algorithm the device's cache kept.
+TEST_F(GpuOps, ConvolutionsThroughCudnnInOtherFloats) {
+  using namespace conv;
+  const grt_dtype f = GRT_FLOAT32;
+  for (const Narrow& nt : kOtherFloats)
+    for (int pass = 0; pass < 2; pass++) {
+      for (const Conv& v : Cases()) {
+        std::vector<int64_t> x = Dims(v.nchw, v.n, v.c, v.h, v.w), fs = {v.kh, v.kw, v.fic, v.oc};
+        std::vector<int64_t> y =
+            Dims(v.nchw, v.n, v.oc, OutSize(v, 0, v.h, v.kh), OutSize(v, 1, v.w, v.kw));
+        std::string a = Attrs(v);
+        CheckInDtype({"Conv2D", a, {{f, x}, {f, fs}}}, nt.dt, nt.tol);
+        CheckInDtype({"Conv2DBackpropInput", a, {{GRT_INT32, {4}, kConst, x}, {f, fs}, {f, y}}},
+                     nt.dt, nt.tol);
+        CheckInDtype({"Conv2DBackpropFilter", a, {{f, x}, {GRT_INT32, {4}, kConst, fs}, {f, y}}},
+                     nt.dt, nt.tol);
+      }
+      for (bool nchw : {false, true}) {
+        Conv v = {nchw, 2, 9, 8, 4, 3, 3, 4, 2, 2, 1, "SAME", true};
+        CheckInDtype(
+            {"DepthwiseConv2dNative", Attrs(v), {{f, Dims(nchw, 2, 4, 9, 8)}, {f, {3, 3, 4, 2}}}},
+            nt.dt, nt.tol);
+      }
+    }
+}
+
+// GRT_CUDNN_AUTOTUNE=1: the algorithms ranked by cudnnFind*Ex (timing each
+// on the call's data), a key of its own in the device's cache.
+TEST_F(GpuOps, ConvolutionsMeasuredByCudnnFind) {
+  using namespace conv;
+  setenv("GRT_CUDNN_AUTOTUNE", "1", 1);
+  const grt_dtype f = GRT_FLOAT32;
+  for (const Conv& v : Cases()) {
+    std::vector<int64_t> x = Dims(v.nchw, v.n, v.c, v.h, v.w), fs = {v.kh, v.kw, v.fic, v.oc};
+    std::vector<int64_t> y =
+        Dims(v.nchw, v.n, v.oc, OutSize(v, 0, v.h, v.kh), OutSize(v, 1, v.w, v.kw));
+    std::string a = Attrs(v);
+    CheckAgainstCpu({"Conv2D", a, {{f, x}, {f, fs}}});
+    CheckAgainstCpu({"Conv2DBackpropInput", a, {{GRT_INT32, {4}, kConst, x}, {f, fs}, {f, y}}});
+    CheckAgainstCpu({"Conv2DBackpropFilter", a, {{f, x}, {GRT_INT32, {4}, kConst, fs}, {f, y}}});
+    CheckInDtype({"Conv2D", a, {{f, x}, {f, fs}}}, kOtherFloats[0].dt, kOtherFloats[0].tol);
+  }
+  unsetenv("GRT_CUDNN_AUTOTUNE");
+}
+
 TEST_F(GpuOps, Pooling) {
   const grt_dtype f = GRT_FLOAT32;
   for (bool nchw : {false, true})
@@ -422,6 +565,16 @@ TEST_F(GpuOps, Pooling) {
         CheckAgainstCpu({"AvgPool", a, {{f, x}}});
         CheckAgainstCpu({"MaxPoolGrad", a, {{f, x}, {f, y}, {f, y}}});
         CheckAgainstCpu({"AvgPoolGrad", a, {{GRT_INT32, {4}, kConst, x}, {f, y}}});
+        // The other floats against the CPU's float32 (conv::kOtherFloats'
+        // tolerances; MaxPool is exact, MaxPoolGrad of the 16-bit types
+        // adds in float32 and rounds once).
+        for (const conv::Narrow& nt : conv::kOtherFloats) {
+          conv::CheckInDtype({"MaxPool", a, {{f, x}}}, nt.dt, nt.tol);
+          conv::CheckInDtype({"AvgPool", a, {{f, x}}}, nt.dt, nt.tol);
+          conv::CheckInDtype({"MaxPoolGrad", a, {{f, x}, {f, y}, {f, y}}}, nt.dt, nt.tol);
+          conv::CheckInDtype({"AvgPoolGrad", a, {{GRT_INT32, {4}, kConst, x}, {f, y}}}, nt.dt,
+                             nt.tol);
+        }
       }
 }
 
@@ -448,5 +601,21 @@ TEST_F(GpuOps, LrnAndBatchNorm) {
                            a,
                            {{f, x}, {f, x}, {f, {3}}, {f, {3}}, {f, {3}, kPositive}, {f, {}}},
                            5});
+        // x, y and their gradients in float16 and bfloat16 (statistics in
+        // float32), against the CPU's float32 (conv::kOtherFloats' tolerances).
+        for (const conv::Narrow& nt : conv::kOtherFloats) {
+          if (nt.dt == GRT_FLOAT64) continue;  // not a FusedBatchNorm type on the GPU
+          conv::CheckInDtype({"FusedBatchNormV3",
+                              fwd,
+                              {{f, x}, {f, {3}}, {f, {3}}, {f, {3}}, {f, {3}, kPositive}},
+                              6},
+                             nt.dt, nt.tol, 1u << 0);
+          if (std::string(factor) == "1")
+            conv::CheckInDtype({"FusedBatchNormGradV3",
+                                a,
+                                {{f, x}, {f, x}, {f, {3}}, {f, {3}}, {f, {3}, kPositive}, {f, {}}},
+                                5},
+                               nt.dt, nt.tol, (1u << 0) | (1u << 1));
+        }
       }
 }

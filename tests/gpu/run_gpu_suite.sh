@@ -120,6 +120,7 @@ device() {
     tar xzf "$CARRY/lib.tgz" -C "$libs"
     libs="$libs/lib"
   fi
+  LIBS=$libs
   export LD_LIBRARY_PATH="$libs:$(find_cuda_libs)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export GRT_CUDA_PLUGIN="$PWD/$CARRY/libgrt_backend_cuda.so"
   export GRT_PLUGIN_PATH="$GRT_CUDA_PLUGIN"
@@ -148,6 +149,16 @@ device() {
       pack_suite
       return 1
     fi
+  }
+
+  # The plugin's own library search (base/lazy_lib.h: GRT_CUDA_LIBRARY_PATH,
+  # the loader, Python wheels' nvidia/*/lib folders): one convolution case
+  # with only the carried libraries on LD_LIBRARY_PATH, so cuBLAS and cuDNN
+  # must be found by the plugin, not by this script's find.
+  stage "1b library lookup" 10 && {
+    LD_LIBRARY_PATH="$LIBS" CASE_TIMEOUT=45 run_case 'GpuOps.ConvolutionsThroughCudnn' \
+      | sed 's/^/library lookup: /' | tee -a "$SUMMARY"
+    mv "$SHARDS/GpuOps.ConvolutionsThroughCudnn.log" "$SHARDS/lib_lookup.log" 2>/dev/null
   }
 
   stage "2 smoke" 10 && {
