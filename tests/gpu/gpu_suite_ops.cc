@@ -409,9 +409,11 @@ grt_tensor* AsFloat32(const grt_tensor* t) {
 // exact), float64 inputs are float32 draws (exact in float64). The GPU's
 // result, widened, must be within `tol` (relative L2 over the tensor) of
 // the CPU's. Dry, the float32 case runs on the CPU on both sides. Only the
-// inputs in `typed` (bit i: input i) take dt; the others stay float32
-// (FusedBatchNorm's U arguments).
-void CheckInDtype(const Case& c, grt_dtype dt, double tol, uint32_t typed = ~0u) {
+// inputs in `typed` (bit i: input i) take dt, and the outputs in
+// `typed_out`; the others stay float32 (FusedBatchNorm's U arguments and
+// statistics).
+void CheckInDtype(const Case& c, grt_dtype dt, double tol, uint32_t typed = ~0u,
+                  uint32_t typed_out = ~0u) {
   SCOPED_TRACE(c.op + " {" + c.attrs + "} in " + DtypeName(dt));
   Case g = c;
   const std::string f32 = "\"T\":\"float32\"";
@@ -447,7 +449,9 @@ void CheckInDtype(const Case& c, grt_dtype dt, double tol, uint32_t typed = ~0u)
   for (int k = 0; k < c.outputs; k++) {
     ASSERT_NE(gpu[k], nullptr);
     ASSERT_NE(cpu[k], nullptr);
-    if (!Dry()) ASSERT_EQ(grt_tensor_dtype(gpu[k]), dt);
+    if (!Dry()) {
+      ASSERT_EQ(grt_tensor_dtype(gpu[k]), (typed_out >> k) & 1 ? dt : GRT_FLOAT32) << k;
+    }
     ASSERT_EQ(grt_tensor_num_elements(gpu[k]), grt_tensor_num_elements(cpu[k]));
     double err = 0, norm = 0;
     for (int64_t i = 0; i < grt_tensor_num_elements(cpu[k]); i++) {
@@ -456,8 +460,9 @@ void CheckInDtype(const Case& c, grt_dtype dt, double tol, uint32_t typed = ~0u)
       norm += b * b;
     }
     EXPECT_LE(std::sqrt(err), tol * std::sqrt(norm) + 1e-30) << "output " << k;
-    if (grt_tensor_num_elements(cpu[k]) > 1)
+    if (grt_tensor_num_elements(cpu[k]) > 1) {
       EXPECT_GT(norm, 0) << "output " << k << " is all zeros: nothing was compared";
+    }
   }
   for (auto* t : feeds) grt_tensor_free(t);
   for (auto* t : feeds32) grt_tensor_free(t);
@@ -609,13 +614,13 @@ TEST_F(GpuOps, LrnAndBatchNorm) {
                               fwd,
                               {{f, x}, {f, {3}}, {f, {3}}, {f, {3}}, {f, {3}, kPositive}},
                               6},
-                             nt.dt, nt.tol, 1u << 0);
+                             nt.dt, nt.tol, 1u << 0, 1u << 0);
           if (std::string(factor) == "1")
             conv::CheckInDtype({"FusedBatchNormGradV3",
                                 a,
                                 {{f, x}, {f, x}, {f, {3}}, {f, {3}}, {f, {3}, kPositive}, {f, {}}},
                                 5},
-                               nt.dt, nt.tol, (1u << 0) | (1u << 1));
+                               nt.dt, nt.tol, (1u << 0) | (1u << 1), 1u << 0);
         }
       }
 }

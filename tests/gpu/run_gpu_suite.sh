@@ -88,7 +88,7 @@ pack_suite() { tar czf "$OUTD/suite.tgz" -C "$SHARDS" . 2>/dev/null; }
 # The single-op and single-feature cases run one per process (a faulting
 # kernel fails its own case and names it), several at a time; the cases
 # that watch memory or time run alone afterwards.
-SERIAL_CASES='GpuSuite.AllocatorStressThroughASession:GpuSuite.OutOfMemoryThenRecovery:GpuSuite.HoldMemoryForNvidiaSmi:GpuCapture.*:GpuSuite.ThreeMatMulsOnThreeGpusWithThePlacementLog:GpuSuite.ChainAcrossFourLogicalGpusOfOneCard'
+SERIAL_CASES='GpuMemory.*:GpuSuite.AllocatorStressThroughASession:GpuSuite.OutOfMemoryThenRecovery:GpuSuite.HoldMemoryForNvidiaSmi:GpuCapture.*:GpuSuite.ThreeMatMulsOnThreeGpusWithThePlacementLog:GpuSuite.ChainAcrossFourLogicalGpusOfOneCard'
 
 seconds_since() { awk -v a="$1" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }'; }
 export -f seconds_since
@@ -160,6 +160,25 @@ device() {
       | sed 's/^/library lookup: /' | tee -a "$SUMMARY"
     mv "$SHARDS/GpuOps.ConvolutionsThroughCudnn.log" "$SHARDS/lib_lookup.log" 2>/dev/null
   }
+
+  # A crash's stack from cuda-gdb (no gdb on the GPU machines), for the
+  # programs named in GRT_GPU_TRACE ("suite:CASE" or "mlp"); the suite also
+  # prints its own stack on a fatal signal (gpu_suite_crash.cc).
+  if [ -n "${GRT_GPU_TRACE:-}" ] && command -v cuda-gdb > /dev/null; then
+    local what
+    for what in $GRT_GPU_TRACE; do
+      [ "$(left)" -gt 120 ] || break
+      case "$what" in
+        mlp) set -- "$CARRY/mlp_bench" 256 5 ;;
+        suite:*) set -- "$CARRY/gpu_suite" --gtest_filter="${what#suite:}" ;;
+      esac
+      echo "== trace $what"
+      timeout 60 cuda-gdb -q -batch -ex run -ex bt -ex 'info sharedlibrary' --args "$@" \
+        > "$SHARDS/trace_${what//[^A-Za-z0-9]/_}.log" 2>&1
+      grep -E "^#|signal|SIG" "$SHARDS/trace_${what//[^A-Za-z0-9]/_}.log" | head -30 \
+        | sed "s/^/trace $what: /" | tee -a "$SUMMARY"
+    done
+  fi
 
   stage "2 smoke" 10 && {
     local t0
