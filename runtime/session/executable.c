@@ -390,8 +390,20 @@ static grt_status* connect_input(builder* b, int32_t x, int32_t i, int32_t src, 
     copy_source cs = {-1, b->g->n_nodes + fi, 0, b->e->feed_slots[fi], kHostDevice, true};
     GRT_RETURN_IF_ERROR(crossing(b, &cs, dev, dst_host, &recv));
   } else if (b->nodes[b->exec_of[src]].device == dev) {
-    slots[i] = b->nodes[b->exec_of[src]].out_start + port;
-    return b->nodes[b->exec_of[src]].preset ? NULL : add_edge(b, b->exec_of[src], x);
+    int32_t from = b->exec_of[src];
+    bool src_host = grt_plan_output_in_host_memory(b->s->plan, src, port);
+    if (host_addressable(b, dev) || src_host == dst_host) {
+      slots[i] = b->nodes[from].out_start + port;
+      return b->nodes[from].preset ? NULL : add_edge(b, from, x);
+    }
+    /* One device, two memories: the producer's output is in device memory
+     * and this input wants host memory (a shape, axes or sizes argument,
+     * e.g. an int64 Const feeding Reshape on a GPU), or the reverse. The
+     * value is copied between the device's memories as across devices
+     * (TensorFlow's memory-type copies); reading it where it is not would
+     * dereference device memory on the host. */
+    copy_source cs = {from, src, port, b->nodes[from].out_start + port, dev, src_host};
+    GRT_RETURN_IF_ERROR(crossing(b, &cs, dev, dst_host, &recv));
   } else {
     GRT_RETURN_IF_ERROR(plan_crossing(b, b->exec_of, src, port, dev, dst_host, &recv));
   }
