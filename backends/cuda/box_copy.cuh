@@ -3,7 +3,7 @@
 // optional modulo for Tile), copied by one kernel per element size (1, 2, 4
 // or 8 bytes) on the compute stream, or by the same loop on the host for
 // the rows whose arguments live in host memory. Shared by array_move.cu and
-// strided_slice.cu. UNVERIFIED on a GPU.
+// strided_slice.cu. Checked on an H200 by the GPU suite.
 #ifndef GRT_BACKENDS_CUDA_BOX_COPY_CUH_
 #define GRT_BACKENDS_CUDA_BOX_COPY_CUH_
 

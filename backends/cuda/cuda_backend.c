@@ -5,8 +5,8 @@
  * Built as libgrt_backend_cuda.so; it sees only grt's public headers and
  * links only the CUDA runtime, which is all the probe needs: cuBLAS, cuDNN
  * and NCCL are opened when a device or kernel first needs them
- * (lazy_lib.h). UNVERIFIED on a GPU: see
- * tests/gpu/run_gpu_suite.sh. */
+ * (lazy_lib.h). Checked on an H200:
+ * tests/gpu/run_gpu_suite.sh, tests/gpu/runs. */
 #include <stdio.h>
 #include <string.h>
 

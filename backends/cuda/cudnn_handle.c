@@ -1,6 +1,6 @@
 /* The device's cuDNN handle (cudnn_handle.h). Made on first use so a
- * session that runs no convolution never loads cuDNN's engines. UNVERIFIED
- * on a GPU. */
+ * session that runs no convolution never loads cuDNN's engines. Checked on an H200
+ * by the GPU suite. */
 #include "cudnn_handle.h"
 
 #include <stdlib.h>

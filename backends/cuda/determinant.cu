@@ -4,7 +4,7 @@
 // no fused multiply-add, so float64 results match it bit for bit). An
 // empty matrix has determinant 1, a singular one 0. One thread per matrix
 // suits many small matrices; a large single matrix runs on one thread.
-// UNVERIFIED on a GPU.
+// Checked on an H200 by the GPU suite.
 #include <math.h>
 
 #include "index_common.cuh"

@@ -6,7 +6,7 @@
 // message. float32 only, as the CPU kernels and the session's rewrite
 // (which fuses float32 chains only). A product or convolution that sums
 // nothing leaves zeros, so the output is act(bias), as on the CPU.
-// UNVERIFIED on a GPU.
+// Checked on an H200 by the GPU suite.
 #include <string.h>
 
 #include "kernel_util.cuh"

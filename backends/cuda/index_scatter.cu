@@ -7,7 +7,7 @@
 // updates in order: no atomics, deterministic, but a slice of one element
 // runs on one thread. Indices are checked on the device first; one out of
 // range fails the op with the CPU kernel's INVALID_ARGUMENT
-// (index_common.cuh). UNVERIFIED on a GPU.
+// (index_common.cuh). Checked on an H200 by the GPU suite.
 #include <string.h>
 
 #include "index_common.cuh"

@@ -12,7 +12,7 @@
 // (Value: an int64 for integers and bool, a double for floating point), so
 // every dtype is covered with one kernel each and int64 stays exact.
 //
-// UNVERIFIED on a GPU: tests/gpu/gpu_suite.cc compares each with the CPU.
+// tests/gpu/gpu_suite.cc compares each with the CPU (an H200 so far: tests/gpu/runs).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <math.h>

@@ -17,7 +17,8 @@
  * GRT_CUDA_ALL_REDUCE=copies forces the second path (to test it on a
  * machine with several GPUs).
  *
- * UNVERIFIED: written and compiled on a machine without a GPU. */
+ * Not yet run: NCCL groups need two physical GPUs, and the GPU runs so far
+ * had one card (tests/gpu/runs). */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>

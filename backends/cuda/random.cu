@@ -8,7 +8,7 @@
 // sample that lands within an ulp of +-2 could then be kept on one side and
 // rejected on the other).
 //
-// UNVERIFIED on a GPU. The Philox arithmetic is shared with a host test
+// Checked on an H200 by the GPU suite. The Philox arithmetic is shared with a host test
 // (philox.cuh, tests/cuda/philox_test.cc).
 #include <pthread.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 // elements of each batch entry b (along batch_dim) reversed, the rest
 // copied, moved by element size. seq_lengths lives in device memory: its
 // range is checked there first and a bad length fails the op with the CPU
-// kernel's INVALID_ARGUMENT (index_common.cuh). UNVERIFIED on a GPU.
+// kernel's INVALID_ARGUMENT (index_common.cuh). Checked on an H200 by the GPU suite.
 #include "index_common.cuh"
 
 namespace grt_cuda {

@@ -5,7 +5,7 @@
 // reads the total back (a synchronous copy), allocates the output, and the
 // same block writes each chunk's coordinates at its offset. One block
 // keeps it simple and the order exact; it is not fast for huge inputs.
-// UNVERIFIED on a GPU.
+// Checked on an H200 by the GPU suite.
 #include "index_common.cuh"
 
 namespace grt_cuda {

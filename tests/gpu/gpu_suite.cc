@@ -5,8 +5,7 @@
 // logical GPUs of one card; allocator stress; out of memory and recovery in
 // one session.
 //
-// UNVERIFIED: written on a machine without a GPU. The first GPU session
-// runs it and fixes what it finds.
+// Run on an H200 (tests/gpu/runs has each run's logs).
 #include "tests/gpu/gpu_suite_util.h"
 
 #include <chrono>

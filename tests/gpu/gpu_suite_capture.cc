@@ -5,7 +5,7 @@
 // callable's in a session without capture, bit for bit (same kernels, same
 // order), and the report must say it was captured.
 //
-// UNVERIFIED: written on a machine without a GPU (GRT_GPU_SUITE_DRY=1 runs
+// Run on an H200 (tests/gpu/runs); GRT_GPU_SUITE_DRY=1 runs
 // it on the CPU, where the step is not captured and only the results are
 // compared).
 #include "tests/gpu/gpu_suite_util.h"

@@ -4,7 +4,8 @@
 // and over physical GPUs with GRT_CUDA_ALL_REDUCE=copies. Every member's
 // output is checked, for each reduction and dtype.
 //
-// UNVERIFIED: written on a machine without a GPU (GRT_GPU_SUITE_DRY=1 runs
+// The logical-GPU case ran on an H200 (tests/gpu/runs); the physical-GPU
+// cases need two cards and have not run yet (GRT_GPU_SUITE_DRY=1 runs
 // both sides on logical CPUs).
 #include "tests/gpu/gpu_suite_util.h"
 

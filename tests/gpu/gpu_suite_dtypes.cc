@@ -11,7 +11,7 @@
 // sums round differently before the final rounding), bfloat16 8e-3 (two
 // ulps at 2^-8), float32 1e-5, float64 1e-12; integers exact.
 //
-// UNVERIFIED on a GPU (GRT_GPU_SUITE_DRY=1 runs the graphs and comparisons
+// Run on an H200 (tests/gpu/runs); GRT_GPU_SUITE_DRY=1 runs the graphs and comparisons
 // on the CPU only).
 #include "tests/gpu/gpu_suite_util.h"
 

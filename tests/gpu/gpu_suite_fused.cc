@@ -5,7 +5,7 @@
 // and strides, a product over nothing (act(bias)), empty outputs, and the
 // errors both give (an activation neither fuses, a bias of the wrong size).
 //
-// UNVERIFIED: written on a machine without a GPU (GRT_GPU_SUITE_DRY=1 runs
+// Run on an H200 (tests/gpu/runs); GRT_GPU_SUITE_DRY=1 runs
 // the graphs and comparisons on the CPU only).
 #include "tests/gpu/gpu_suite_util.h"
 

@@ -6,7 +6,7 @@
 // indices on the device and fail as the CPU does, where TensorFlow's GPU
 // kernels would write zeros).
 //
-// UNVERIFIED: written on a machine without a GPU (GRT_GPU_SUITE_DRY=1 runs
+// Run on an H200 (tests/gpu/runs); GRT_GPU_SUITE_DRY=1 runs
 // the graphs and comparisons on the CPU only).
 #include "tests/gpu/gpu_suite_util.h"
 

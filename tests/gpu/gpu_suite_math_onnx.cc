@@ -5,7 +5,7 @@
 // fill, NaN/Inf/.5-tie inputs (kEdges), negative operands, empty tensors,
 // and the integer division by zero both devices refuse.
 //
-// UNVERIFIED: written on a machine without a GPU (GRT_GPU_SUITE_DRY=1 runs
+// Run on an H200 (tests/gpu/runs); GRT_GPU_SUITE_DRY=1 runs
 // the graphs and comparisons on the CPU only).
 #include "tests/gpu/gpu_suite_util.h"
 

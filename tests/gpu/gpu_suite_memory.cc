@@ -4,7 +4,7 @@
 // does not starve the next, memory_limit bounds one session on the GPU,
 // and options that differ from a held allocator's are refused.
 //
-// UNVERIFIED: written on a machine without a GPU (GRT_GPU_SUITE_DRY=1 runs
+// Run on an H200 (tests/gpu/runs); GRT_GPU_SUITE_DRY=1 runs
 // the cases that mean something on the CPU: the loop and memory_limit).
 #include "tests/gpu/gpu_suite_util.h"
 

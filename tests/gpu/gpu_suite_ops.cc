@@ -4,8 +4,8 @@
 // each against the CPU kernel on fresh random inputs. int32 cases run the
 // rows whose arguments live in host memory.
 //
-// UNVERIFIED: written on a machine without a GPU (GRT_GPU_SUITE_DRY=1 runs
-// the graphs and comparisons on the CPU only). The first GPU session runs it.
+// Run on an H200 (tests/gpu/runs); GRT_GPU_SUITE_DRY=1 runs the graphs and
+// comparisons on the CPU only.
 #include "tests/gpu/gpu_suite_util.h"
 
 namespace {

@@ -10,7 +10,7 @@
 // ends it prints the GPU row ops no single-op case ran (graphs of several
 // ops, as the training cases, are not counted).
 //
-// UNVERIFIED on a GPU (GRT_GPU_SUITE_DRY=1 runs it on the CPU alone).
+// Run on an H200 (tests/gpu/runs); GRT_GPU_SUITE_DRY=1 runs it on the CPU alone.
 #include "tests/gpu/gpu_suite_util.h"
 
 extern "C" {

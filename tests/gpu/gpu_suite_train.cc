@@ -4,7 +4,7 @@
 // all-reduce on the GPUs. After 20 steps the GPU copies must be bitwise
 // equal to each other and agree with the same graph on two CPU devices.
 //
-// UNVERIFIED: written on a machine without a GPU (GRT_GPU_SUITE_DRY=1 runs
+// Run on an H200 (tests/gpu/runs); GRT_GPU_SUITE_DRY=1 runs
 // both halves on CPU devices).
 #include "tests/gpu/gpu_suite_util.h"
 

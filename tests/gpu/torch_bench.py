@@ -7,7 +7,7 @@ ReLU, Adam 1e-3, batch 256). Every result is checked; timings are medians,
 of CUDA events or of host clocks around synchronized work. Ends with a
 table whose rows carry gpu_bench's names. About 30 s on an H100 or H200
 (torch 2.x, Python 3.12). Run by tests/gpu/run_gpu_suite.sh on the GPU
-machine. UNVERIFIED: written without a GPU."""
+machine (an H200 so far: tests/gpu/runs)."""
 import sys
 import time
 
