@@ -1,6 +1,6 @@
 /* The CUDA backend's all-reduce (grt_backend.all_reduce, nccl_all_reduce.c)
- * and its device step (collective.cu). The copy-based group ran on an H200 over logical GPUs of one card
- * (tests/gpu/runs); across physical cards it has not run yet. */
+ * and its device step (collective.cu). The copy-based group ran on an H200 over logical GPUs of one
+ * card (tests/gpu/runs); across physical cards it has not run yet. */
 #ifndef GRT_BACKENDS_CUDA_COLLECTIVE_H_
 #define GRT_BACKENDS_CUDA_COLLECTIVE_H_
 
