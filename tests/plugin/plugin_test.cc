@@ -185,6 +185,53 @@ TEST(Plugin, MemoryLimitReachesThePluginsAllocator) {
   grt_graph_free(g);
 }
 
+// One device, two memories: an int64 Const on TEST:0 gives its output in
+// device memory, and Reshape's row on TEST:0 wants its shape in host memory.
+// With test.separate_host_memory the TEST device's host memory comes from
+// an allocator of its own and its Reshape checks where its shape argument
+// lies, so a run that hands the kernel device memory fails (as a GPU's
+// kernel reading a shape on the host would crash); the run must copy the
+// value between the device's memories.
+const char* kMemoryTypes = R"({"format":"grt.graph","version":1,"nodes":[
+  {"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[2,3]}},
+  {"name":"shape","op":"Const","device":"/device:TEST:0",
+   "attrs":{"dtype":"int64","value":{"dtype":"int64","shape":[2],"values":[3,2]}}},
+  {"name":"r","op":"Reshape","inputs":["x","shape"],"device":"/device:TEST:0",
+   "attrs":{"T":"float32","Tshape":"int64"}},
+  {"name":"y","op":"Add","inputs":["r","r"],"device":"/device:TEST:0","attrs":{"T":"float32"}}
+]})";
+
+TEST(Plugin, SameDeviceEdgesBetweenMemoriesAreCopied) {
+  LoadTestBackend();
+  grt_graph* g = nullptr;
+  ASSERT_OK(grt_graph_from_json(kMemoryTypes, strlen(kMemoryTypes), &g));
+  grt_session_options* o = nullptr;
+  ASSERT_OK(grt_session_options_new(&o));
+  ASSERT_OK(grt_session_options_set(o, "test.separate_host_memory", "true"));
+  ASSERT_OK(grt_session_options_set(o, "rewrite", "false"));  // keep the Consts as written
+  grt_session* s = nullptr;
+  ASSERT_OK(grt_session_new(g, o, &s));
+  grt_tensor* x = nullptr;
+  int64_t dims[2] = {2, 3};
+  ASSERT_OK(grt_tensor_new(GRT_FLOAT32, 2, dims, &x));
+  for (int i = 0; i < 6; i++) static_cast<float*>(grt_tensor_data(x))[i] = 0.5f * i;
+  grt_feed feed = {"x", x};
+  const char* fetch = "y";
+  for (int run = 0; run < 2; run++) {
+    grt_tensor* out = nullptr;
+    ASSERT_OK(grt_session_run(s, &feed, 1, &fetch, 1, nullptr, 0, &out, nullptr));
+    ASSERT_EQ(grt_tensor_rank(out), 2);
+    EXPECT_EQ(grt_tensor_dim(out, 0), 3);
+    EXPECT_EQ(grt_tensor_dim(out, 1), 2);
+    EXPECT_EQ(Floats(out), (std::vector<float>{0, 1, 2, 3, 4, 5}));
+    grt_tensor_free(out);
+  }
+  grt_tensor_free(x);
+  grt_session_free(s);
+  grt_session_options_free(o);
+  grt_graph_free(g);
+}
+
 // A plugin's variable kernels through the public API (grt_var_*): the
 // variable lives on TEST:0, Assign swaps in a fresh copy of the value,
 // AssignAdd updates it in place on the device's stream; uninitialised reads
@@ -337,7 +384,8 @@ TEST(Plugin, BackendOwnOptionIsCheckedAndReachesTheBackend) {
   EXPECT_EQ(message(grt_session_options_set(o, "test.copy_delay_us", "1e3")),
             "option test.copy_delay_us: '1e3' is not a number of microseconds in [0, 1000000]");
   EXPECT_EQ(message(grt_session_options_set(o, "test.copy_delay", "5")),
-            "unknown session option 'test.copy_delay' (device type TEST has: test.copy_delay_us)");
+            "unknown session option 'test.copy_delay' (device type TEST has: test.copy_delay_us, "
+            "test.separate_host_memory)");
   char doc[8192];
   ASSERT_LT(grt_session_options_describe(doc, sizeof doc), sizeof doc);
   EXPECT_NE(std::string(doc).find("\ntest.copy_delay_us\tinteger 0 to 1000000\t300\t"),

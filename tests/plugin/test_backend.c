@@ -517,6 +517,10 @@ static grt_status* squeeze_compute(grt_kernel_ctx* ctx) {
   return st ? st : queue_update(ctx, t, ctx->inputs[0], false);
 }
 
+/* Const and Reshape, the memory-type checks: below the device. */
+static grt_status* const_compute(grt_kernel_ctx* ctx);
+static grt_status* reshape_compute(grt_kernel_ctx* ctx);
+
 /* NcclAllReduce has a row and a kernel here but the backend no all_reduce
  * hook: the session refuses a group on TEST devices (and one mixing TEST
  * and CPU) when the run is built, and never calls this. */
@@ -534,6 +538,8 @@ static const grt_op_kernel kKernels[] = {
     {"Mul", mul_compute, NULL, NULL, 0},
     {"MatMul", matmul_compute, NULL, NULL, 0},
     {"Identity", identity_compute, NULL, NULL, 0},
+    {"Const", const_compute, NULL, NULL, 0},
+    {"Reshape", reshape_compute, NULL, NULL, 0},
 };
 
 static const grt_op_kernel* kernel(const char* op) {
@@ -552,6 +558,11 @@ static const grt_kernel_spec kRows[] = {
     {"AssignAdd", "TEST", "T: {float32}", "", 0},
     {"Squeeze", "TEST", "T: {float32}", "", 0},
     {"NcclAllReduce", "TEST", "T: {float32}", "", 0},
+    /* Below the CPU's priority, and int64 only for Const: an unpinned
+     * Const or Reshape, and every float32 Const, stays on the CPU, as in
+     * the tests written before these rows. */
+    {"Const", "TEST", "dtype: {int64}", "", -1},
+    {"Reshape", "TEST", "T: {float32}; Tshape: {int32, int64}", "shape", -1},
 };
 
 /* ---- the device ------------------------------------------------------------ */
@@ -559,6 +570,9 @@ static const grt_kernel_spec kRows[] = {
 typedef struct {
   grt_device base;
   test_allocator memory;
+  /* test.separate_host_memory: host memory from an allocator of its own. */
+  test_allocator host_memory;
+  bool separate_host;
   test_stream streams[GRT_NUM_STREAM_KINDS];
   /* Recording (capture hooks), under cap_mu. */
   pthread_mutex_t cap_mu;
@@ -568,6 +582,80 @@ typedef struct {
 } test_device;
 
 static long copy_delay_us(grt_device* d) { return ((test_device*)d)->copy_delay_us; }
+
+/* Const and Reshape: the memory-type checks. With the session option
+ * test.separate_host_memory a TEST device keeps host memory in an allocator
+ * of its own (as a GPU's pinned memory is apart from its device memory);
+ * Reshape's row wants its shape in host memory and its kernel checks that
+ * the pointer it was given lies there, so a run that hands it device memory
+ * (a Const's output made in device memory) fails instead of reading it. */
+typedef struct {
+  void* dst;
+  const void* src;
+  size_t n;
+} bytes_args;
+
+static void do_bytes(void* arg) {
+  bytes_args* b = arg;
+  memcpy(b->dst, b->src, b->n);
+}
+
+static grt_status* const_compute(grt_kernel_ctx* ctx) {
+  const grt_tensor* v;
+  grt_status* st = grt_kernel_attr_tensor(ctx, "value", &v);
+  if (st) return st;
+  grt_shape s = shape_of(v);
+  grt_tensor* out;
+  st = grt_kernel_alloc_output(ctx, 0, grt_tensor_dtype(v), &s, &out);
+  size_t n = grt_tensor_byte_size(v);
+  if (st || !n) return st;
+  if (ctx->host_outputs & 1) {
+    memcpy(grt_tensor_data(out), grt_tensor_data(v), n);
+    return NULL;
+  }
+  bytes_args* b = malloc(sizeof *b);
+  if (!b) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
+  *b = (bytes_args){grt_tensor_data(out), grt_tensor_data(v), n};
+  /* v lives as long as the graph, which outlives the run's queued work. */
+  grt_tensor* hold[kHold] = {grt_tensor_ref(out), NULL, NULL};
+  const void* touch[kHold] = {b->dst, NULL, NULL};
+  return enqueue_work(ctx->stream, do_bytes, b, hold, touch);
+}
+
+static bool in_memory(test_allocator* t, const void* p) {
+  pthread_mutex_lock(&t->mu);
+  bool in = live_locked(t, p);
+  pthread_mutex_unlock(&t->mu);
+  return in;
+}
+
+static grt_status* reshape_compute(grt_kernel_ctx* ctx) {
+  test_device* d = (test_device*)ctx->stream->device;
+  const grt_tensor* sh = ctx->inputs[1];
+  if (d->separate_host && !in_memory(&d->host_memory, grt_tensor_data(sh)))
+    return grt_status_new(GRT_INTERNAL, "TEST Reshape: its shape argument is not in host memory");
+  grt_shape out = {(int32_t)grt_tensor_num_elements(sh), {0}};
+  if (grt_tensor_rank(sh) != 1 || out.rank > GRT_MAX_RANK)
+    return grt_status_new(GRT_INVALID_ARGUMENT, "TEST Reshape: shape must be a short vector");
+  int64_t known = 1, unknown = -1, n = grt_tensor_num_elements(ctx->inputs[0]);
+  for (int32_t i = 0; i < out.rank; i++) {
+    out.dims[i] = grt_tensor_dtype(sh) == GRT_INT32 ? ((const int32_t*)grt_tensor_data(sh))[i]
+                                                    : ((const int64_t*)grt_tensor_data(sh))[i];
+    if (out.dims[i] == -1)
+      unknown = i;
+    else
+      known *= out.dims[i];
+  }
+  if (unknown >= 0 && known > 0) out.dims[unknown] = n / known;
+  grt_tensor* t;
+  grt_status* st = grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &out, &t);
+  if (!st && grt_tensor_num_elements(t) != n) {
+    grt_tensor_free(t);
+    return grt_status_new(GRT_INVALID_ARGUMENT, "TEST Reshape: %lld elements do not fit the shape",
+                          (long long)n);
+  }
+  return st ? st : queue_update(ctx, t, ctx->inputs[0], false);
+}
 
 /* ---- recording and replay --------------------------------------------------- */
 
@@ -716,6 +804,7 @@ static void device_free(grt_device* gd) {
     pthread_cond_destroy(&s->cv);
   }
   pthread_mutex_destroy(&d->memory.mu);
+  if (d->separate_host) pthread_mutex_destroy(&d->host_memory.mu);
   pthread_mutex_destroy(&d->cap_mu);
   free_works(d->rec_head);
   free(d);
@@ -723,10 +812,11 @@ static void device_free(grt_device* gd) {
 
 static void memory_stats(grt_device* gd, grt_memory_kind kind, size_t* in_use, size_t* peak) {
   test_device* d = (test_device*)gd;
-  pthread_mutex_lock(&d->memory.mu);
-  *in_use = d->memory.in_use;
-  *peak = d->memory.peak;
-  pthread_mutex_unlock(&d->memory.mu);
+  test_allocator* t = kind == GRT_MEMORY_HOST && d->separate_host ? &d->host_memory : &d->memory;
+  pthread_mutex_lock(&t->mu);
+  *in_use = t->in_use;
+  *peak = t->peak;
+  pthread_mutex_unlock(&t->mu);
 }
 
 static const grt_device_ops kDeviceOps = {
@@ -742,7 +832,19 @@ static const grt_device_ops kDeviceOps = {
 
 /* ---- options -------------------------------------------------------------- */
 
-enum { kOptCopyDelay = 0, kNumOpts = 1 };
+enum { kOptCopyDelay = 0, kOptSeparateHost = 1, kNumOpts = 2 };
+
+static grt_status* parse_bool(const char* v, bool* out) {
+  if (strcmp(v, "true") && strcmp(v, "false"))
+    return grt_status_new(GRT_INVALID_ARGUMENT, "'%s' is not true or false", v);
+  *out = strcmp(v, "true") == 0;
+  return NULL;
+}
+
+static grt_status* check_bool(const char* v) {
+  bool b;
+  return parse_bool(v, &b);
+}
 
 static grt_status* parse_delay(const char* v, long* out) {
   char* end;
@@ -763,6 +865,8 @@ static grt_status* check_delay(const char* v) {
 static const grt_backend_option kOptionList[kNumOpts] = {
     [kOptCopyDelay] = {"copy_delay_us", "integer 0 to 1000000", "300",
                        "microseconds a TEST stream waits before each copy", check_delay},
+    [kOptSeparateHost] = {"separate_host_memory", "bool", "false",
+                          "host memory from an allocator apart from device memory", check_bool},
 };
 static const grt_backend_options kOptions = {kOptionList, kNumOpts, NULL};
 
@@ -773,9 +877,15 @@ static grt_status* device_new(const grt_device_config* cfg, grt_device** out) {
     grt_status* st = parse_delay(cfg->options[kOptCopyDelay], &delay);
     if (st) return grt_status_prefix(st, "%s: option test.copy_delay_us", cfg->name);
   }
+  bool separate = false;
+  if (cfg->n_options > kOptSeparateHost) {
+    grt_status* st = parse_bool(cfg->options[kOptSeparateHost], &separate);
+    if (st) return grt_status_prefix(st, "%s: option test.separate_host_memory", cfg->name);
+  }
   test_device* d = calloc(1, sizeof *d);
   if (!d) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
   d->copy_delay_us = delay;
+  d->separate_host = separate;
   d->base.ops = &kDeviceOps;
   d->base.name = cfg->name;
   d->base.id = cfg->id;
@@ -787,6 +897,12 @@ static grt_status* device_new(const grt_device_config* cfg, grt_device** out) {
   pthread_mutex_init(&d->cap_mu, NULL);
   d->base.memory[GRT_MEMORY_DEVICE] = &d->memory.base;
   d->base.memory[GRT_MEMORY_HOST] = &d->memory.base;
+  if (separate) {
+    d->host_memory.base = (grt_allocator){"TEST host", mem_alloc, mem_free};
+    pthread_mutex_init(&d->host_memory.mu, NULL);
+    d->host_memory.live.prev = d->host_memory.live.next = &d->host_memory.live;
+    d->base.memory[GRT_MEMORY_HOST] = &d->host_memory.base;
+  }
   for (int k = 0; k < GRT_NUM_STREAM_KINDS; k++) {
     test_stream* s = &d->streams[k];
     pthread_mutex_init(&s->mu, NULL);
