@@ -157,7 +157,7 @@ TEST_F(Support, ArgMaxAndSparseXentOnGpuForFloats) {
   EXPECT_FALSE(grt_kernel_input_in_host_memory(Kernel(GRT_DEVICE_GPU), N("am"), 0));
   EXPECT_EQ(Mask("ami"), kCpu);
   EXPECT_EQ(Mask("xent"), kCpu | kGpu);
-  EXPECT_EQ(Mask("xent64"), kCpu);  // no float64 sparse xent on GPUs
+  EXPECT_EQ(Mask("xent64"), kCpu | kGpu);  // float64 too, as TensorFlow registers it
 }
 
 TEST_F(Support, ShapeOpsKeepTheirOutputOnTheHost) {
