@@ -6,10 +6,11 @@
  * softmax of each row (its maximum subtracted first, so large logits do not
  * overflow; the division by the sum is left to the output row) and
  * multiplies the block by v. The units run in parallel on the intra-op
- * pool, each range with its own scratch (the block, and K^T when k comes
- * untransposed: copied once per unit, a 1/TQ share of the unit's work).
+ * pool, each range with its own scratch: the block, and K^T laid out for
+ * the product (copied once per batch index a range meets, at most a 1/TQ
+ * share of a unit's work).
  *
- * The two products are one small register-blocked GEMM (4 rows x 16
+ * The two products are one small register-blocked GEMM (6 rows x 16
  * columns of accumulators, GCC's generic vectors, so each target_clones
  * copy gets its own width: one zmm per row with AVX-512, two ymm with AVX2)
  * over row-major operands: C = A B with B's rows contiguous, which is how
@@ -26,11 +27,23 @@
 
 GRT_CPU_VECTORIZE
 
+/* The products want fused multiply-adds: ISO C mode (-std=c11) turns
+ * contraction off, and target_clones' "avx512f" and "avx2" targets do not
+ * enable FMA, so this file clones for the x86-64-v4 and -v3 levels (both
+ * with FMA) instead of GRT_CPU_CLONES' targets. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#pragma GCC optimize("fp-contract=fast")
+#define ATTN_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define ATTN_CLONES
+#endif
+
 /* Query rows per unit: the block (TQ x Sk floats) stays in L2 for the
  * sequence lengths of the models (Sk of a few hundred to a few thousand). */
-#define TQ 32
-#define MR 4  /* rows of C per register block */
+#define TQ 48
+#define MR 6  /* rows of C per register block: 6 accumulators (12 ymm with AVX2) */
 #define NR 16 /* columns of C per register block: one vector */
+#define LANES 16
 
 typedef float vf __attribute__((vector_size(NR * sizeof(float)), aligned(4)));
 
@@ -42,42 +55,54 @@ __attribute__((always_inline)) static inline void small_gemm(int64_t m, int64_t 
                                                              int64_t ldc) {
   int64_t i = 0;
   for (; i + MR <= m; i += MR) {
-    const float *a0 = a + i * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
+    const float* ar[MR];
+    for (int r = 0; r < MR; r++) ar[r] = a + (i + r) * lda;
     int64_t j = 0;
     for (; j + NR <= n; j += NR) {
-      vf c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
+      vf c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0}, c4 = {0}, c5 = {0};
       for (int64_t p = 0; p < kk; p++) {
         const vf bv = *(const vf*)(b + p * ldb + j);
-        c0 += a0[p] * bv;
-        c1 += a1[p] * bv;
-        c2 += a2[p] * bv;
-        c3 += a3[p] * bv;
+        c0 += ar[0][p] * bv;
+        c1 += ar[1][p] * bv;
+        c2 += ar[2][p] * bv;
+        c3 += ar[3][p] * bv;
+        c4 += ar[4][p] * bv;
+        c5 += ar[5][p] * bv;
       }
       float* cr = c + i * ldc + j;
-      *(vf*)(cr) = c0;
+      *(vf*)cr = c0;
       *(vf*)(cr + ldc) = c1;
       *(vf*)(cr + 2 * ldc) = c2;
       *(vf*)(cr + 3 * ldc) = c3;
+      *(vf*)(cr + 4 * ldc) = c4;
+      *(vf*)(cr + 5 * ldc) = c5;
     }
     for (int64_t r = 0; r < MR && j < n; r++) {
       float* cr = c + (i + r) * ldc;
       for (int64_t jj = j; jj < n; jj++) cr[jj] = 0;
       for (int64_t p = 0; p < kk; p++)
-        for (int64_t jj = j; jj < n; jj++) cr[jj] += a[(i + r) * lda + p] * b[p * ldb + jj];
+        for (int64_t jj = j; jj < n; jj++) cr[jj] += ar[r][p] * b[p * ldb + jj];
     }
   }
+  /* The last m % MR rows, one at a time. */
   for (; i < m; i++) {
+    const float* ai = a + i * lda;
     float* cr = c + i * ldc;
-    for (int64_t jj = 0; jj < n; jj++) cr[jj] = 0;
-    for (int64_t p = 0; p < kk; p++) {
-      const float av = a[i * lda + p];
-      for (int64_t jj = 0; jj < n; jj++) cr[jj] += av * b[p * ldb + jj];
+    int64_t j = 0;
+    for (; j + NR <= n; j += NR) {
+      vf c0 = {0};
+      for (int64_t p = 0; p < kk; p++) c0 += ai[p] * *(const vf*)(b + p * ldb + j);
+      *(vf*)(cr + j) = c0;
     }
+    for (int64_t jj = j; jj < n; jj++) cr[jj] = 0;
+    for (int64_t p = 0; p < kk; p++)
+      for (int64_t jj = j; jj < n; jj++) cr[jj] += ai[p] * b[p * ldb + jj];
   }
 }
 
 /* Row s of n logits: s = s * scale + mask (mask stride ms: 0 broadcast,
- * 1 contiguous, or NULL), then e^(s - max); returns the sum. */
+ * 1 contiguous, or NULL), then e^(s - max); returns the sum. The max and
+ * the sum in LANES independent accumulators, so the loops vectorise. */
 __attribute__((always_inline)) static inline float softmax_row(float* s, int64_t n, float scale,
                                                                const float* mask, int64_t ms) {
   if (mask && ms == 1) {
@@ -87,13 +112,21 @@ __attribute__((always_inline)) static inline float softmax_row(float* s, int64_t
   } else {
     for (int64_t j = 0; j < n; j++) s[j] *= scale;
   }
+  float lane[LANES];
+  for (int k = 0; k < LANES; k++) lane[k] = s[0];
+  int64_t j = 0;
+  for (; j + LANES <= n; j += LANES)
+    for (int k = 0; k < LANES; k++) lane[k] = s[j + k] > lane[k] ? s[j + k] : lane[k];
   float m = s[0];
-  for (int64_t j = 1; j < n; j++) m = s[j] > m ? s[j] : m;
+  for (int k = 0; k < LANES; k++) m = lane[k] > m ? lane[k] : m;
+  for (; j < n; j++) m = s[j] > m ? s[j] : m;
+  for (j = 0; j < n; j++) s[j] = grt_cpu_expf(s[j] - m);
+  for (int k = 0; k < LANES; k++) lane[k] = 0;
+  for (j = 0; j + LANES <= n; j += LANES)
+    for (int k = 0; k < LANES; k++) lane[k] += s[j + k];
   float sum = 0;
-  for (int64_t j = 0; j < n; j++) {
-    s[j] = grt_cpu_expf(s[j] - m);
-    sum += s[j];
-  }
+  for (int k = 0; k < LANES; k++) sum += lane[k];
+  for (; j < n; j++) sum += s[j];
   return sum;
 }
 
@@ -115,45 +148,62 @@ typedef struct {
   atomic_bool oom;
 } attn_job;
 
-GRT_CPU_CLONES static void attention_unit(const attn_job* j, int64_t unit, float* block,
-                                          float* kt) {
-  int64_t b = unit / j->tiles, i0 = (unit % j->tiles) * TQ;
-  int64_t rows = j->sq - i0 < TQ ? j->sq - i0 : TQ;
+/* The row stride of K^T and of the block: Sk rounded up to whole vectors,
+ * the extra columns of K^T zero, so the first product has no column tail
+ * (the extra logits are never read). */
+static int64_t padded(int64_t sk) { return (sk + NR - 1) / NR * NR; }
+
+/* One unit. kt holds K^T of batch index *kt_batch (-1: none yet): units of
+ * one range that follow each other mostly share it. */
+ATTN_CLONES static void attention_unit(const attn_job* j, int64_t unit, float* block, float* kt,
+                                       int64_t* kt_batch) {
+  const int64_t bi = unit / j->tiles, i0 = (unit % j->tiles) * TQ;
+  const int64_t rows = j->sq - i0 < TQ ? j->sq - i0 : TQ;
   int64_t off[N_OPERANDS] = {0};
+  int64_t b = bi;
   for (int32_t a = j->brank - 1; a >= 0; a--) {
     int64_t idx = b % j->bdims[a];
     b /= j->bdims[a];
     for (int o = 0; o < N_OPERANDS; o++) off[o] += idx * j->bstride[o][a];
   }
-  const int64_t sk = j->sk, d = j->d, dv = j->dv;
+  const int64_t sk = j->sk, skp = padded(sk), d = j->d, dv = j->dv;
   const float* q = j->x[Q] + off[Q] + i0 * d;
   const float* k = j->x[K] + off[K];
   const float* v = j->x[V] + off[V];
-  if (j->adj_k) { /* k is [Sk, D]: K^T copied out, so B's rows are contiguous */
-    for (int64_t r = 0; r < sk; r++)
-      for (int64_t c = 0; c < d; c++) kt[c * sk + r] = k[r * d + c];
-    k = kt;
+  if (*kt_batch != off[K]) {
+    /* K^T [D, skp]: k transposed when it is [Sk, D], copied when [D, Sk]. */
+    if (j->adj_k) {
+      for (int64_t r = 0; r < sk; r++)
+        for (int64_t c = 0; c < d; c++) kt[c * skp + r] = k[r * d + c];
+    } else {
+      for (int64_t c = 0; c < d; c++) memcpy(kt + c * skp, k + c * sk, sizeof(float) * (size_t)sk);
+    }
+    for (int64_t c = 0; c < d; c++)
+      for (int64_t r = sk; r < skp; r++) kt[c * skp + r] = 0;
+    *kt_batch = off[K];
   }
-  small_gemm(rows, sk, d, q, d, k, sk, block, sk);
+  small_gemm(rows, skp, d, q, d, kt, skp, block, skp);
   float inv[TQ];
   for (int64_t r = 0; r < rows; r++) {
     const float* m = j->x[M] ? j->x[M] + off[M] + (i0 + r) * j->mq : NULL;
-    inv[r] = 1.0f / softmax_row(block + r * sk, sk, j->scale, m, j->mk);
+    inv[r] = 1.0f / softmax_row(block + r * skp, sk, j->scale, m, j->mk);
   }
-  float* out = j->out + (unit / j->tiles) * j->sq * dv + i0 * dv;
-  small_gemm(rows, dv, sk, block, sk, v, dv, out, dv);
+  float* out = j->out + bi * j->sq * dv + i0 * dv;
+  small_gemm(rows, dv, sk, block, skp, v, dv, out, dv);
   for (int64_t r = 0; r < rows; r++)
     for (int64_t c = 0; c < dv; c++) out[r * dv + c] *= inv[r];
 }
 
 static void attention_range(void* arg, int64_t u0, int64_t u1) {
   attn_job* j = arg;
-  float* block = malloc(sizeof(float) * (size_t)(TQ * j->sk + (j->adj_k ? j->sk * j->d : 0)));
+  const int64_t skp = padded(j->sk);
+  float* block = malloc(sizeof(float) * (size_t)(skp * (TQ + j->d)));
   if (!block) {
     atomic_store(&j->oom, true);
     return;
   }
-  for (int64_t u = u0; u < u1; u++) attention_unit(j, u, block, block + TQ * j->sk);
+  int64_t kt_batch = -1;
+  for (int64_t u = u0; u < u1; u++) attention_unit(j, u, block, block + TQ * skp, &kt_batch);
   free(block);
 }
 
@@ -264,6 +314,6 @@ grt_status* grt_cpu_attention(grt_kernel_ctx* ctx) {
                    &j);
   if (atomic_load(&j.oom))
     return GRT_ERROR(RESOURCE_EXHAUSTED, "no memory for the attention's %lld x %lld scratch",
-                     (long long)TQ, (long long)j.sk);
+                     (long long)(TQ + j.d), (long long)padded(j.sk));
   return NULL;
 }
