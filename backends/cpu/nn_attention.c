@@ -28,77 +28,107 @@
 GRT_CPU_VECTORIZE
 
 /* The products want fused multiply-adds: ISO C mode (-std=c11) turns
- * contraction off, and target_clones' "avx512f" and "avx2" targets do not
- * enable FMA, so this file clones for the x86-64-v4 and -v3 levels (both
- * with FMA) instead of GRT_CPU_CLONES' targets. */
+ * contraction off, and GRT_CPU_CLONES' "avx512f" and "avx2" targets do not
+ * enable FMA. So a unit is compiled three times, for the x86-64-v4 and -v3
+ * levels (both with FMA) and the baseline, and the kernel picks one per
+ * call (unit_fn). The register block differs too: 4 rows x 32 columns (8
+ * accumulators) where AVX-512 has 32 vector registers, 4 x 16 elsewhere
+ * (8 ymm with AVX2: the wide block would spill). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #pragma GCC optimize("fp-contract=fast")
-#define ATTN_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define ATTN_CLONES
+#define ATTN_X86 1
 #endif
 
 /* Query rows per unit: the block (TQ x Sk floats) stays in L2 for the
  * sequence lengths of the models (Sk of a few hundred to a few thousand). */
 #define TQ 48
-#define MR 6  /* rows of C per register block: 6 accumulators (12 ymm with AVX2) */
-#define NR 16 /* columns of C per register block: one vector */
+#define MR 4 /* rows of C per register block */
 #define LANES 16
+/* K^T's and the block's rows are padded to whole vectors of the widest. */
+#define PAD 16
 
-typedef float vf __attribute__((vector_size(NR * sizeof(float)), aligned(4)));
+/* One vector of W floats (aligned(4): loads and stores may be unaligned),
+ * per target: 16 with AVX-512, 8 with AVX2, 4 (SSE) at the baseline. */
+typedef float vf16 __attribute__((vector_size(64), aligned(4)));
+typedef float vf8 __attribute__((vector_size(32), aligned(4)));
+typedef float vf4 __attribute__((vector_size(16), aligned(4)));
 
-/* C[m x n] = A[m x kk] B[kk x n], rows lda / ldb / ldc floats apart.
- * Always inlined, so it is compiled for each clone's target. */
-__attribute__((always_inline)) static inline void small_gemm(int64_t m, int64_t n, int64_t kk,
-                                                             const float* a, int64_t lda,
-                                                             const float* b, int64_t ldb, float* c,
-                                                             int64_t ldc) {
-  int64_t i = 0;
-  for (; i + MR <= m; i += MR) {
-    const float* ar[MR];
-    for (int r = 0; r < MR; r++) ar[r] = a + (i + r) * lda;
-    int64_t j = 0;
-    for (; j + NR <= n; j += NR) {
-      vf c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0}, c4 = {0}, c5 = {0};
-      for (int64_t p = 0; p < kk; p++) {
-        const vf bv = *(const vf*)(b + p * ldb + j);
-        c0 += ar[0][p] * bv;
-        c1 += ar[1][p] * bv;
-        c2 += ar[2][p] * bv;
-        c3 += ar[3][p] * bv;
-        c4 += ar[4][p] * bv;
-        c5 += ar[5][p] * bv;
-      }
-      float* cr = c + i * ldc + j;
-      *(vf*)cr = c0;
-      *(vf*)(cr + ldc) = c1;
-      *(vf*)(cr + 2 * ldc) = c2;
-      *(vf*)(cr + 3 * ldc) = c3;
-      *(vf*)(cr + 4 * ldc) = c4;
-      *(vf*)(cr + 5 * ldc) = c5;
-    }
-    for (int64_t r = 0; r < MR && j < n; r++) {
-      float* cr = c + (i + r) * ldc;
-      for (int64_t jj = j; jj < n; jj++) cr[jj] = 0;
-      for (int64_t p = 0; p < kk; p++)
-        for (int64_t jj = j; jj < n; jj++) cr[jj] += ar[r][p] * b[p * ldb + jj];
-    }
+/* small_gemm_W: C[m x n] = A[m x kk] B[kk x n], rows lda / ldb / ldc
+ * floats apart, in blocks of MR rows x 2 vectors (8 accumulators), then one
+ * vector, then scalars. Always inlined, so it is compiled for the target
+ * of the unit that calls it. */
+#define SMALL_GEMM(W, VT)                                                                          \
+  __attribute__((always_inline)) static inline void small_gemm_##W(                                \
+      int64_t m, int64_t n, int64_t kk, const float* a, int64_t lda, const float* b, int64_t ldb,  \
+      float* c, int64_t ldc) {                                                                     \
+    int64_t i = 0;                                                                                 \
+    for (; i + MR <= m; i += MR) {                                                                 \
+      const float *a0 = a + i * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;               \
+      int64_t j = 0;                                                                               \
+      for (; j + 2 * W <= n; j += 2 * W) {                                                         \
+        VT c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0}; \
+        for (int64_t p = 0; p < kk; p++) {                                                         \
+          const VT b0 = *(const VT*)(b + p * ldb + j), b1 = *(const VT*)(b + p * ldb + j + W);     \
+          c00 += a0[p] * b0;                                                                       \
+          c01 += a0[p] * b1;                                                                       \
+          c10 += a1[p] * b0;                                                                       \
+          c11 += a1[p] * b1;                                                                       \
+          c20 += a2[p] * b0;                                                                       \
+          c21 += a2[p] * b1;                                                                       \
+          c30 += a3[p] * b0;                                                                       \
+          c31 += a3[p] * b1;                                                                       \
+        }                                                                                          \
+        float* cr = c + i * ldc + j;                                                               \
+        *(VT*)cr = c00;                                                                            \
+        *(VT*)(cr + W) = c01;                                                                      \
+        *(VT*)(cr + ldc) = c10;                                                                    \
+        *(VT*)(cr + ldc + W) = c11;                                                                \
+        *(VT*)(cr + 2 * ldc) = c20;                                                                \
+        *(VT*)(cr + 2 * ldc + W) = c21;                                                            \
+        *(VT*)(cr + 3 * ldc) = c30;                                                                \
+        *(VT*)(cr + 3 * ldc + W) = c31;                                                            \
+      }                                                                                            \
+      for (; j + W <= n; j += W) {                                                                 \
+        VT c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};                                                 \
+        for (int64_t p = 0; p < kk; p++) {                                                         \
+          const VT bv = *(const VT*)(b + p * ldb + j);                                             \
+          c0 += a0[p] * bv;                                                                        \
+          c1 += a1[p] * bv;                                                                        \
+          c2 += a2[p] * bv;                                                                        \
+          c3 += a3[p] * bv;                                                                        \
+        }                                                                                          \
+        float* cr = c + i * ldc + j;                                                               \
+        *(VT*)cr = c0;                                                                             \
+        *(VT*)(cr + ldc) = c1;                                                                     \
+        *(VT*)(cr + 2 * ldc) = c2;                                                                 \
+        *(VT*)(cr + 3 * ldc) = c3;                                                                 \
+      }                                                                                            \
+      for (int64_t r = 0; r < MR && j < n; r++) {                                                  \
+        const float* ar = a + (i + r) * lda;                                                       \
+        float* cr = c + (i + r) * ldc;                                                             \
+        for (int64_t jj = j; jj < n; jj++) cr[jj] = 0;                                             \
+        for (int64_t p = 0; p < kk; p++)                                                           \
+          for (int64_t jj = j; jj < n; jj++) cr[jj] += ar[p] * b[p * ldb + jj];                    \
+      }                                                                                            \
+    }                                                                                              \
+    /* The last m % MR rows, one at a time. */                                                     \
+    for (; i < m; i++) {                                                                           \
+      const float* ai = a + i * lda;                                                               \
+      float* cr = c + i * ldc;                                                                     \
+      int64_t j = 0;                                                                               \
+      for (; j + W <= n; j += W) {                                                                 \
+        VT c0 = {0};                                                                               \
+        for (int64_t p = 0; p < kk; p++) c0 += ai[p] * *(const VT*)(b + p * ldb + j);              \
+        *(VT*)(cr + j) = c0;                                                                       \
+      }                                                                                            \
+      for (int64_t jj = j; jj < n; jj++) cr[jj] = 0;                                               \
+      for (int64_t p = 0; p < kk; p++)                                                             \
+        for (int64_t jj = j; jj < n; jj++) cr[jj] += ai[p] * b[p * ldb + jj];                      \
+    }                                                                                              \
   }
-  /* The last m % MR rows, one at a time. */
-  for (; i < m; i++) {
-    const float* ai = a + i * lda;
-    float* cr = c + i * ldc;
-    int64_t j = 0;
-    for (; j + NR <= n; j += NR) {
-      vf c0 = {0};
-      for (int64_t p = 0; p < kk; p++) c0 += ai[p] * *(const vf*)(b + p * ldb + j);
-      *(vf*)(cr + j) = c0;
-    }
-    for (int64_t jj = j; jj < n; jj++) cr[jj] = 0;
-    for (int64_t p = 0; p < kk; p++)
-      for (int64_t jj = j; jj < n; jj++) cr[jj] += ai[p] * b[p * ldb + jj];
-  }
-}
+SMALL_GEMM(16, vf16)
+SMALL_GEMM(8, vf8)
+SMALL_GEMM(4, vf4)
 
 /* Row s of n logits: s = s * scale + mask (mask stride ms: 0 broadcast,
  * 1 contiguous, or NULL), then e^(s - max); returns the sum. The max and
@@ -134,7 +164,7 @@ __attribute__((always_inline)) static inline float softmax_row(float* s, int64_t
  * in elements per batch dim of the output, 0 where the operand broadcasts. */
 enum { Q, K, V, M, N_OPERANDS };
 
-typedef struct {
+typedef struct attn_job {
   const float* x[N_OPERANDS]; /* x[M] NULL without a mask */
   float* out;
   int32_t brank;
@@ -145,18 +175,26 @@ typedef struct {
   bool adj_k;
   float scale;
   int64_t tiles; /* query tiles per batch index */
+  void (*unit)(const struct attn_job* j, int64_t unit, float* block, float* kt, int64_t* kt_batch);
   atomic_bool oom;
 } attn_job;
+
+/* small_gemm_W for a width known once inlined. */
+#define GEMM(width, ...)                     \
+  (width == 16  ? small_gemm_16(__VA_ARGS__) \
+   : width == 8 ? small_gemm_8(__VA_ARGS__)  \
+                : small_gemm_4(__VA_ARGS__))
 
 /* The row stride of K^T and of the block: Sk rounded up to whole vectors,
  * the extra columns of K^T zero, so the first product has no column tail
  * (the extra logits are never read). */
-static int64_t padded(int64_t sk) { return (sk + NR - 1) / NR * NR; }
+static int64_t padded(int64_t sk) { return (sk + PAD - 1) / PAD * PAD; }
 
 /* One unit. kt holds K^T of batch index *kt_batch (-1: none yet): units of
  * one range that follow each other mostly share it. */
-ATTN_CLONES static void attention_unit(const attn_job* j, int64_t unit, float* block, float* kt,
-                                       int64_t* kt_batch) {
+__attribute__((always_inline)) static inline void attention_unit(const attn_job* j, int64_t unit,
+                                                                 float* block, float* kt,
+                                                                 int64_t* kt_batch, int width) {
   const int64_t bi = unit / j->tiles, i0 = (unit % j->tiles) * TQ;
   const int64_t rows = j->sq - i0 < TQ ? j->sq - i0 : TQ;
   int64_t off[N_OPERANDS] = {0};
@@ -182,16 +220,43 @@ ATTN_CLONES static void attention_unit(const attn_job* j, int64_t unit, float* b
       for (int64_t r = sk; r < skp; r++) kt[c * skp + r] = 0;
     *kt_batch = off[K];
   }
-  small_gemm(rows, skp, d, q, d, kt, skp, block, skp);
+  GEMM(width, rows, skp, d, q, d, kt, skp, block, skp);
   float inv[TQ];
   for (int64_t r = 0; r < rows; r++) {
     const float* m = j->x[M] ? j->x[M] + off[M] + (i0 + r) * j->mq : NULL;
     inv[r] = 1.0f / softmax_row(block + r * skp, sk, j->scale, m, j->mk);
   }
   float* out = j->out + bi * j->sq * dv + i0 * dv;
-  small_gemm(rows, dv, sk, block, skp, v, dv, out, dv);
+  GEMM(width, rows, dv, sk, block, skp, v, dv, out, dv);
   for (int64_t r = 0; r < rows; r++)
     for (int64_t c = 0; c < dv; c++) out[r * dv + c] *= inv[r];
+}
+
+typedef void (*unit_fn)(const attn_job* j, int64_t unit, float* block, float* kt,
+                        int64_t* kt_batch);
+
+#ifdef ATTN_X86
+__attribute__((target("arch=x86-64-v4"))) static void unit_v4(const attn_job* j, int64_t unit,
+                                                              float* block, float* kt,
+                                                              int64_t* kt_batch) {
+  attention_unit(j, unit, block, kt, kt_batch, 16);
+}
+__attribute__((target("arch=x86-64-v3"))) static void unit_v3(const attn_job* j, int64_t unit,
+                                                              float* block, float* kt,
+                                                              int64_t* kt_batch) {
+  attention_unit(j, unit, block, kt, kt_batch, 8);
+}
+#endif
+static void unit_base(const attn_job* j, int64_t unit, float* block, float* kt, int64_t* kt_batch) {
+  attention_unit(j, unit, block, kt, kt_batch, false);
+}
+
+static unit_fn pick_unit(void) {
+#ifdef ATTN_X86
+  if (__builtin_cpu_supports("x86-64-v4")) return unit_v4;
+  if (__builtin_cpu_supports("x86-64-v3")) return unit_v3;
+#endif
+  return unit_base;
 }
 
 static void attention_range(void* arg, int64_t u0, int64_t u1) {
@@ -203,7 +268,7 @@ static void attention_range(void* arg, int64_t u0, int64_t u1) {
     return;
   }
   int64_t kt_batch = -1;
-  for (int64_t u = u0; u < u1; u++) attention_unit(j, u, block, block + TQ * skp, &kt_batch);
+  for (int64_t u = u0; u < u1; u++) j->unit(j, u, block, block + TQ * skp, &kt_batch);
   free(block);
 }
 
@@ -309,6 +374,7 @@ grt_status* grt_cpu_attention(grt_kernel_ctx* ctx) {
   }
   j.out = grt_tensor_data(out);
   j.tiles = (j.sq + TQ - 1) / TQ;
+  j.unit = pick_unit();
   atomic_init(&j.oom, false);
   grt_parallel_for(ctx->intra_op, batch * j.tiles, TQ * j.sk * (j.d + j.dv + 8), attention_range,
                    &j);
