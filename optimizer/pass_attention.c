@@ -62,8 +62,8 @@ static bool is_product(const grt_opt_ctx* c, int32_t i, bool* ta, bool* tb) {
   return false;
 }
 
-/* Node i is a float32 Const of one element whose rank is no more than
- * `other`'s (so multiplying by it does not add dims): its value in *f. */
+/* Whether k is a float32 Const of one element whose rank is no more than
+ * `other`'s (so multiplying by it adds no dims): its value in *f. */
 static bool scalar_factor(const grt_opt_ctx* c, grt_sm_value k, grt_sm_value other, float* f) {
   if (k.port != 0 || other.node < 0 || !grt_sm_const_scalar(c, k.node, f)) return false;
   const grt_shape* os = grt_opt_output_shape(c, other.node, other.port);
@@ -96,8 +96,8 @@ static grt_sm_value strip_scale(const grt_opt_ctx* c, grt_sm_value x, int32_t li
   return grt_sm_input(c, x.node, 0);
 }
 
-/* perm of a Transpose node when it swaps the last two dims of a rank >= 2
- * value and keeps the others in place. */
+/* Whether Transpose node t's constant perm swaps the last two dims and
+ * keeps the others in place. */
 static bool swaps_last_two(const grt_opt_ctx* c, int32_t t) {
   grt_sm_value p = grt_sm_input(c, t, 1);
   const grt_tensor* perm = p.node >= 0 ? grt_opt_const_value(c, p.node) : NULL;

@@ -10,11 +10,10 @@
  * the product (copied once per batch index a range meets, at most a 1/TQ
  * share of a unit's work).
  *
- * The two products are one small register-blocked GEMM (6 rows x 16
- * columns of accumulators, GCC's generic vectors, so each target_clones
- * copy gets its own width: one zmm per row with AVX-512, two ymm with AVX2)
- * over row-major operands: C = A B with B's rows contiguous, which is how
- * K^T [D, Sk] and v [Sk, Dv] are laid out. float32. */
+ * The two products are one small register-blocked GEMM (small_gemm_W, in
+ * GCC's generic vectors of the unit's target width) over row-major
+ * operands: C = A B with B's rows contiguous, which is how K^T [D, Sk] and
+ * v [Sk, Dv] are laid out. float32. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,8 +189,9 @@ typedef struct attn_job {
  * (the extra logits are never read). */
 static int64_t padded(int64_t sk) { return (sk + PAD - 1) / PAD * PAD; }
 
-/* One unit. kt holds K^T of batch index *kt_batch (-1: none yet): units of
- * one range that follow each other mostly share it. */
+/* One unit, its products in vectors of `width` floats. kt holds K^T of the
+ * k matrix at element offset *kt_batch (-1: none yet): the units of one
+ * range mostly follow each other through one batch index's query tiles. */
 __attribute__((always_inline)) static inline void attention_unit(const attn_job* j, int64_t unit,
                                                                  float* block, float* kt,
                                                                  int64_t* kt_batch, int width) {
@@ -248,7 +248,7 @@ __attribute__((target("arch=x86-64-v3"))) static void unit_v3(const attn_job* j,
 }
 #endif
 static void unit_base(const attn_job* j, int64_t unit, float* block, float* kt, int64_t* kt_batch) {
-  attention_unit(j, unit, block, kt, kt_batch, false);
+  attention_unit(j, unit, block, kt, kt_batch, 4);
 }
 
 static unit_fn pick_unit(void) {
