@@ -16,10 +16,6 @@
  *     of the heads' reshape), v [..., Sk, Dv]; the batch dims broadcast
  *     as BatchMatMul's do; num_mask 0 or 1 masks, added to the logits they
  *     broadcast to ([..., Sq, Sk]) before the softmax. Output [..., Sq, Dv].
- *     seq_first: q [Sq, N, D], k [Sk, N, D] (adj_k), v [Sk, N, Dv] and the
- *     output [Sq, N, Dv], N matrices interleaved row by row: the layout of
- *     the heads' reshape, read and written in place of the Transposes to
- *     and from [N, S, D] the exporters put around attention.
  *
  * float32 only: the CPU kernels are the only ones (no GPU rows). */
 #include "base/shape.h"
@@ -65,24 +61,6 @@ static grt_status* dims_agree(int64_t a, int64_t b, const char* what) {
   return NULL;
 }
 
-/* seq_first: q [Sq, N, D], k [Sk, N, D], v [Sk, N, Dv]; output [Sq, N, Dv]. */
-static grt_status* infer_seq_first(grt_shape_ctx* c, bool adj_k) {
-  if (!adj_k) return GRT_ERROR(INVALID_ARGUMENT, "seq_first takes k as [Sk, N, D]: adj_k true");
-  for (int32_t i = 0; i < 3; i++) GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, i, 3));
-  const grt_shape *q = &c->input_shapes[0], *k = &c->input_shapes[1], *v = &c->input_shapes[2];
-  if (q->rank < 0 || k->rank < 0 || v->rank < 0)
-    return grt_infer_unknown_dims(3, &c->output_shapes[0]);
-  int64_t n = -1, dims[3];
-  for (int32_t i = 0; i < 3; i++)
-    GRT_RETURN_IF_ERROR(grt_infer_merge_dim(n, c->input_shapes[i].dims[1], "matrix counts", &n));
-  GRT_RETURN_IF_ERROR(dims_agree(q->dims[2], k->dims[2], "depths of q and k"));
-  GRT_RETURN_IF_ERROR(dims_agree(k->dims[0], v->dims[0], "key counts of k and v"));
-  dims[0] = q->dims[0];
-  dims[1] = n;
-  dims[2] = v->dims[2];
-  return grt_infer_make(3, dims, &c->output_shapes[0]);
-}
-
 /* Output: the broadcast batch dims of q, k and v, then [Sq, Dv]; the depth
  * of q and k and the key count of k and v must agree where known. */
 static grt_status* infer_attention(grt_shape_ctx* c) {
@@ -92,10 +70,8 @@ static grt_status* infer_attention(grt_shape_ctx* c) {
     return GRT_ERROR(INVALID_ARGUMENT, "num_mask is %lld; at most one mask is taken",
                      (long long)n_mask);
   GRT_RETURN_IF_ERROR(grt_infer_need(c, 3 + (int32_t)n_mask, 1));
-  bool adj_k, seq_first;
+  bool adj_k;
   GRT_RETURN_IF_ERROR(grt_infer_attr_bool(c, "adj_k", &adj_k));
-  GRT_RETURN_IF_ERROR(grt_infer_attr_bool(c, "seq_first", &seq_first));
-  if (seq_first) return infer_seq_first(c, adj_k);
   for (int32_t i = 0; i < 3; i++) GRT_RETURN_IF_ERROR(grt_infer_with_rank_at_least(c, i, 2));
   const grt_shape *q = &c->input_shapes[0], *k = &c->input_shapes[1], *v = &c->input_shapes[2];
   GRT_RETURN_IF_ERROR(
@@ -126,9 +102,8 @@ static const grt_op_spec kRows[] = {
     {"_Gelu", "features: T", "activations: T", "T: {float32}; approximate: bool = false", 0,
      grt_infer_unchanged},
     {"_ScaledDotProductAttention", "q: T, k: T, v: T, mask: num_mask * T", "output: T",
-     "T: {float32}; scale: float = 1.0; adj_k: bool = true; seq_first: bool = false; "
-     "num_mask: int >= 0 = 0",
-     0, infer_attention},
+     "T: {float32}; scale: float = 1.0; adj_k: bool = true; num_mask: int >= 0 = 0", 0,
+     infer_attention},
 };
 
 GRT_OP_TABLE(grt_ops_fused_seq, "fused_seq", kRows);

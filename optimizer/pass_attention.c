@@ -17,9 +17,7 @@
  * divides Q by sqrt(D) before the product), of K^T, or of the product, by a
  * float32 scalar Const; several multiply. The mask is an Add of the scaled
  * product and a float32 tensor no larger than the logits (each dim 1 or the
- * logits' known dim), so the sum has the product's shape. Where the torch
- * exports' Transposes of the heads surround the block, they are swallowed
- * too (absorb_heads, the op's seq_first).
+ * logits' known dim), so the sum has the product's shape.
  *
  * Every node of the chain but the last is read only by the next one (a
  * fetched or shared intermediate leaves the chain as written), all on one
@@ -37,9 +35,9 @@ static const char* const kBatchMatMul[] = {"BatchMatMul", "BatchMatMulV2", NULL}
 
 typedef struct {
   grt_sm_value q, k, v, mask; /* mask.node -1: none */
-  bool adj_k, seq_first;
+  bool adj_k;
   float scale;
-  int32_t members[16];
+  int32_t members[10];
   int32_t n;
   int32_t end;
 } attn_match;
@@ -115,56 +113,6 @@ static bool swaps_last_two(const grt_opt_ctx* c, int32_t t) {
   return true;
 }
 
-/* Whether node t is a Transpose by the constant perm `want` (3 entries). */
-static bool transpose_by(const grt_opt_ctx* c, int32_t t, const int64_t* want) {
-  if (!grt_sm_is(c, t, "Transpose")) return false;
-  grt_sm_value p = grt_sm_input(c, t, 1);
-  const grt_tensor* perm = p.node >= 0 ? grt_opt_const_value(c, p.node) : NULL;
-  if (!perm || grt_tensor_num_elements(perm) != 3) return false;
-  for (int64_t i = 0; i < 3; i++) {
-    int64_t v = perm->dtype == GRT_INT32   ? ((const int32_t*)grt_tensor_data(perm))[i]
-                : perm->dtype == GRT_INT64 ? ((const int64_t*)grt_tensor_data(perm))[i]
-                                           : -1;
-    if (v != want[i]) return false;
-  }
-  return true;
-}
-
-/* Whether x is output 0 of a Transpose by `want` that the chain may swallow. */
-static bool transposed(const grt_opt_ctx* c, grt_sm_value x, const int64_t* want, int32_t like) {
-  return x.port == 0 && transpose_by(c, x.node, want) && grt_sm_inner(c, x.node, like);
-}
-
-/* The exporters' heads around attention: q and v Transposes [1, 0, 2] of
- * the [S, N, D] reshape, K^T a Transpose [1, 2, 0] of it, and the output
- * Transposed back by [1, 0, 2]. When all four are there and the chain may
- * swallow them, the fused op reads and writes the [S, N, D] layout itself
- * (seq_first) and the output Transpose is the node it replaces. */
-static void absorb_heads(const grt_opt_ctx* c, int32_t sm, attn_match* m) {
-  static const int64_t kSwap01[3] = {1, 0, 2}, kToKt[3] = {1, 2, 0};
-  const int32_t p2 = m->end, out = grt_sm_only_use(c, p2);
-  grt_sm_value p2v = {p2, 0};
-  if (m->adj_k || m->n + 4 > 16 || !grt_sm_inner(c, p2, sm) || !transpose_by(c, out, kSwap01))
-    return;
-  if (!transposed(c, m->q, kSwap01, sm) || !transposed(c, m->k, kToKt, sm) ||
-      !transposed(c, m->v, kSwap01, sm))
-    return;
-  grt_sm_value outv = {out, 0};
-  if (!grt_sm_same(grt_sm_input(c, out, 0), p2v) || grt_opt_is_fixed(c, out) ||
-      grt_opt_node(c, out)->n_controls > 0 ||
-      grt_opt_output_type(c, outv.node, outv.port) != GRT_FLOAT32)
-    return;
-  grt_sm_value* ins[3] = {&m->q, &m->k, &m->v};
-  for (int32_t i = 0; i < 3; i++) {
-    m->members[m->n++] = ins[i]->node;
-    *ins[i] = grt_sm_input(c, ins[i]->node, 0);
-  }
-  m->members[m->n++] = p2;
-  m->end = out;
-  m->adj_k = true;
-  m->seq_first = true;
-}
-
 /* The mask may be added when it broadcasts to the logits without growing
  * them: rank no larger, each dim 1 or the logits' known dim. */
 static bool mask_fits(const grt_opt_ctx* c, grt_sm_value mask, int32_t logits) {
@@ -227,22 +175,21 @@ static bool match(const grt_opt_ctx* c, int32_t sm, attn_match* m) {
     m->k = kt;
     m->adj_k = false;
   }
-  m->end = p2;
-  absorb_heads(c, sm, m);
   grt_sm_value in[3] = {m->q, m->k, m->v};
   for (int32_t i = 0; i < 3; i++)
     if (in[i].node < 0 || grt_opt_output_type(c, in[i].node, in[i].port) != GRT_FLOAT32)
       return false;
-  const grt_node* end = grt_opt_node(c, m->end);
-  return !grt_opt_is_fixed(c, m->end) && end->n_controls == 0 && end->sig.n_outputs == 1 &&
-         grt_opt_output_type(c, m->end, 0) == GRT_FLOAT32 &&
+  m->end = p2;
+  const grt_node* end = grt_opt_node(c, p2);
+  return !grt_opt_is_fixed(c, p2) && end->n_controls == 0 && end->sig.n_outputs == 1 &&
+         grt_opt_output_type(c, p2, 0) == GRT_FLOAT32 &&
          strcmp(end->device, grt_opt_node(c, sm)->device) == 0 &&
          grt_opt_has_kernel(grt_opt_device_type(c, sm), "_ScaledDotProductAttention", "T",
                             GRT_FLOAT32);
 }
 
 grt_status* grt_opt_pass_attention(grt_opt_ctx* c) {
-  int32_t n = grt_opt_num_nodes(c), fused = 0, masked = 0, heads = 0;
+  int32_t n = grt_opt_num_nodes(c), fused = 0, masked = 0;
   for (int32_t i = 0; i < n; i++) {
     attn_match m;
     if (!grt_sm_is(c, i, "Softmax") || !match(c, i, &m)) continue;
@@ -256,7 +203,6 @@ grt_status* grt_opt_pass_attention(grt_opt_ctx* c) {
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(g, a, "T", GRT_FLOAT32));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_float(g, a, "scale", m.scale));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_bool(g, a, "adj_k", m.adj_k));
-    GRT_RETURN_IF_ERROR(grt_graph_set_attr_bool(g, a, "seq_first", m.seq_first));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_int(g, a, "num_mask", m.mask.node >= 0 ? 1 : 0));
     GRT_RETURN_IF_ERROR(grt_opt_replace_uses(c, m.end, 0, a, 0, true, true));
     for (int32_t k = 0; k < m.n; k++) grt_opt_kill(c, m.members[k]);
@@ -264,13 +210,10 @@ grt_status* grt_opt_pass_attention(grt_opt_ctx* c) {
     grt_opt_take_name(c, a, m.end);
     fused++;
     masked += m.mask.node >= 0;
-    heads += m.seq_first;
   }
   grt_opt_count(c, fused);
   if (fused)
-    grt_opt_detail(c,
-                   "%d attention blocks (%d masked, %d with their heads' Transposes) into "
-                   "_ScaledDotProductAttention",
-                   (int)fused, (int)masked, (int)heads);
+    grt_opt_detail(c, "%d attention blocks (%d masked) into _ScaledDotProductAttention", (int)fused,
+                   (int)masked);
   return NULL;
 }

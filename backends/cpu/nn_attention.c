@@ -171,9 +171,6 @@ typedef struct attn_job {
   int64_t bstride[N_OPERANDS][GRT_MAX_RANK];
   int64_t mq, mk; /* the mask's strides over query rows and keys */
   int64_t sq, sk, d, dv;
-  /* Row strides (floats) of q, k, v and the output, and the output's
-   * stride per batch index: dense matrices, or seq_first's interleaved ones. */
-  int64_t ld[N_OPERANDS], ld_out, out_batch;
   bool adj_k;
   float scale;
   int64_t tiles; /* query tiles per batch index */
@@ -208,32 +205,31 @@ __attribute__((always_inline)) static inline void attention_unit(const attn_job*
     for (int o = 0; o < N_OPERANDS; o++) off[o] += idx * j->bstride[o][a];
   }
   const int64_t sk = j->sk, skp = padded(sk), d = j->d, dv = j->dv;
-  const int64_t ldq = j->ld[Q], ldk = j->ld[K], ldv = j->ld[V], ldo = j->ld_out;
-  const float* q = j->x[Q] + off[Q] + i0 * ldq;
+  const float* q = j->x[Q] + off[Q] + i0 * d;
   const float* k = j->x[K] + off[K];
   const float* v = j->x[V] + off[V];
   if (*kt_batch != off[K]) {
     /* K^T [D, skp]: k transposed when it is [Sk, D], copied when [D, Sk]. */
     if (j->adj_k) {
       for (int64_t r = 0; r < sk; r++)
-        for (int64_t c = 0; c < d; c++) kt[c * skp + r] = k[r * ldk + c];
+        for (int64_t c = 0; c < d; c++) kt[c * skp + r] = k[r * d + c];
     } else {
-      for (int64_t c = 0; c < d; c++) memcpy(kt + c * skp, k + c * ldk, sizeof(float) * (size_t)sk);
+      for (int64_t c = 0; c < d; c++) memcpy(kt + c * skp, k + c * sk, sizeof(float) * (size_t)sk);
     }
     for (int64_t c = 0; c < d; c++)
       for (int64_t r = sk; r < skp; r++) kt[c * skp + r] = 0;
     *kt_batch = off[K];
   }
-  GEMM(width, rows, skp, d, q, ldq, kt, skp, block, skp);
+  GEMM(width, rows, skp, d, q, d, kt, skp, block, skp);
   float inv[TQ];
   for (int64_t r = 0; r < rows; r++) {
     const float* m = j->x[M] ? j->x[M] + off[M] + (i0 + r) * j->mq : NULL;
     inv[r] = 1.0f / softmax_row(block + r * skp, sk, j->scale, m, j->mk);
   }
-  float* out = j->out + bi * j->out_batch + i0 * ldo;
-  GEMM(width, rows, dv, sk, block, skp, v, ldv, out, ldo);
+  float* out = j->out + bi * j->sq * dv + i0 * dv;
+  GEMM(width, rows, dv, sk, block, skp, v, dv, out, dv);
   for (int64_t r = 0; r < rows; r++)
-    for (int64_t c = 0; c < dv; c++) out[r * ldo + c] *= inv[r];
+    for (int64_t c = 0; c < dv; c++) out[r * dv + c] *= inv[r];
 }
 
 typedef void (*unit_fn)(const attn_job* j, int64_t unit, float* block, float* kt,
@@ -297,22 +293,30 @@ static grt_status* batch_strides(const grt_tensor* t, const char* what, int32_t 
   return NULL;
 }
 
-/* q [..., Sq, D], k [..., Sk, D] (adj_k) or [..., D, Sk], v [..., Sk, Dv]:
- * dense matrices, the batch dims broadcast. */
-static grt_status* dense_layout(grt_tensor* const* in, attn_job* j) {
-  const grt_shape *qs = &in[Q]->shape, *ks = &in[K]->shape, *vs = &in[V]->shape;
-  const bool adj_k = j->adj_k;
+grt_status* grt_cpu_attention(grt_kernel_ctx* ctx) {
+  const grt_tensor *q = ctx->inputs[0], *k = ctx->inputs[1], *v = ctx->inputs[2];
+  const grt_tensor* mask = ctx->n_inputs > 3 ? ctx->inputs[3] : NULL;
+  for (int32_t i = 0; i < ctx->n_inputs; i++)
+    if (ctx->inputs[i]->dtype != GRT_FLOAT32) return grt_cpu_no_kernel(ctx, ctx->inputs[i]->dtype);
+  const grt_attr_value* adj = grt_kernel_attr(ctx, "adj_k");
+  const bool adj_k = !adj || adj->type != GRT_ATTR_BOOL || adj->u.b; /* the op's default: true */
+  float scale;
+  GRT_RETURN_IF_ERROR(grt_kernel_attr_float(ctx, "scale", &scale));
+  const grt_shape *qs = &q->shape, *ks = &k->shape, *vs = &v->shape;
   if (qs->rank < 2 || ks->rank < 2 || vs->rank < 2) {
     char bq[GRT_SHAPE_STR_MAX], bk[GRT_SHAPE_STR_MAX], bv[GRT_SHAPE_STR_MAX];
     return GRT_ERROR(INVALID_ARGUMENT, "q %s, k %s and v %s must have rank >= 2",
                      grt_cpu_shape_str(qs, bq), grt_cpu_shape_str(ks, bk),
                      grt_cpu_shape_str(vs, bv));
   }
-  j->sq = qs->dims[qs->rank - 2];
-  j->d = qs->dims[qs->rank - 1];
-  j->sk = ks->dims[ks->rank - (adj_k ? 2 : 1)];
-  j->dv = vs->dims[vs->rank - 1];
-  if (ks->dims[ks->rank - (adj_k ? 1 : 2)] != j->d || vs->dims[vs->rank - 2] != j->sk) {
+  attn_job j = {.x = {grt_tensor_data(q), grt_tensor_data(k), grt_tensor_data(v), NULL},
+                .adj_k = adj_k,
+                .scale = scale};
+  j.sq = qs->dims[qs->rank - 2];
+  j.d = qs->dims[qs->rank - 1];
+  j.sk = ks->dims[ks->rank - (adj_k ? 2 : 1)];
+  j.dv = vs->dims[vs->rank - 1];
+  if (ks->dims[ks->rank - (adj_k ? 1 : 2)] != j.d || vs->dims[vs->rank - 2] != j.sk) {
     char bq[GRT_SHAPE_STR_MAX], bk[GRT_SHAPE_STR_MAX], bv[GRT_SHAPE_STR_MAX];
     return GRT_ERROR(INVALID_ARGUMENT,
                      "q %s, k %s (adj_k=%s) and v %s: the depths of q and k or the key counts of "
@@ -321,74 +325,20 @@ static grt_status* dense_layout(grt_tensor* const* in, attn_job* j) {
                      grt_cpu_shape_str(vs, bv));
   }
   /* The output's batch dims: q's, k's and v's broadcast. */
-  j->brank = qs->rank - 2;
-  if (ks->rank - 2 > j->brank) j->brank = ks->rank - 2;
-  if (vs->rank - 2 > j->brank) j->brank = vs->rank - 2;
+  j.brank = qs->rank - 2;
+  if (ks->rank - 2 > j.brank) j.brank = ks->rank - 2;
+  if (vs->rank - 2 > j.brank) j.brank = vs->rank - 2;
   const grt_shape* ops[3] = {qs, ks, vs};
-  for (int32_t a = 0; a < j->brank; a++) {
-    j->bdims[a] = 1;
+  for (int32_t a = 0; a < j.brank; a++) {
+    j.bdims[a] = 1;
     for (int o = 0; o < 3; o++) {
-      int32_t ti = a - (j->brank - (ops[o]->rank - 2));
-      if (ti >= 0 && ops[o]->dims[ti] != 1) j->bdims[a] = ops[o]->dims[ti];
+      int32_t ti = a - (j.brank - (ops[o]->rank - 2));
+      if (ti >= 0 && ops[o]->dims[ti] != 1) j.bdims[a] = ops[o]->dims[ti];
     }
   }
   static const char* const kNames[3] = {"q", "k", "v"};
   for (int o = 0; o < 3; o++)
-    GRT_RETURN_IF_ERROR(batch_strides(in[o], kNames[o], 2, j, j->bstride[o]));
-  j->ld[Q] = j->d;
-  j->ld[K] = adj_k ? j->d : j->sk;
-  j->ld[V] = j->dv;
-  j->ld_out = j->dv;
-  j->out_batch = j->sq * j->dv;
-  return NULL;
-}
-
-/* seq_first: q [Sq, N, D], k [Sk, N, D], v [Sk, N, Dv], output [Sq, N, Dv];
- * matrix n's rows are N rows of the tensor apart, starting at row n. */
-static grt_status* seq_first_layout(grt_tensor* const* in, attn_job* j) {
-  const grt_shape *qs = &in[Q]->shape, *ks = &in[K]->shape, *vs = &in[V]->shape;
-  if (!j->adj_k || qs->rank != 3 || ks->rank != 3 || vs->rank != 3 || ks->dims[1] != qs->dims[1] ||
-      vs->dims[1] != qs->dims[1] || ks->dims[2] != qs->dims[2] || vs->dims[0] != ks->dims[0]) {
-    char bq[GRT_SHAPE_STR_MAX], bk[GRT_SHAPE_STR_MAX], bv[GRT_SHAPE_STR_MAX];
-    return GRT_ERROR(INVALID_ARGUMENT,
-                     "seq_first takes q [Sq, N, D], k [Sk, N, D] (adj_k true) and v [Sk, N, Dv]; "
-                     "got q %s, k %s, v %s, adj_k=%s",
-                     grt_cpu_shape_str(qs, bq), grt_cpu_shape_str(ks, bk),
-                     grt_cpu_shape_str(vs, bv), j->adj_k ? "true" : "false");
-  }
-  const int64_t n = qs->dims[1];
-  j->sq = qs->dims[0];
-  j->d = qs->dims[2];
-  j->sk = ks->dims[0];
-  j->dv = vs->dims[2];
-  j->brank = 1;
-  j->bdims[0] = n;
-  j->bstride[Q][0] = j->d;
-  j->bstride[K][0] = j->d;
-  j->bstride[V][0] = j->dv;
-  j->ld[Q] = n * j->d;
-  j->ld[K] = n * j->d;
-  j->ld[V] = n * j->dv;
-  j->ld_out = n * j->dv;
-  j->out_batch = j->dv;
-  return NULL;
-}
-
-grt_status* grt_cpu_attention(grt_kernel_ctx* ctx) {
-  const grt_tensor* mask = ctx->n_inputs > 3 ? ctx->inputs[3] : NULL;
-  for (int32_t i = 0; i < ctx->n_inputs; i++)
-    if (ctx->inputs[i]->dtype != GRT_FLOAT32) return grt_cpu_no_kernel(ctx, ctx->inputs[i]->dtype);
-  const grt_attr_value* adj = grt_kernel_attr(ctx, "adj_k");
-  const grt_attr_value* sf = grt_kernel_attr(ctx, "seq_first");
-  const bool seq_first = sf && sf->type == GRT_ATTR_BOOL && sf->u.b;
-  float scale;
-  GRT_RETURN_IF_ERROR(grt_kernel_attr_float(ctx, "scale", &scale));
-  attn_job j = {.x = {grt_tensor_data(ctx->inputs[Q]), grt_tensor_data(ctx->inputs[K]),
-                      grt_tensor_data(ctx->inputs[V]), NULL},
-                .adj_k = !adj || adj->type != GRT_ATTR_BOOL || adj->u.b, /* the default: true */
-                .scale = scale};
-  GRT_RETURN_IF_ERROR(seq_first ? seq_first_layout(ctx->inputs, &j)
-                                : dense_layout(ctx->inputs, &j));
+    GRT_RETURN_IF_ERROR(batch_strides(ctx->inputs[o], kNames[o], 2, &j, j.bstride[o]));
   if (mask) {
     /* The mask broadcasts to [batch..., Sq, Sk]. */
     const grt_shape* ms = &mask->shape;
@@ -415,10 +365,6 @@ grt_status* grt_cpu_attention(grt_kernel_ctx* ctx) {
   }
   os.dims[j.brank] = j.sq;
   os.dims[j.brank + 1] = j.dv;
-  if (seq_first) { /* [Sq, N, Dv] */
-    os.dims[0] = j.sq;
-    os.dims[1] = j.bdims[0];
-  }
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
   if (batch == 0 || j.sq == 0 || j.dv == 0) return NULL;

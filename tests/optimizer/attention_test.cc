@@ -92,39 +92,6 @@ std::vector<std::string> TorchAttention(bool swap) {
   return g;
 }
 
-// The full torch MultiheadAttention shape: x [S, N, D] (the heads' reshape)
-// Transposed to [N, S, D] for q and v, by [1, 2, 0] for K^T, the output
-// Transposed back; all four swallowed (seq_first). `mask`: a causal [S, S]
-// mask added to the logits.
-std::vector<std::string> TorchHeads(bool mask) {
-  const std::string tp = std::string(kT) + ",\"Tperm\":\"int64\"";
-  std::vector<std::string> g = {Placeholder("x", {5, 6, 8}),
-                                ConstI("p102", {1, 0, 2}),
-                                ConstI("p120", {1, 2, 0}),
-                                ConstF("c", {}, {2.8284271f}),
-                                Node("q", "Transpose", {"x", "p102"}, tp),
-                                Node("qs", "RealDiv", {"q", "c"}, kT),
-                                Node("kx", "Tanh", {"x"}, kT),
-                                Node("kt", "Transpose", {"kx", "p120"}, tp),
-                                Node("vx", "Sigmoid", {"x"}, kT),
-                                Node("v", "Transpose", {"vx", "p102"}, tp),
-                                Bmm("qk", "qs", "kt", false)};
-  std::string logits = "qk";
-  if (mask) {
-    std::vector<float> m(25);
-    for (int i = 0; i < 5; i++)
-      for (int j = 0; j < 5; j++) m[i * 5 + j] = j > i ? -1e9f : 0.0f;
-    g.push_back(ConstF("mask", {5, 5}, m));
-    g.push_back(Node("qkm", "AddV2", {"qk", "mask"}, kT));
-    logits = "qkm";
-  }
-  g.push_back(Node("p", "Softmax", {logits}, kT));
-  g.push_back(Bmm("pv", "p", "v", false));
-  g.push_back(Node("y", "Transpose", {"pv", "p102"}, tp));
-  g.push_back(Node("out", "Neg", {"y"}, kT));
-  return g;
-}
-
 void ExpectSame(grt_graph* g, const std::vector<int64_t>& dims,
                 const std::vector<std::string>& fetches, float tol = 2e-5f) {
   std::vector<float> x = Random(Count(dims), 1, 2.0f);
@@ -155,7 +122,7 @@ TEST(AttentionPass, TensorFlowFormsFuseAndMatch) {
 }
 
 TEST(AttentionPass, MasksFuseAndMatch) {
-  const char* masked = "1 attention blocks (1 masked, 0 with";
+  const char* masked = "1 attention blocks (1 masked)";
   ExpectFused(TfAttention(false, {5, 7}), kQ, "out", masked);
   ExpectFused(TfAttention(true, {7}), kQ, "out", masked);
   ExpectFused(TfAttention(false, {2, 1, 1, 7}), kQ, "out", masked);
@@ -181,60 +148,6 @@ TEST(AttentionPass, TorchExportFormsFuseAndMatch) {
     EXPECT_EQ(CountOps(g, "RealDiv"), 0);
     grt_graph_free(g);
   }
-}
-
-TEST(AttentionPass, TorchHeadsTransposesAreSwallowed) {
-  for (bool mask : {false, true}) {
-    std::vector<std::string> nodes = TorchHeads(mask);
-    ExpectFused(nodes, {5, 6, 8}, "out", mask ? "(1 masked, 1 with" : "(0 masked, 1 with");
-    grt_graph* g = Parse(Graph(nodes));
-    ASSERT_NE(g, nullptr);
-    EXPECT_EQ(CountOps(g, "Transpose"), 0);
-    // The second product is swallowed too: fetching it falls back.
-    ExpectSame(g, {5, 6, 8}, {"out", "pv"});
-    grt_graph_free(g);
-  }
-}
-
-TEST(AttentionPass, HeadsLeftWhenOneTransposeIsMissing) {
-  // Without the output's Transpose (y a Neg of the product) the block fuses
-  // in the dense form and the three Transposes of its inputs stay.
-  std::vector<std::string> nodes = TorchHeads(false);
-  for (auto& n : nodes)
-    if (n.find("\"name\":\"y\"") != std::string::npos) n = Node("y", "Neg", {"pv"}, kT);
-  grt_graph* g = Parse(Graph(nodes));
-  ASSERT_NE(g, nullptr);
-  std::string report;
-  EXPECT_EQ(CountOps(g, "_ScaledDotProductAttention", &report), 1);
-  EXPECT_NE(report.find("(0 masked, 0 with"), std::string::npos) << report;
-  EXPECT_EQ(CountOps(g, "Transpose"), 3);
-  ExpectSame(g, {5, 6, 8}, {"out"});
-  grt_graph_free(g);
-}
-
-TEST(AttentionKernel, SeqFirstMatchesDense) {
-  // [S, N, D] read in place against the same values made dense first.
-  const int64_t s = 70, n = 3, d = 12, dv = 7;
-  std::vector<float> k = Random(s * n * d, 91), v = Random(s * n * dv, 92);
-  std::vector<std::string> nodes = {
-      Placeholder("x", {s, n, d}),
-      ConstF("k", {s, n, d}, k),
-      ConstF("v", {s, n, dv}, v),
-      ConstI("p102", {1, 0, 2}),
-      Node("y1", "_ScaledDotProductAttention", {"x", "k", "v"},
-           std::string(kT) + ",\"scale\":0.4,\"seq_first\":true,\"num_mask\":0"),
-      Node("xd", "Transpose", {"x", "p102"}, std::string(kT) + ",\"Tperm\":\"int64\""),
-      Node("kd", "Transpose", {"k", "p102"}, std::string(kT) + ",\"Tperm\":\"int64\""),
-      Node("vd", "Transpose", {"v", "p102"}, std::string(kT) + ",\"Tperm\":\"int64\""),
-      Node("yd", "_ScaledDotProductAttention", {"xd", "kd", "vd"},
-           std::string(kT) + ",\"scale\":0.4,\"num_mask\":0"),
-      Node("y2", "Transpose", {"yd", "p102"}, std::string(kT) + ",\"Tperm\":\"int64\"")};
-  grt_graph* g = Parse(Graph(nodes));
-  ASSERT_NE(g, nullptr);
-  Result r = RunGraph(g, false, "x", Random(s * n * d, 93), {s, n, d}, {"y1", "y2"});
-  ASSERT_TRUE(r.ok);
-  ExpectNear(r.values[0], r.values[1], 0.0f);
-  grt_graph_free(g);
 }
 
 TEST(AttentionPass, MatMulWithTransposeB) {
