@@ -92,6 +92,38 @@ std::vector<std::string> TorchAttention(bool swap) {
   return g;
 }
 
+// The full torch MultiheadAttention shape: x [S, N, D] (the heads' reshape)
+// Transposed to [N, S, D] for q and v, by [1, 2, 0] for K^T, the output
+// Transposed back. `mask`: a causal [S, S] mask added to the logits.
+std::vector<std::string> TorchHeads(bool mask) {
+  const std::string tp = std::string(kT) + ",\"Tperm\":\"int64\"";
+  std::vector<std::string> g = {Placeholder("x", {5, 6, 8}),
+                                ConstI("p102", {1, 0, 2}),
+                                ConstI("p120", {1, 2, 0}),
+                                ConstF("c", {}, {2.8284271f}),
+                                Node("q", "Transpose", {"x", "p102"}, tp),
+                                Node("qs", "RealDiv", {"q", "c"}, kT),
+                                Node("kx", "Tanh", {"x"}, kT),
+                                Node("kt", "Transpose", {"kx", "p120"}, tp),
+                                Node("vx", "Sigmoid", {"x"}, kT),
+                                Node("v", "Transpose", {"vx", "p102"}, tp),
+                                Bmm("qk", "qs", "kt", false)};
+  std::string logits = "qk";
+  if (mask) {
+    std::vector<float> m(25);
+    for (int i = 0; i < 5; i++)
+      for (int j = 0; j < 5; j++) m[i * 5 + j] = j > i ? -1e9f : 0.0f;
+    g.push_back(ConstF("mask", {5, 5}, m));
+    g.push_back(Node("qkm", "AddV2", {"qk", "mask"}, kT));
+    logits = "qkm";
+  }
+  g.push_back(Node("p", "Softmax", {logits}, kT));
+  g.push_back(Bmm("pv", "p", "v", false));
+  g.push_back(Node("y", "Transpose", {"pv", "p102"}, tp));
+  g.push_back(Node("out", "Neg", {"y"}, kT));
+  return g;
+}
+
 void ExpectSame(grt_graph* g, const std::vector<int64_t>& dims,
                 const std::vector<std::string>& fetches, float tol = 2e-5f) {
   std::vector<float> x = Random(Count(dims), 1, 2.0f);
@@ -146,6 +178,19 @@ TEST(AttentionPass, TorchExportFormsFuseAndMatch) {
     // The swapping Transpose is swallowed (adj_k); the [1, 2, 0] one stays.
     EXPECT_EQ(CountOps(g, "Transpose"), swap ? 0 : 2);
     EXPECT_EQ(CountOps(g, "RealDiv"), 0);
+    grt_graph_free(g);
+  }
+}
+
+TEST(AttentionPass, TorchLayoutWithCausalMask) {
+  for (bool mask : {false, true}) {
+    std::vector<std::string> nodes = TorchHeads(mask);
+    ExpectFused(nodes, {5, 6, 8}, "out", mask ? "(1 masked)" : "(0 masked)");
+    grt_graph* g = Parse(Graph(nodes));
+    ASSERT_NE(g, nullptr);
+    // The heads' Transposes stay around the fused op (K^T's is its input).
+    EXPECT_EQ(CountOps(g, "Transpose"), 4);
+    ExpectSame(g, {5, 6, 8}, {"out", "pv"});  // pv swallowed: fallback
     grt_graph_free(g);
   }
 }
