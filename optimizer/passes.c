@@ -35,7 +35,14 @@ const grt_opt_pass grt_opt_passes[] = {
     {"layer_norm",
      "Layer normalization spelled out (Mean, Sub, Square, Rsqrt, ...) into _LayerNorm",
      grt_opt_pass_layer_norm},
-    {"gelu", "GELU's Erf form x*0.5*(1+erf(x/sqrt 2)) into _Gelu", grt_opt_pass_gelu},
+    {"gelu",
+     "GELU's Erf form x*0.5*(1+erf(x/sqrt 2)) and tanh form "
+     "x*0.5*(1+tanh(sqrt(2/pi)*(x+0.044715x^3))) into _Gelu",
+     grt_opt_pass_gelu},
+    {"attention",
+     "scaled dot-product attention (MatMul, scale, mask Add, Softmax, MatMul) into "
+     "_ScaledDotProductAttention",
+     grt_opt_pass_attention},
     {"matmul_fusion",
      "Linear layers: BatchMatMul on 2-D constant weights as one MatMul, a constant bias Add as "
      "BiasAdd, so the session fuses them",

@@ -27,5 +27,6 @@ void grt_cpu_layer_norm_row(const float* x, float* y, int64_t n, const float* ga
 void grt_cpu_gelu_f32(const float* x, float* y, int64_t n, bool approximate);
 GRT_MUST_USE grt_status* grt_cpu_layer_norm(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_gelu(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_attention(grt_kernel_ctx* ctx);
 
 #endif /* GRT_BACKENDS_CPU_NN_H_ */

@@ -180,6 +180,7 @@ static const grt_kernel_spec kRows[] = {
     /* the sequence fusions (ops/defs_fused_seq.c; the optimizer makes them) */
     ONLY("_LayerNorm", "T: {float32}"),
     ONLY("_Gelu", "T: {float32}"),
+    ONLY("_ScaledDotProductAttention", "T: {float32}"),
 };
 
 GRT_KERNEL_TABLE(grt_kernels_cpu, "CPU", kRows);

@@ -194,6 +194,63 @@ TEST(GeluPass, ErfFormsFuseAndMatch) {
   }
 }
 
+// GELU's tanh form: torch's approximate='tanh' export (x^3 as x * (x * x),
+// constants on the left) and TensorFlow's gelu(approximate=True) (Pow(x, 3),
+// the half taken first).
+std::vector<std::string> GeluTanh(bool torch) {
+  std::vector<std::string> g = {Placeholder("x", {3, 50}), ConstF("half", {}, {0.5f}),
+                                ConstF("one", {}, {1.0f}), ConstF("kappa", {}, {0.044715f}),
+                                ConstF("beta", {}, {0.7978845608f})};
+  const char* t = "\"T\":\"float32\"";
+  if (torch) {
+    g.push_back(Node("xx", "Mul", {"x", "x"}, t));
+    g.push_back(Node("x3", "Mul", {"x", "xx"}, t));
+  } else {
+    g.push_back(ConstF("three", {}, {3.0f}));
+    g.push_back(Node("x3", "Pow", {"x", "three"}, t));
+  }
+  g.push_back(Node("w", "Mul", {"kappa", "x3"}, t));
+  g.push_back(Node("u", "AddV2",
+                   torch ? std::vector<std::string>{"x", "w"} : std::vector<std::string>{"w", "x"},
+                   t));
+  g.push_back(Node("z", "Mul", {"beta", "u"}, t));
+  g.push_back(Node("th", "Tanh", {"z"}, t));
+  g.push_back(Node("a", "AddV2", {"one", "th"}, t));
+  if (torch) {
+    g.push_back(Node("p", "Mul", {"x", "a"}, t));
+    g.push_back(Node("y", "Mul", {"half", "p"}, t));
+  } else {
+    g.push_back(Node("h", "Mul", {"half", "x"}, t));
+    g.push_back(Node("y", "Mul", {"h", "a"}, t));
+  }
+  g.push_back(Node("out", "Neg", {"y"}, t));
+  return g;
+}
+
+TEST(GeluPass, TanhFormsFuseAndMatch) {
+  for (bool torch : {true, false}) {
+    grt_graph* g = Parse(Graph(GeluTanh(torch)));
+    ASSERT_NE(g, nullptr);
+    std::string report;
+    EXPECT_EQ(CountOps(g, "_Gelu", &report), 1) << "torch " << torch;
+    EXPECT_EQ(CountOps(g, "Tanh"), 0);
+    EXPECT_NE(report.find("1 tanh form"), std::string::npos) << report;
+    ExpectSame(g, {3, 50}, {"out"}, 2e-6f);
+    ExpectSame(g, {3, 50}, {"out", "th"}, 2e-6f);  // th swallowed: fallback
+    grt_graph_free(g);
+  }
+}
+
+TEST(GeluPass, TanhFormWithWrongCubeIsNotFused) {
+  std::vector<std::string> nodes = GeluTanh(false);
+  for (auto& n : nodes)
+    if (n.find("\"name\":\"three\"") != std::string::npos) n = ConstF("three", {}, {2.0f});
+  grt_graph* g = Parse(Graph(nodes));
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(CountOps(g, "_Gelu"), 0);
+  grt_graph_free(g);
+}
+
 TEST(GeluPass, WrongConstantIsNotFused) {
   std::vector<std::string> nodes = Gelu(0);
   for (auto& n : nodes)

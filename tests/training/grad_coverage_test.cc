@@ -44,6 +44,7 @@ const std::set<std::string> kNoGradientYet = {
     // made by the optimizer's sequence fusions (inference only)
     "_LayerNorm",
     "_Gelu",
+    "_ScaledDotProductAttention",
     "TruncateMod",        // gradient not written yet
     "MatrixDeterminant",  // needs MatrixInverse
     // indexing ops added for ONNX import: TensorFlow's gradients need
