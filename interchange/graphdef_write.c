@@ -195,16 +195,24 @@ static Tensorflow__NodeDef* node_proto(grt_arena* a, const grt_node* n) {
     const grt_input* in = i < n->n_inputs ? &n->inputs[i] : &n->controls[i - n->n_inputs];
     if (!(p->input[i] = input_spec(a, in))) return NULL;
   }
-  p->n_attr = (size_t)n->n_attrs + (n->n_colocate > 0);
+  /* A Placeholder's dim_names (an ONNX model's symbolic dimensions) is
+   * grt's own attr, which TensorFlow's Placeholder does not have: left out. */
+  int32_t* kept = NEW_N(a, int32_t, (size_t)n->n_attrs + 1);
+  int32_t n_kept = 0;
+  if (!kept) return NULL;
+  for (int32_t i = 0; i < n->n_attrs; i++)
+    if (strcmp(n->op, "Placeholder") != 0 || strcmp(n->attrs[i].name, "dim_names") != 0)
+      kept[n_kept++] = i;
+  p->n_attr = (size_t)n_kept + (n->n_colocate > 0);
   p->attr = NEW_N(a, Tensorflow__NodeDef__AttrEntry*, p->n_attr);
   if (!p->attr) return NULL;
   for (size_t i = 0; i < p->n_attr; i++) {
     Tensorflow__NodeDef__AttrEntry* e = NEW(a, Tensorflow__NodeDef__AttrEntry);
     if (!e) return NULL;
     tensorflow__node_def__attr_entry__init(e);
-    if (i < (size_t)n->n_attrs) {
-      e->key = (char*)n->attrs[i].name;
-      e->value = attr_proto(a, &n->attrs[i].value);
+    if (i < (size_t)n_kept) {
+      e->key = (char*)n->attrs[kept[i]].name;
+      e->value = attr_proto(a, &n->attrs[kept[i]].value);
     } else { /* colocation as TensorFlow's _class: ["loc:@node", ...] */
       e->key = "_class";
       grt_attr_value locs = {.type = GRT_ATTR_LIST_STRING, .u.list.n = n->n_colocate};

@@ -77,6 +77,30 @@ static grt_status* add_initializer(onnx_import* ctx, Onnx__TensorProto* p) {
   return s ? grt_status_prefix(s, "initializer '%s'", p->name) : NULL;
 }
 
+/* The input's symbolic dimensions (dim_param "N") by name on its
+ * Placeholder, "" for the others: what the session option dims binds. Set
+ * only when the input names one. */
+static grt_status* set_dim_names(grt_graph* g, int32_t node, const Onnx__TensorShapeProto* shape) {
+  bool any = false;
+  for (size_t i = 0; i < shape->n_dim; i++)
+    any |= shape->dim[i]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+           shape->dim[i]->dim_param && shape->dim[i]->dim_param[0];
+  if (!any) return NULL;
+  const char** names = grt_arena_alloc(g->arena, shape->n_dim * sizeof *names);
+  if (!names) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  for (size_t i = 0; i < shape->n_dim; i++) {
+    const Onnx__TensorShapeProto__Dimension* d = shape->dim[i];
+    bool named =
+        d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param;
+    names[i] = grt_arena_strdup(g->arena, named ? d->dim_param : "");
+    if (!names[i]) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  }
+  grt_attr_value v = {.type = GRT_ATTR_LIST_STRING};
+  v.u.list.n = (int32_t)shape->n_dim;
+  v.u.list.v.s = names;
+  return grt_graph_set_attr_value(g, node, "dim_names", &v);
+}
+
 static grt_status* add_input(onnx_import* ctx, const Onnx__ValueInfoProto* vi) {
   const char* name = vi->name ? vi->name : "";
   if (grt_strmap_get(&ctx->by_name, name) >= 0) return NULL; /* an initializer's default */
@@ -112,6 +136,7 @@ static grt_status* add_input(onnx_import* ctx, const Onnx__ValueInfoProto* vi) {
   s = onnx_emit(ctx, "Placeholder", NULL, GRT_DTYPE_INVALID, NULL, 0, &idx, &node);
   if (!s) s = grt_graph_set_attr_type(ctx->g, idx, "dtype", dtype);
   if (!s) s = grt_graph_set_attr_shape(ctx->g, idx, "shape", rank, dims);
+  if (!s && shape) s = set_dim_names(ctx->g, idx, shape);
   if (!s) {
     onnx_value v = {node, dtype, rank, NULL};
     s = onnx_define(ctx, name, &v);

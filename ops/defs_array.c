@@ -6,8 +6,8 @@
 #include "ops/shape_fns.h"
 
 static const grt_op_spec kRows[] = {
-    {"Placeholder", "", "output: dtype", "dtype: type; shape: shape = unknown", 0,
-     grt_infer_placeholder},
+    {"Placeholder", "", "output: dtype",
+     "dtype: type; shape: shape = unknown; dim_names: list(string) = []", 0, grt_infer_placeholder},
     {"Const", "", "output: dtype", "value: tensor; dtype: type", 0, grt_infer_const},
     {"Identity", "input: T", "output: T", "T: type", 0, grt_infer_unchanged},
     {"StopGradient", "input: T", "output: T", "T: type", 0, grt_infer_unchanged},

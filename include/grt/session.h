@@ -43,6 +43,11 @@ extern "C" {
  *                          off, default "" (grt_graph_optimize's report lists the passes)
  *   fold_max_bytes         bytes, K/M/G suffixes, default 16M: constant folding leaves
  *                          larger values unfolded
+ *   dims                   "NAME=SIZE,..." (default ""): symbolic dimensions (an ONNX
+ *                          model's dim_param, kept in its Placeholders' dim_names)
+ *                          bound to sizes; the session's graph declares them, so
+ *                          shapes they decide are known and their computations fold,
+ *                          and feeds of other sizes are refused
  *   graph_capture          bool, default false: a callable whose whole step runs on one
  *                          device that can capture (a GPU: CUDA Graphs) records its
  *                          step's launches on its second call and replays them from

@@ -214,11 +214,16 @@ grt_status* grt_graph_optimize(grt_graph* g, const grt_session_options* opts, gr
   grt_opt_options oo;
   grt_status* st = options_of(&so, &oo);
   fold_ctx fc = {so.intra_op_threads, so.memory_limit};
+  /* dims binds symbolic dimensions first, as a session does (dims.c). */
+  grt_graph* bound = NULL;
+  if (!st && so.dims[0]) st = grt_session_bind_dims(g, so.dims, &bound);
   grt_session_options_clear(&so);
   if (st) return st;
   grt_opt_env env = {NULL, NULL, fold_eval, &fc};
   grt_opt_result r;
-  GRT_RETURN_IF_ERROR(grt_optimize(g, &env, &oo, &r));
+  st = grt_optimize(bound ? bound : g, &env, &oo, &r);
+  grt_graph_free(bound);
+  if (st) return st;
   if (report && (st = report_text(&r.report, report))) {
     grt_opt_result_clear(&r);
     return st;

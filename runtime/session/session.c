@@ -143,6 +143,10 @@ grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_s
   pthread_rwlockattr_destroy(&rw);
   grt_status* st = grt_session_options_copy_into(opts, &s->opts);
   if (!st && s->opts.verify_constants) st = grt_graph_verify_constants(g, NULL);
+  if (!st && s->opts.dims[0]) {
+    st = grt_session_bind_dims(g, s->opts.dims, &s->bound);
+    if (!st) s->graph = s->bound;
+  }
   if (!st) st = place(s);
   if (!st && s->opts.rewrite) st = grt_session_optimize(s);
   if (!st) st = make_devices(s);
@@ -193,6 +197,7 @@ void grt_session_free(grt_session* s) {
     grt_device_set_free(s->devices);
   }
   grt_opt_result_clear(&s->opt);
+  grt_graph_free(s->bound); /* after the states and plans that read it */
   grt_session_options_clear(&s->opts);
   pthread_mutex_destroy(&s->cache_mu);
   pthread_rwlock_destroy(&s->capture_lock);

@@ -35,6 +35,7 @@ struct grt_session {
   bool* borrowed_state;          /* per graph node: the state is the parent's (a fallback) */
   grt_remap* remap;              /* the graph rewrite's replacements (rewrite_remap.h) */
   grt_graph* user_graph;         /* set when the optimized graph runs */
+  grt_graph* bound;              /* owned: the user's graph with `dims` bound (dims.c), or NULL */
   grt_plan* user_plan;           /* the user's graph's plan (the placement log shows it) */
   grt_opt_result opt;            /* the optimizer's graph, feed flags and report */
   /* The user's graph as a session of its own, made on the first run the
@@ -53,6 +54,12 @@ struct grt_session {
    * runs and replays hold it shared. Unused without the option. */
   pthread_rwlock_t capture_lock;
 };
+
+/* A copy of `g` whose Placeholders declare the sizes the session option
+ * `dims` ("N=1,seq=16") binds to their dim_names (dims.c); every name must
+ * be one of the graph's. */
+GRT_MUST_USE grt_status* grt_session_bind_dims(const grt_graph* g, const char* dims,
+                                               grt_graph** out);
 
 /* Session creation steps shared with optimize.c (session.c). */
 GRT_MUST_USE grt_status* grt_session_place_graph(grt_session* s, grt_graph* g, grt_plan** out);

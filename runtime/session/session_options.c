@@ -92,6 +92,33 @@ static grt_status* parse_pass_list(const char* key, const char* v, void* field) 
   return parse_string(key, v, field);
 }
 
+/* "NAME=SIZE,...": each name non-empty and given once, each size a count. */
+static grt_status* parse_dims(const char* key, const char* v, void* field) {
+  for (const char* p = v; *p;) {
+    const char* end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    const char* eq = memchr(p, '=', len);
+    char* stop = NULL;
+    errno = 0;
+    long long n = eq ? strtoll(eq + 1, &stop, 10) : -1;
+    if (!eq || eq == p || stop == eq + 1 || stop != p + len || errno || n < 0)
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "option %s: '%.*s' is not NAME=SIZE (a name, '=', a size of 0 or more)", key,
+                       (int)len, p);
+    for (const char* q = v; q < p;) {
+      const char* qe = strchr(q, '=');
+      if (qe && (size_t)(qe - q) == (size_t)(eq - p) && strncmp(q, p, (size_t)(eq - p)) == 0)
+        return GRT_ERROR(INVALID_ARGUMENT, "option %s: '%.*s' is given twice", key, (int)(eq - p),
+                         p);
+      q = strchr(q, ',');
+      q = q ? q + 1 : p;
+    }
+    p = end ? end + 1 : p + len;
+    if (end && !*p) return GRT_ERROR(INVALID_ARGUMENT, "option %s: '%s' ends with ','", key, v);
+  }
+  return parse_string(key, v, field);
+}
+
 typedef struct {
   const char* key;
   const char* type;          /* what a value looks like */
@@ -135,6 +162,10 @@ static const option_row kOptions[] = {
         parse_pass_list, optimizer_off),
     ROW("fold_max_bytes", "bytes with an optional K, M or G suffix", "16M",
         "constant folding leaves a value larger than this unfolded", parse_bytes, fold_max_bytes),
+    ROW("dims", "comma-separated NAME=SIZE", "",
+        "symbolic dimensions (an ONNX model's dim_param) bound to sizes: the graph's inputs "
+        "declare them when the session is made",
+        parse_dims, dims),
     ROW("graph_capture", "bool", "false",
         "callables record their step once and replay it on a device that can capture", parse_bool,
         graph_capture),
@@ -163,6 +194,8 @@ void grt_session_options_clear(grt_session_options* o) {
   grt_free(o->ps_strategy);
   grt_free(o->optimizer_off);
   o->optimizer_off = NULL;
+  grt_free(o->dims);
+  o->dims = NULL;
   grt_backend_values_free(o->backend);
   o->ps_devices = o->ps_strategy = NULL;
   o->backend = NULL;
@@ -184,10 +217,11 @@ grt_status* grt_session_options_copy_into(const grt_session_options* in, grt_ses
   out->ps_devices = grt_strdup(in->ps_devices);
   out->ps_strategy = grt_strdup(in->ps_strategy);
   out->optimizer_off = grt_strdup(in->optimizer_off);
+  out->dims = grt_strdup(in->dims);
   out->backend = NULL;
   grt_status* st = grt_backend_values_copy(in->backend, &out->backend);
   grt_session_options_free(defaults);
-  if (!st && (!out->ps_devices || !out->ps_strategy || !out->optimizer_off))
+  if (!st && (!out->ps_devices || !out->ps_strategy || !out->optimizer_off || !out->dims))
     st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   if (st) grt_session_options_clear(out);
   return st;

@@ -20,6 +20,7 @@ struct grt_session_options {
   bool verify_constants;  /* check constants' CRC-32C when the session is made */
   char* optimizer_off;    /* optimizer passes switched off ("a,b" or "all") */
   int64_t fold_max_bytes; /* constant folding's cap per value */
+  char* dims;             /* symbolic dimensions bound to sizes ("N=1,seq=16"; "" for none) */
   bool graph_capture;     /* callables record and replay their step (capture.c) */
   /* The backends' own keys (cpu.devices, gpu.*, a plugin's), checked by
    * their declarations and handed to the backends (backend_options.h). */
