@@ -22,6 +22,17 @@ void grt_file_sys_fail_at(int nth, int err, bool persist);
  * on a file system without it, so the named-temporary path runs. */
 void grt_file_sys_no_tmpfile(bool on);
 
+/* Tests only: while `fn` is set, it hears of every call before it is made:
+ * the call's name ("write", "fsync", "open", "linkat", "rename", "close"),
+ * the descriptor it acts on (-1 for none) and the path it names (the new
+ * name for linkat and rename; NULL for none). The descriptor is still open
+ * then, so the observer may fstat it (a directory's fsync from a file's).
+ * Lets a test check which calls happen in what order: a failure sweep only
+ * sees that each call's failure is handled, not that a call is missing.
+ * NULL stops it. Process-wide; not for concurrent use. */
+typedef void (*grt_file_sys_observer)(void* ctx, const char* call, int fd, const char* path);
+void grt_file_sys_observe(grt_file_sys_observer fn, void* ctx);
+
 /* How many calls went through the layer since the last grt_file_sys_fail_at
  * (tests use it to know when N has passed the last call). */
 int grt_file_sys_calls(void);

@@ -217,6 +217,26 @@ TEST(Arena, AllocatesAlignedZeroedAndLarge) {
   grt_arena_free(nullptr);
 }
 
+/* n * size past SIZE_MAX whose wrapped product is small: only the
+ * multiplication's own overflow check can refuse these, since the wrapped
+ * byte count (4, 0, 24) passes every later check. Without that check
+ * grt_arena_calloc handed back a 4-byte block for "SIZE_MAX/4+2 elements of
+ * 4 bytes" (planted by hand and caught here). */
+TEST(Arena, CallocRefusesAWrappedProduct) {
+  grt_arena* a = grt_arena_new();
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(grt_arena_calloc(a, SIZE_MAX / 4 + 2, 4), nullptr);
+  EXPECT_EQ(grt_arena_calloc(a, 4, SIZE_MAX / 4 + 2), nullptr);
+  EXPECT_EQ(grt_arena_calloc(a, SIZE_MAX / 2 + 1, 2), nullptr);
+  EXPECT_EQ(grt_arena_calloc(a, SIZE_MAX / 8 + 4, 8), nullptr);
+  EXPECT_EQ(grt_arena_used(a), 0u);
+  /* The check refuses only real overflows. */
+  void* ok = grt_arena_calloc(a, 3, 8);
+  ASSERT_NE(ok, nullptr);
+  EXPECT_EQ(grt_arena_used(a), 32u);
+  grt_arena_free(a);
+}
+
 TEST(StrMap, PutGetAndDuplicates) {
   grt_strmap m;
   grt_strmap_init(&m);

@@ -19,6 +19,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 extern "C" {
 #include "graph_format/file_sys.h"
@@ -173,6 +174,73 @@ TEST_P(FileWriteTest, EachFailingSystemCallIsAnErrorAndChangesNothing) {
       EXPECT_EQ(entries(dir_), want) << msg;
     }
     EXPECT_GT(calls_when_clean, 3) << "the sweep never got past the last call";
+  }
+}
+
+// One system call as the observer saw it, before it was made.
+struct SysCall {
+  std::string call;  // "write", "fsync", "open", "linkat", "rename", "close"
+  char kind;         // the descriptor's file: 'f' regular, 'd' directory, '-' none
+  ino_t ino;         // its inode, 0 for none
+  std::string path;  // the name a linkat or rename gives, an open's path
+};
+
+void record(void* ctx, const char* call, int fd, const char* path) {
+  SysCall c{call, '-', 0, path ? path : ""};
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) == 0) {
+    c.kind = S_ISDIR(st.st_mode) ? 'd' : S_ISREG(st.st_mode) ? 'f' : '?';
+    c.ino = st.st_ino;
+  }
+  static_cast<std::vector<SysCall>*>(ctx)->push_back(c);
+}
+
+// The order of the writer's durable steps, which a failure sweep cannot see
+// (a missing call fails nothing): the new file's data is fsynced after its
+// last write and before any name is given to it, and its directory is
+// fsynced after the destination's name points at it. Dropping the file's
+// fsync before the link or rename was planted by hand and caught here.
+TEST_P(FileWriteTest, FileIsSyncedBeforeItIsNamedAndTheDirectoryAfter) {
+  const std::string text = pattern('S', 200000);
+  std::string path = dir_ + "/order.grt";
+  struct stat dir_st;
+  ASSERT_EQ(stat(dir_.c_str(), &dir_st), 0);
+  for (bool existing : {false, true}) {
+    SCOPED_TRACE(existing ? "replacing a file" : "a new file");
+    unlink(path.c_str());
+    if (existing) put(path, "old");
+    std::vector<SysCall> calls;
+    grt_file_sys_observe(record, &calls);
+    grt_status* s = grt_write_file_atomic(path.c_str(), write_text, (void*)&text);
+    grt_file_sys_observe(nullptr, nullptr);
+    ASSERT_EQ(s, nullptr) << grt_status_message(s);
+    EXPECT_EQ(read_all(path), text);
+    struct stat st;
+    ASSERT_EQ(stat(path.c_str(), &st), 0);
+    std::string seen;
+    for (const SysCall& c : calls) seen += c.call + "(" + c.kind + ") " + c.path + "\n";
+    SCOPED_TRACE("calls:\n" + seen);
+    // Where the new file (the destination's inode now) was last written and
+    // synced, where a name was first given to it, and where it took the
+    // destination's name.
+    int last_write = -1, file_sync = -1, first_name = -1, published = -1, dir_sync = -1;
+    for (int i = 0; i < static_cast<int>(calls.size()); i++) {
+      const SysCall& c = calls[i];
+      if (c.call == "write" && c.ino == st.st_ino) last_write = i;
+      if (c.call == "fsync" && c.kind == 'f' && c.ino == st.st_ino && file_sync < 0) file_sync = i;
+      if (c.call == "fsync" && c.kind == 'd' && c.ino == dir_st.st_ino) dir_sync = i;
+      if (c.call == "linkat" || c.call == "rename") {
+        if (first_name < 0) first_name = i;
+        if (c.path == path) published = i;
+      }
+    }
+    ASSERT_GE(last_write, 0) << "no write to the new file went through the layer";
+    ASSERT_GE(published, 0) << "no linkat or rename gave the destination's name";
+    ASSERT_GE(file_sync, 0) << "the new file was never fsynced";
+    EXPECT_LT(last_write, file_sync);
+    EXPECT_LT(file_sync, first_name) << "the file was named before its data was synced";
+    ASSERT_GE(dir_sync, 0) << "the directory was never fsynced";
+    EXPECT_GT(dir_sync, published) << "the directory was synced before the name was in it";
   }
 }
 

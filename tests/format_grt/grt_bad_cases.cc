@@ -205,6 +205,19 @@ std::vector<BadCase> BadCases() {
       "section_overlap", GRT_DATA_LOSS, [](S b) { return Section(b, GRT_SECTION_ATTRS).entry + 8; },
       [](S b, uint64_t) { return Section(b, GRT_SECTION_NODES).offset; },
       Text("overlaps the NODES section")));
+  // A section inside the 64-byte header, overlapping nothing else: only the
+  // check that a section starts at or after the header refuses it (removing
+  // that check was planted by hand and caught here).
+  c.push_back({"section_in_header", GRT_DATA_LOSS, [](std::string* b) {
+                 uint64_t entry = Section(*b, GRT_SECTION_NODES).entry;
+                 Put64(b, entry + 8, 8);
+                 Put64(b, entry + 16, 32);  // one 32-byte record: [8, 40)
+                 FixChecksum(b);
+                 return Fmt(
+                     "NODES section at offset 8+32 (entry at offset %llu) is not an "
+                     "8-aligned range inside the metadata [64, ",
+                     entry);
+               }});
   c.push_back(Patch64(
       "section_overlaps_table", GRT_DATA_LOSS,
       [](S b) { return Section(b, GRT_SECTION_NODES).entry + 8; }, [](S, uint64_t) { return 64; },

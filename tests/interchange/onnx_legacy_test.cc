@@ -4,10 +4,12 @@
 // default axis, BatchNormalization/Dropout's is_test, PRelu's per-channel
 // slope, Gemm's broadcast, Upsample's scales and TopK's k attributes; what
 // has no newer equivalent is refused with one line naming the opsets.
+// Softmax and LogSoftmax before opset 13 flatten to 2D at their axis.
 // Also ONNX Div on integers: truncation, and a fed zero divisor an error
 // naming the node. Results are computed here from the inputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -166,6 +168,72 @@ TEST(OnnxLegacy, Opset9SliceAndTopKAttributes) {
     EXPECT_EQ(m.Data<int64_t>(3)[r * 2 + 1], second);
   }
   grt_tensor_free(xt);
+}
+
+// Softmax (or LogSoftmax) of x over axes [first, last] taken together: the
+// values whose indices differ only there are normalised as one.
+std::vector<float> SoftmaxOver(const std::vector<float>& x, const Dims& dims, int first, int last,
+                               bool log) {
+  int64_t pre = 1, mid = 1, post = 1;
+  for (int a = 0; a < static_cast<int>(dims.size()); a++)
+    (a < first ? pre : a <= last ? mid : post) *= dims[a];
+  std::vector<float> y(x.size());
+  for (int64_t p = 0; p < pre; p++)
+    for (int64_t q = 0; q < post; q++) {
+      auto at = [&](int64_t m) { return (p * mid + m) * post + q; };
+      double mx = -INFINITY, sum = 0;
+      for (int64_t m = 0; m < mid; m++) mx = std::max(mx, (double)x[at(m)]);
+      for (int64_t m = 0; m < mid; m++) sum += std::exp(x[at(m)] - mx);
+      for (int64_t m = 0; m < mid; m++)
+        y[at(m)] = (float)(log ? x[at(m)] - mx - std::log(sum) : std::exp(x[at(m)] - mx) / sum);
+    }
+  return y;
+}
+
+// Before opset 13, Softmax and LogSoftmax flatten their input to 2D at
+// `axis` (default 1) and normalise each row; from 13 they normalise over
+// `axis` (default -1) alone. Each output is checked against the old meaning
+// and, so the case can tell them apart, shown to differ from the new one.
+// Dropping the opset-dependent default (and the flattening) was planted by
+// hand and caught here.
+void ExpectSoftmax(Model& m, int k, const std::vector<float>& x, const Dims& dims, int axis,
+                   bool log, const char* what) {
+  SCOPED_TRACE(what);
+  ASSERT_EQ(m.Dims(k), dims);
+  int rank = static_cast<int>(dims.size());
+  std::vector<float> old_way = SoftmaxOver(x, dims, axis, rank - 1, log);
+  std::vector<float> new_way = SoftmaxOver(x, dims, axis, axis, log);
+  float apart = 0;
+  for (size_t i = 0; i < x.size(); i++) {
+    EXPECT_NEAR(m.Data<float>(k)[i], old_way[i], 1e-5f) << i;
+    apart = std::max(apart, std::fabs(old_way[i] - new_way[i]));
+  }
+  EXPECT_GT(apart, 0.05f) << "this case does not tell the two meanings apart";
+}
+
+TEST(OnnxLegacy, Opset11And12SoftmaxFlattenAtTheAxis) {
+  {
+    Model m("legacy_softmax_opset11");
+    ASSERT_NE(m.s, nullptr);
+    std::vector<float> x(24);
+    for (int i = 0; i < 24; i++) x[i] = std::sin(i * 1.3f) * 2;
+    grt_tensor* xt = Tensor(GRT_FLOAT32, {2, 3, 4}, x.data());
+    ASSERT_EQ(m.Run({{"x", xt}}, {"sm", "lsm"}), "");
+    ExpectSoftmax(m, 0, x, {2, 3, 4}, 1, false, "Softmax, default axis, opset 11");
+    ExpectSoftmax(m, 1, x, {2, 3, 4}, 1, true, "LogSoftmax, default axis, opset 11");
+    grt_tensor_free(xt);
+  }
+  {
+    Model m("legacy_softmax_opset12");
+    ASSERT_NE(m.s, nullptr);
+    std::vector<float> x(24);
+    for (int i = 0; i < 24; i++) x[i] = std::cos(i * 0.7f) * 3 - 1;
+    grt_tensor* xt = Tensor(GRT_FLOAT32, {2, 2, 3, 2}, x.data());
+    ASSERT_EQ(m.Run({{"x", xt}}, {"sm1", "lsm2"}), "");
+    ExpectSoftmax(m, 0, x, {2, 2, 3, 2}, 1, false, "Softmax, axis 1, opset 12");
+    ExpectSoftmax(m, 1, x, {2, 2, 3, 2}, 2, true, "LogSoftmax, axis -2, opset 12");
+    grt_tensor_free(xt);
+  }
 }
 
 TEST(OnnxLegacy, RefusedInOneLineNamingTheOpsets) {

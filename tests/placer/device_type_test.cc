@@ -10,6 +10,7 @@
 #include <atomic>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tests/placer/placer_helper.h"
@@ -34,6 +35,7 @@ const grt_kernel_spec kTestRows[] = {
     {"MatMul", "TEST", "T: {float32}", "", 0},
     {"Shape", "test", "T: {float32}", "output", 0},            // the device in any case
     {"Mul", "TEST", "T: {float32}", "", 1},                    // a kernel priority: TEST first
+    {"Maximum", "TEST", "T: {float32}", "", -1},               // below CPU's and GPU's 0: TEST last
     {"Neg", "TEST", "T: {float32}" GRT_INT32_ON_HOST, "", 0},  // two rows: float32, int32
 };
 constexpr int32_t kNumTestRows = sizeof kTestRows / sizeof kTestRows[0];
@@ -201,6 +203,51 @@ TEST_F(TestType, KernelPriorityPutsItsTypeFirst) {
   ASSERT_TRUE(q.ok()) << q.error();
   EXPECT_EQ(q.Dev("add"), "TEST:0");
   EXPECT_EQ(q.Dev("mul"), "TEST:0");
+}
+
+// A colocation group whose members' kernel priorities put different types
+// first falls back to the device types' order (TensorFlow drops the
+// CPU_FIRST/GPU_FIRST preference when a group's members disagree). Sub's
+// TEST row (-1) puts CPU, or GPU where there is one, before TEST; Mul's
+// (1) puts TEST first. Each group is formed both ways round, so that taking
+// either member's order instead of the default fails one of them: returning
+// the first member's order was planted by hand and caught here.
+TEST_F(TestType, ColocatedKernelPrioritiesThatDisagreeFallBackToTheDefault) {
+  {
+    Graph g;  // alone, each keeps its kernel's preference
+    g.Placeholder("x")
+        .Placeholder("y")
+        .Op("mul", "Mul", {"x", "y"})
+        .Op("max", "Maximum", {"x", "y"});
+    Placed p(g, "cpu:1,test:1");
+    ASSERT_TRUE(p.ok()) << p.error();
+    EXPECT_EQ(p.Dev("mul"), "TEST:0");
+    EXPECT_EQ(p.Dev("max"), "CPU:0");
+    Placed q(g, "cpu:1,gpu:1,test:1");
+    ASSERT_TRUE(q.ok()) << q.error();
+    EXPECT_EQ(q.Dev("mul"), "TEST:0");
+    EXPECT_EQ(q.Dev("max"), "GPU:0");
+  }
+  // spec, the default order's first type
+  const std::pair<const char*, const char*> sets[] = {{"cpu:1,test:1", "TEST:0"},
+                                                      {"cpu:1,gpu:1,test:1", "GPU:0"}};
+  for (bool max_first : {true, false}) {
+    Graph g;
+    g.Placeholder("x").Placeholder("y");
+    if (max_first) {
+      g.Op("max", "Maximum", {"x", "y"}).Op("mul", "Mul", {"x", "y"}).ColocateWith("max");
+    } else {
+      g.Op("mul", "Mul", {"x", "y"}).Op("max", "Maximum", {"x", "y"}).ColocateWith("mul");
+    }
+    for (const auto& [spec, want] : sets) {
+      Placed p(g, spec);
+      ASSERT_TRUE(p.ok()) << spec << ": " << p.error();
+      EXPECT_EQ(p.Dev("mul"), want)
+          << spec << (max_first ? ", mul colocated with max" : ", max colocated with mul");
+      EXPECT_EQ(p.Dev("max"), want)
+          << spec << (max_first ? ", mul colocated with max" : ", max colocated with mul");
+    }
+  }
 }
 
 TEST_F(TestType, NoKernelOnPinnedTypeFailsOrFallsBack) {

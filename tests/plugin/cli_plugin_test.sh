@@ -60,7 +60,7 @@ GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" run "$tmp/g.json" --
 [ $? -eq 1 ] && echo "ok: exit 1 for a bad value" || { echo "FAIL: exit status for a bad value"; fails=$((fails + 1)); }
 check "bad value named" "$tmp/out" "grt run: --option test.copy_delay_us=soon: option test.copy_delay_us: 'soon' is not a number of microseconds in [0, 1000000]"
 GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" run "$tmp/g.json" --option test.delay=1 --fetch y >"$tmp/out" 2>&1
-check "unknown test key" "$tmp/out" "unknown session option 'test.delay' (device type TEST has: test.copy_delay_us, test.separate_host_memory)"
+check "unknown test key" "$tmp/out" "unknown session option 'test.delay' (device type TEST has: test.copy_delay_us, test.kernel_delay_us, test.separate_host_memory)"
 
 # Without the plugin the request cannot be met.
 GRT_PLUGIN_PATH= "$grt" run "$tmp/g.json" --fetch y >"$tmp/out" 2>&1

@@ -39,49 +39,70 @@ TEST(Plugin, RunsAcrossTestDevicesAndCpuWithCopiesOnStreams) {
   LoadTestBackend();
   grt_graph* g = nullptr;
   ASSERT_OK(grt_graph_from_json(kGraph, strlen(kGraph), &g));
-  grt_session* s = nullptr;
-  ASSERT_OK(grt_session_new(g, nullptr, &s));
-  const grt_plan* p = grt_session_plan(s);
-  auto device_of = [&](const char* name) {
-    for (int32_t i = 0; i < grt_graph_num_nodes(g); i++)
-      if (std::string(grt_graph_node_name(g, i)) == name)
-        return std::string(grt_plan_node_device_name(p, i));
-    return std::string();
-  };
-  EXPECT_EQ(device_of("m"), "/job:localhost/replica:0/task:0/device:TEST:0");
-  EXPECT_EQ(device_of("s"), "/job:localhost/replica:0/task:0/device:TEST:1");
-  EXPECT_EQ(device_of("y"), "/job:localhost/replica:0/task:0/device:CPU:0");
-  EXPECT_EQ(device_of("x"), "/job:localhost/replica:0/task:0/device:CPU:0");  // no TEST kernel
-  EXPECT_GE(grt_plan_num_copies(p), 3);
+  // A wait that is skipped shows only when the work it should have waited
+  // for takes longer than the work that skipped it: the default delays (a
+  // copy 300 us, a kernel 200 us) catch a consumer that does not wait for
+  // its copy; kernels of 10 ms and copies of none catch a copy that does not
+  // wait for the kernel producing its source, in every run (with the
+  // defaults, skipping that wait was caught in about half the reruns;
+  // planted by hand in the executor and caught in 20 of 20 reruns here).
+  const struct {
+    const char* copy_us;
+    const char* kernel_us;
+  } delays[] = {{"300", "200"}, {"0", "10000"}};
+  for (const auto& d : delays) {
+    SCOPED_TRACE(std::string("test.copy_delay_us=") + d.copy_us +
+                 ", test.kernel_delay_us=" + d.kernel_us);
+    grt_session_options* o = nullptr;
+    ASSERT_OK(grt_session_options_new(&o));
+    ASSERT_OK(grt_session_options_set(o, "test.copy_delay_us", d.copy_us));
+    ASSERT_OK(grt_session_options_set(o, "test.kernel_delay_us", d.kernel_us));
+    grt_session* s = nullptr;
+    grt_status* made = grt_session_new(g, o, &s);
+    grt_session_options_free(o);
+    ASSERT_OK(made);
+    const grt_plan* p = grt_session_plan(s);
+    auto device_of = [&](const char* name) {
+      for (int32_t i = 0; i < grt_graph_num_nodes(g); i++)
+        if (std::string(grt_graph_node_name(g, i)) == name)
+          return std::string(grt_plan_node_device_name(p, i));
+      return std::string();
+    };
+    EXPECT_EQ(device_of("m"), "/job:localhost/replica:0/task:0/device:TEST:0");
+    EXPECT_EQ(device_of("s"), "/job:localhost/replica:0/task:0/device:TEST:1");
+    EXPECT_EQ(device_of("y"), "/job:localhost/replica:0/task:0/device:CPU:0");
+    EXPECT_EQ(device_of("x"), "/job:localhost/replica:0/task:0/device:CPU:0");  // no TEST kernel
+    EXPECT_GE(grt_plan_num_copies(p), 3);
 
-  // Every run feeds new values, so a consumer that read a buffer before its
-  // copy or kernel finished would see the previous run's values or garbage.
-  for (int run = 0; run < 25; run++) {
-    grt_tensor* x = nullptr;
-    int64_t dims[2] = {2, 3};
-    ASSERT_OK(grt_tensor_new(GRT_FLOAT32, 2, dims, &x));
-    float* xv = static_cast<float*>(grt_tensor_data(x));
-    for (int i = 0; i < 6; i++) xv[i] = static_cast<float>(run * 7 + i);
-    const float bv[6] = {1, 2, 3, 4, 5, 6}, cv[4] = {10, 20, 30, 40};
-    std::vector<float> want_s(4), want_y(4);
-    for (int i = 0; i < 2; i++)
-      for (int j = 0; j < 2; j++) {
-        float acc = 0;
-        for (int k = 0; k < 3; k++) acc += xv[i * 3 + k] * bv[k * 2 + j];
-        want_s[i * 2 + j] = acc + cv[i * 2 + j];
-        want_y[i * 2 + j] = want_s[i * 2 + j] * want_s[i * 2 + j];
-      }
-    grt_feed feed = {"x", x};
-    const char* fetches[] = {"y", "s", "z"};
-    grt_tensor* out[3] = {nullptr, nullptr, nullptr};
-    ASSERT_OK(grt_session_run(s, &feed, 1, fetches, 3, nullptr, 0, out, nullptr));
-    EXPECT_EQ(Floats(out[0]), want_y) << "run " << run;
-    EXPECT_EQ(Floats(out[1]), want_s) << "run " << run;
-    EXPECT_EQ(Floats(out[2]), want_s) << "run " << run;
-    for (grt_tensor* t : out) grt_tensor_free(t);
-    grt_tensor_free(x);
+    // Every run feeds new values, so a consumer that read a buffer before its
+    // copy or kernel finished would see the previous run's values or garbage.
+    for (int run = 0; run < 25; run++) {
+      grt_tensor* x = nullptr;
+      int64_t dims[2] = {2, 3};
+      ASSERT_OK(grt_tensor_new(GRT_FLOAT32, 2, dims, &x));
+      float* xv = static_cast<float*>(grt_tensor_data(x));
+      for (int i = 0; i < 6; i++) xv[i] = static_cast<float>(run * 7 + i);
+      const float bv[6] = {1, 2, 3, 4, 5, 6}, cv[4] = {10, 20, 30, 40};
+      std::vector<float> want_s(4), want_y(4);
+      for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+          float acc = 0;
+          for (int k = 0; k < 3; k++) acc += xv[i * 3 + k] * bv[k * 2 + j];
+          want_s[i * 2 + j] = acc + cv[i * 2 + j];
+          want_y[i * 2 + j] = want_s[i * 2 + j] * want_s[i * 2 + j];
+        }
+      grt_feed feed = {"x", x};
+      const char* fetches[] = {"y", "s", "z"};
+      grt_tensor* out[3] = {nullptr, nullptr, nullptr};
+      ASSERT_OK(grt_session_run(s, &feed, 1, fetches, 3, nullptr, 0, out, nullptr));
+      EXPECT_EQ(Floats(out[0]), want_y) << "run " << run;
+      EXPECT_EQ(Floats(out[1]), want_s) << "run " << run;
+      EXPECT_EQ(Floats(out[2]), want_s) << "run " << run;
+      for (grt_tensor* t : out) grt_tensor_free(t);
+      grt_tensor_free(x);
+    }
+    grt_session_free(s);
   }
-  grt_session_free(s);
   grt_graph_free(g);
 }
 
@@ -330,9 +351,68 @@ TEST(Plugin, MachineDevicesAndReport) {
   EXPECT_NE(std::string(buf).find("CPU: 1 device"), std::string::npos) << buf;
 }
 
+// What a second registration would duplicate: the TEST devices a machine
+// set holds, the backend's line in the report, and the TEST kernel rows the
+// placer lists for an op (Add on int32 pinned to TEST:0 has none, so the
+// error lists the registered ones: Add's TEST row is float32 only).
+struct Registered {
+  int32_t devices = -1;
+  size_t report_lines = 0, add_rows = 0;
+  bool operator==(const Registered& o) const {
+    return devices == o.devices && report_lines == o.report_lines && add_rows == o.add_rows;
+  }
+};
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) n++;
+  return n;
+}
+
+Registered Census() {
+  Registered r;
+  grt_device_set* ds = nullptr;
+  grt_status* st = grt_device_set_from_machine(1, &ds);
+  EXPECT_EQ(st, nullptr) << grt_status_message(st);
+  grt_status_free(st);
+  if (ds) r.devices = grt_device_set_count_type(ds, "TEST");
+  grt_device_set_free(ds);
+  char buf[4096];
+  EXPECT_LT(grt_backends_report(buf, sizeof buf), sizeof buf);
+  r.report_lines = Count(buf, "TEST: ");
+  const char* json = R"({"format":"grt.graph","version":1,"nodes":[
+    {"name":"a","op":"Placeholder","attrs":{"dtype":"int32","shape":[2]}},
+    {"name":"add","op":"Add","inputs":["a","a"],"device":"/device:TEST:0","attrs":{"T":"int32"}}
+  ]})";
+  grt_graph* g = nullptr;
+  st = grt_graph_from_json(json, strlen(json), &g);
+  EXPECT_EQ(st, nullptr) << grt_status_message(st);
+  grt_status_free(st);
+  grt_session* s = nullptr;
+  st = grt_session_new(g, nullptr, &s);
+  EXPECT_NE(st, nullptr) << "Add on int32 was placed on TEST:0";
+  std::string msg = st ? grt_status_message(st) : "";
+  EXPECT_NE(msg.find("Registered kernels:"), std::string::npos) << msg;
+  r.add_rows = Count(msg, "device='TEST'");
+  grt_status_free(st);
+  grt_session_free(s);
+  grt_graph_free(g);
+  return r;
+}
+
+// A second load of the same file succeeds and registers nothing again
+// (registering the backend or its kernel rows twice was planted by hand and
+// caught here).
 TEST(Plugin, LoadingTheSamePluginTwiceIsHarmless) {
   LoadTestBackend();
+  Registered once = Census();
+  EXPECT_EQ(once.devices, 2);
+  EXPECT_EQ(once.report_lines, 1u);
+  EXPECT_EQ(once.add_rows, 1u);
   LoadTestBackend();
+  Registered twice = Census();
+  EXPECT_TRUE(twice == once) << "devices " << twice.devices << ", report lines "
+                             << twice.report_lines << ", Add rows " << twice.add_rows;
 }
 
 TEST(Plugin, WrongApiVersionIsRefused) {
@@ -385,7 +465,7 @@ TEST(Plugin, BackendOwnOptionIsCheckedAndReachesTheBackend) {
             "option test.copy_delay_us: '1e3' is not a number of microseconds in [0, 1000000]");
   EXPECT_EQ(message(grt_session_options_set(o, "test.copy_delay", "5")),
             "unknown session option 'test.copy_delay' (device type TEST has: test.copy_delay_us, "
-            "test.separate_host_memory)");
+            "test.kernel_delay_us, test.separate_host_memory)");
   char doc[8192];
   ASSERT_LT(grt_session_options_describe(doc, sizeof doc), sizeof doc);
   EXPECT_NE(std::string(doc).find("\ntest.copy_delay_us\tinteger 0 to 1000000\t300\t"),

@@ -14,9 +14,14 @@
  * from the device, so a recording whose memory the executor let go fails
  * loudly instead of reading freed memory.
  *
- * Its one session option, test.copy_delay_us (declared below with its
- * check), sets the delay before every copy: a backend's own key, which the
- * session checks and hands over without knowing this backend.
+ * Its session options (declared below with their check) are a backend's
+ * own keys, which the session checks and hands over without knowing this
+ * backend: test.copy_delay_us sets the delay before every copy,
+ * test.kernel_delay_us the delay before every kernel's arithmetic. A copy
+ * that skips its wait for the kernel producing its source reads early only
+ * when that kernel takes longer than the copy's own delay, and a consumer
+ * that skips its wait for a copy only when the copy takes longer: a test
+ * of the ordering runs with each delay the longer one in turn.
  *
  * Built as libgrt_backend_test.so; it uses only grt's public headers. */
 #define _POSIX_C_SOURCE 200809L
@@ -337,11 +342,14 @@ typedef struct {
   float* out;
   int64_t m, k, n, count;
   bool ta, tb;
+  long delay_us;
 } math_args;
+
+static long kernel_delay_us(grt_device* d);
 
 static void do_math(void* arg) {
   math_args* m = arg;
-  pause_us(200);
+  pause_us(m->delay_us);
   const float* a = m->a;
   const float* b = m->b;
   float* o = m->out;
@@ -372,6 +380,7 @@ static grt_status* launch_math(grt_kernel_ctx* ctx, math_args* m, const grt_shap
   m->b = grt_tensor_data(ctx->inputs[1]);
   m->out = grt_tensor_data(out);
   m->count = grt_tensor_num_elements(out);
+  m->delay_us = kernel_delay_us(ctx->stream->device);
   grt_tensor* hold[kHold] = {grt_tensor_ref(ctx->inputs[0]), grt_tensor_ref(ctx->inputs[1]),
                              grt_tensor_ref(out)};
   const void* touch[kHold] = {m->a, m->b, m->out};
@@ -430,11 +439,12 @@ typedef struct {
   const float* src;
   int64_t n;
   bool add;
+  long delay_us;
 } update_args;
 
 static void do_update(void* arg) {
   update_args* u = arg;
-  pause_us(200);
+  pause_us(u->delay_us);
   for (int64_t i = 0; i < u->n; i++) u->dst[i] = u->add ? u->dst[i] + u->src[i] : u->src[i];
 }
 
@@ -442,7 +452,8 @@ static void do_update(void* arg) {
 static grt_status* queue_update(grt_kernel_ctx* ctx, grt_tensor* dst, grt_tensor* src, bool add) {
   update_args* u = malloc(sizeof *u);
   if (!u) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
-  *u = (update_args){grt_tensor_data(dst), grt_tensor_data(src), grt_tensor_num_elements(dst), add};
+  *u = (update_args){grt_tensor_data(dst), grt_tensor_data(src), grt_tensor_num_elements(dst), add,
+                     kernel_delay_us(ctx->stream->device)};
   grt_tensor* hold[kHold] = {grt_tensor_ref(dst), grt_tensor_ref(src), NULL};
   const void* touch[kHold] = {u->dst, u->src, NULL};
   return enqueue_work(ctx->stream, do_update, u, hold, touch);
@@ -578,10 +589,12 @@ typedef struct {
   pthread_mutex_t cap_mu;
   bool capturing, cap_failed;
   work *rec_head, *rec_tail;
-  long copy_delay_us; /* session option test.copy_delay_us */
+  long copy_delay_us;   /* session option test.copy_delay_us */
+  long kernel_delay_us; /* session option test.kernel_delay_us */
 } test_device;
 
 static long copy_delay_us(grt_device* d) { return ((test_device*)d)->copy_delay_us; }
+static long kernel_delay_us(grt_device* d) { return ((test_device*)d)->kernel_delay_us; }
 
 /* Const and Reshape: the memory-type checks. With the session option
  * test.separate_host_memory a TEST device keeps host memory in an allocator
@@ -832,7 +845,7 @@ static const grt_device_ops kDeviceOps = {
 
 /* ---- options -------------------------------------------------------------- */
 
-enum { kOptCopyDelay = 0, kOptSeparateHost = 1, kNumOpts = 2 };
+enum { kOptCopyDelay = 0, kOptKernelDelay = 1, kOptSeparateHost = 2, kNumOpts = 3 };
 
 static grt_status* parse_bool(const char* v, bool* out) {
   if (strcmp(v, "true") && strcmp(v, "false"))
@@ -865,6 +878,9 @@ static grt_status* check_delay(const char* v) {
 static const grt_backend_option kOptionList[kNumOpts] = {
     [kOptCopyDelay] = {"copy_delay_us", "integer 0 to 1000000", "300",
                        "microseconds a TEST stream waits before each copy", check_delay},
+    [kOptKernelDelay] = {"kernel_delay_us", "integer 0 to 1000000", "200",
+                         "microseconds a TEST stream waits before each kernel's arithmetic",
+                         check_delay},
     [kOptSeparateHost] = {"separate_host_memory", "bool", "false",
                           "host memory from an allocator apart from device memory", check_bool},
 };
@@ -872,10 +888,14 @@ static const grt_backend_options kOptions = {kOptionList, kNumOpts, NULL};
 
 static grt_status* device_new(const grt_device_config* cfg, grt_device** out) {
   *out = NULL;
-  long delay = 300;
+  long delay = 300, kernel_delay = 200;
   if (cfg->n_options > kOptCopyDelay) {
     grt_status* st = parse_delay(cfg->options[kOptCopyDelay], &delay);
     if (st) return grt_status_prefix(st, "%s: option test.copy_delay_us", cfg->name);
+  }
+  if (cfg->n_options > kOptKernelDelay) {
+    grt_status* st = parse_delay(cfg->options[kOptKernelDelay], &kernel_delay);
+    if (st) return grt_status_prefix(st, "%s: option test.kernel_delay_us", cfg->name);
   }
   bool separate = false;
   if (cfg->n_options > kOptSeparateHost) {
@@ -886,6 +906,7 @@ static grt_status* device_new(const grt_device_config* cfg, grt_device** out) {
   if (!d) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
   d->copy_delay_us = delay;
   d->separate_host = separate;
+  d->kernel_delay_us = kernel_delay;
   d->base.ops = &kDeviceOps;
   d->base.name = cfg->name;
   d->base.id = cfg->id;
