@@ -42,7 +42,12 @@ int grt_cmd_inspect(int argc, char** argv) {
   const char* file = NULL;
   unsigned flags = 0;
   bool verify = false;
+  static const char kUsage[] = "usage: grt inspect FILE [--no-mmap] [--verify]\n";
   for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      fputs(kUsage, stdout); /* asked for: not an error */
+      return 0;
+    }
     if (!strcmp(argv[i], "--no-mmap"))
       flags |= GRT_LOAD_NO_MMAP;
     else if (!strcmp(argv[i], "--verify"))
@@ -53,7 +58,7 @@ int grt_cmd_inspect(int argc, char** argv) {
       file = NULL, argc = 0; /* usage */
   }
   if (!file) {
-    fprintf(stderr, "usage: grt inspect FILE [--no-mmap] [--verify]\n");
+    fputs(kUsage, stderr);
     return 2;
   }
   grt_graph* g = NULL;
