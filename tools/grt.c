@@ -18,7 +18,7 @@ typedef struct {
 static const command kCommands[] = {
     {"convert", grt_cmd_convert, "convert IN OUT            # format chosen by extension"},
     {"inspect", grt_cmd_inspect,
-     "inspect FILE [--no-mmap] [--verify]  # nodes, ops, requested devices, constant bytes"},
+     "inspect FILE [--no-mmap] [--verify] [--signature]  # feeds, outputs, targets, every node"},
     {"devices", grt_cmd_devices,
      "devices [--devices SPEC | --option KEY=VALUE...] [--backends]  # the device mapping the "
      "runtime sees"},
