@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grt/backend.h"
 #include "grt/grt.h"
 #include "grt/op_reference.h"
 #include "tools/closest.h"
@@ -185,6 +186,10 @@ int grt_cmd_ops(int argc, char** argv) {
   ops_args args = {0};
   int rc = grt_cli_parse(&kSyntax, argc, argv, &args);
   if (rc) return rc < 0 ? 0 : rc;
+  /* In a terminal, the types of plugins too (found and registered on first
+   * use of the backend registry, which this is); docs/ops.md keeps to the
+   * built-in types, whatever plugins the machine has. */
+  if (!args.markdown) (void)grt_backends_report(NULL, 0);
   int32_t n;
   grt_op_info* ops = sorted_ops(&n);
   if (!ops) {

@@ -21,6 +21,10 @@ check "backend report" "$tmp/out" "TEST: 2 devices (plugin)"
 GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" --version >"$tmp/out" 2>&1
 check "--version lists the plugin" "$tmp/out" "  TEST: 2 devices (plugin)"
 check "--version lists the library" "$tmp/out" "(backend API version 5)"
+GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" ops MatMul >"$tmp/out" 2>&1
+check "grt ops shows the plugin's rows" "$tmp/out" "    TEST T in [float32]"
+GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" ops --markdown >"$tmp/out" 2>&1
+grep -q "TEST" "$tmp/out" && { echo "FAIL: a plugin's rows in --markdown"; fails=$((fails + 1)); }
 
 cat >"$tmp/g.json" <<'JSON'
 {"format":"grt.graph","version":1,"nodes":[
