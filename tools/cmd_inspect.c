@@ -1,5 +1,6 @@
-/* grt inspect FILE [--signature]: the graph's signature (feeds, outputs,
- * targets), then its nodes, ops, requested devices and constant bytes. */
+/* grt inspect FILE [--signature | --json]: the graph's signature (feeds,
+ * outputs, targets), then its nodes, ops, requested devices and constant
+ * bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +23,12 @@ static size_t node_constant_bytes(const grt_graph* g, int32_t i) {
 int grt_cmd_inspect(int argc, char** argv) {
   const char* file = NULL;
   unsigned flags = 0;
-  bool verify = false, signature_only = false;
+  bool verify = false, signature_only = false, json = false;
   static const char kUsage[] =
-      "usage: grt inspect FILE [--no-mmap] [--verify] [--signature]\n"
+      "usage: grt inspect FILE [--no-mmap] [--verify] [--signature | --json]\n"
       "  the graph's feeds, outputs and targets, then a row per node and the ops used\n"
-      "  --signature: the feeds, outputs and targets alone\n";
+      "  --signature: the feeds, outputs and targets alone\n"
+      "  --json: the same as one JSON object, for tools\n";
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       fputs(kUsage, stdout); /* asked for: not an error */
@@ -38,6 +40,8 @@ int grt_cmd_inspect(int argc, char** argv) {
       verify = true;
     else if (!strcmp(argv[i], "--signature"))
       signature_only = true;
+    else if (!strcmp(argv[i], "--json"))
+      json = true;
     else if (argv[i][0] != '-' && !file)
       file = argv[i];
     else
@@ -60,13 +64,19 @@ int grt_cmd_inspect(int argc, char** argv) {
     grt_graph_free(g);
     return 1;
   }
+  if (json) {
+    bool ok = grt_cli_print_signature(stdout, g, true);
+    if (!ok) fprintf(stderr, "grt inspect: out of memory\n");
+    grt_graph_free(g);
+    return ok ? 0 : 1;
+  }
   int32_t n = grt_graph_num_nodes(g);
   printf("graph: %s\nnodes: %d\nconstant bytes: %zu\nconstants: %s\n\n", file, (int)n,
          grt_graph_constant_bytes(g), grt_graph_storage(g));
   if (verify)
     printf("verified: %lld constants match their CRC-32C%s\n\n", (long long)verified,
            verified ? "" : " (this file has no checksums: JSON, or .grt before 1.1)");
-  if (!grt_cli_print_signature(stdout, g)) {
+  if (!grt_cli_print_signature(stdout, g, false)) {
     fprintf(stderr, "grt inspect: out of memory\n");
     grt_graph_free(g);
     return 1;

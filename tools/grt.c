@@ -18,7 +18,8 @@ typedef struct {
 static const command kCommands[] = {
     {"convert", grt_cmd_convert, "convert IN OUT            # format chosen by extension"},
     {"inspect", grt_cmd_inspect,
-     "inspect FILE [--no-mmap] [--verify] [--signature]  # feeds, outputs, targets, every node"},
+     "inspect FILE [--no-mmap] [--verify] [--signature | --json]  # feeds, outputs, targets, "
+     "nodes"},
     {"devices", grt_cmd_devices,
      "devices [--devices SPEC | --option KEY=VALUE...] [--backends]  # the device mapping the "
      "runtime sees"},

@@ -24,7 +24,12 @@ const char* grt_cli_shape_str(const grt_graph* g, int32_t node, int32_t k, char*
  *   targets: every node without outputs, or updating a variable (Assign,
  *     Apply*), that no node uses (init and train NoOps), with the number of
  *     nodes it waits for.
+ * each "none" when empty. With `json`, one line instead:
+ *   {"feeds": [{"name": "x", "dtype": "float32", "shape": [-1, 2]}],
+ *    "outputs": [...], "targets": [{"name": "init", "op": "NoOp",
+ *    "waits_for": 6}]}
+ * with -1 for an unknown dimension and null for an unknown rank.
  * Returns false when memory ran out (nothing printed). */
-bool grt_cli_print_signature(FILE* f, const grt_graph* g);
+bool grt_cli_print_signature(FILE* f, const grt_graph* g, bool json);
 
 #endif /* GRT_TOOLS_SIGNATURE_H_ */

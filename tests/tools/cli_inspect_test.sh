@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # grt inspect: the graph's signature first (feeds with dtype and shape,
 # outputs nothing uses, targets such as init and train), then the node table
-# as before; --signature prints the signature alone.
+# as before; --signature prints the signature alone, --json as JSON.
 set -u
 grt="$1"
 example="$2"
@@ -90,6 +90,25 @@ grep -q "gradients" "$tmp/outputs" && { bad "gradient tensors listed as outputs"
 section targets >"$tmp/targets"
 grep -qE "^  train +NoOp " "$tmp/targets" && ok || { bad "no train target"; cat "$tmp/out"; }
 grep -qE "^  init +NoOp " "$tmp/targets" && ok || { bad "no init target"; cat "$tmp/out"; }
+
+# --json: the same signature as one JSON object, nothing else on stdout.
+run 0 "$grt" inspect "$tmp/poly.json" --json
+python3 - "$tmp/out" <<'P' && ok || { bad "--json signature"; cat "$tmp/out"; }
+import json, sys
+sig = json.load(open(sys.argv[1]))
+assert sig["feeds"] == [
+    {"name": "x", "dtype": "float32", "shape": [-1]},
+    {"name": "y", "dtype": "float32", "shape": [-1]},
+    {"name": "scale", "dtype": "float32", "shape": []},
+    {"name": "any", "dtype": "int64", "shape": None}], sig["feeds"]
+assert [o["name"] for o in sig["outputs"]] == ["loss", "parts", "parts:1", "parts:2"], sig
+assert sig["targets"] == [
+    {"name": "w/Assign", "op": "Assign", "waits_for": 2},
+    {"name": "after", "op": "NoOp", "waits_for": 2}], sig["targets"]
+P
+run 0 "$grt" inspect "$example" --json
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["feeds"] == [] and s["outputs"] == [{"name": "AddN", "dtype": "float32", "shape": [2, 2]}], s' "$tmp/out" &&
+  ok || { bad "--json for the example"; cat "$tmp/out"; }
 
 run 0 "$grt" inspect --help
 grep -qF -- "--signature" "$tmp/out" && ok || bad "inspect --help does not mention --signature"
