@@ -84,6 +84,10 @@ typedef struct grt_op_def {
   /* The gradient row (ops/grad.h): NULL when no gradient is defined; a row
    * with a NULL function when the op is not differentiable. */
   const struct grt_grad_entry* grad;
+  /* Where it was declared, for references (grt/op_reference.h): the row as
+   * written and its table's family ("math"). Set by the registry. */
+  const struct grt_op_spec* spec;
+  const char* family;
 } grt_op_def;
 
 /* One row of an op table, in the syntax above. */

@@ -80,6 +80,8 @@ static registry* build(void) {
         continue;
       }
       def->grad = grt_grad_table_find(table->grads, def->name);
+      def->spec = &table->specs[i];
+      def->family = table->family;
       int32_t prev = -1;
       int put = grt_strmap_put(&r->by_name, def->name, r->n, &prev);
       if (put < 0) {

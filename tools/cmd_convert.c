@@ -10,13 +10,15 @@
 #include "tools/commands.h"
 #include "tools/report.h"
 
+static const char kUsage[] =
+    "usage: grt convert IN OUT [--optimize [--optimizer-report] [--option KEY=VALUE]...]\n"
+    "  IN: *.json *.grt *.pb *.onnx; OUT: *.json *.grt *.pb\n"
+    "  --optimize: write the optimized graph (session options optimizer_off,\n"
+    "  fold_max_bytes through --option)\n";
+
 static int usage(const char* why) {
   if (why) fprintf(stderr, "grt convert: %s\n", why);
-  fprintf(stderr,
-          "usage: grt convert IN OUT [--optimize [--optimizer-report] [--option KEY=VALUE]...]\n"
-          "  IN: *.json *.grt *.pb *.onnx; OUT: *.json *.grt *.pb\n"
-          "  --optimize: write the optimized graph (session options optimizer_off,\n"
-          "  fold_max_bytes through --option)\n");
+  fputs(kUsage, stderr);
   return 2;
 }
 
@@ -27,7 +29,11 @@ int grt_cmd_convert(int argc, char** argv) {
   grt_session_options* o = NULL;
   grt_status* s = grt_session_options_new(&o);
   for (int i = 1; i < argc && !s; i++) {
-    if (!strcmp(argv[i], "--optimize")) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      fputs(kUsage, stdout); /* asked for: not an error */
+      grt_session_options_free(o);
+      return 0;
+    } else if (!strcmp(argv[i], "--optimize")) {
       optimize = true;
     } else if (!strcmp(argv[i], "--optimizer-report")) {
       report = true;

@@ -1,4 +1,6 @@
-/* grt inspect FILE: nodes, ops, requested devices and constant bytes. */
+/* grt inspect FILE [--signature | --json]: the graph's signature (feeds,
+ * outputs, targets), then its nodes, ops, requested devices and constant
+ * bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +8,7 @@
 #include "grt/grt.h"
 #include "tools/commands.h"
 #include "tools/report.h"
+#include "tools/signature.h"
 
 static size_t node_constant_bytes(const grt_graph* g, int32_t i) {
   const grt_tensor* t;
@@ -17,43 +20,35 @@ static size_t node_constant_bytes(const grt_graph* g, int32_t i) {
   return grt_tensor_byte_size(t);
 }
 
-/* Output 0's inferred shape as "[2,?]", "?" (unknown rank) or "-" (none). */
-static const char* shape_str(const grt_graph* g, int32_t i, char* buf, size_t size) {
-  int32_t rank;
-  int64_t dims[GRT_MAX_RANK];
-  grt_status* s = grt_graph_node_output_shape(g, i, 0, &rank, dims);
-  if (s) {
-    grt_status_free(s);
-    return "-";
-  }
-  if (rank < 0) return "?";
-  size_t len = (size_t)snprintf(buf, size, "[");
-  for (int32_t d = 0; d < rank && len < size; d++) {
-    if (dims[d] < 0)
-      len += (size_t)snprintf(buf + len, size - len, "%s?", d ? "," : "");
-    else
-      len += (size_t)snprintf(buf + len, size - len, "%s%lld", d ? "," : "", (long long)dims[d]);
-  }
-  if (len < size) snprintf(buf + len, size - len, "]");
-  return buf;
-}
-
 int grt_cmd_inspect(int argc, char** argv) {
   const char* file = NULL;
   unsigned flags = 0;
-  bool verify = false;
+  bool verify = false, signature_only = false, json = false;
+  static const char kUsage[] =
+      "usage: grt inspect FILE [--no-mmap] [--verify] [--signature | --json]\n"
+      "  the graph's feeds, outputs and targets, then a row per node and the ops used\n"
+      "  --signature: the feeds, outputs and targets alone\n"
+      "  --json: the same as one JSON object, for tools\n";
   for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      fputs(kUsage, stdout); /* asked for: not an error */
+      return 0;
+    }
     if (!strcmp(argv[i], "--no-mmap"))
       flags |= GRT_LOAD_NO_MMAP;
     else if (!strcmp(argv[i], "--verify"))
       verify = true;
+    else if (!strcmp(argv[i], "--signature"))
+      signature_only = true;
+    else if (!strcmp(argv[i], "--json"))
+      json = true;
     else if (argv[i][0] != '-' && !file)
       file = argv[i];
     else
       file = NULL, argc = 0; /* usage */
   }
   if (!file) {
-    fprintf(stderr, "usage: grt inspect FILE [--no-mmap] [--verify]\n");
+    fputs(kUsage, stderr);
     return 2;
   }
   grt_graph* g = NULL;
@@ -69,12 +64,28 @@ int grt_cmd_inspect(int argc, char** argv) {
     grt_graph_free(g);
     return 1;
   }
+  if (json) {
+    bool ok = grt_cli_print_signature(stdout, g, true);
+    if (!ok) fprintf(stderr, "grt inspect: out of memory\n");
+    grt_graph_free(g);
+    return ok ? 0 : 1;
+  }
   int32_t n = grt_graph_num_nodes(g);
   printf("graph: %s\nnodes: %d\nconstant bytes: %zu\nconstants: %s\n\n", file, (int)n,
          grt_graph_constant_bytes(g), grt_graph_storage(g));
   if (verify)
     printf("verified: %lld constants match their CRC-32C%s\n\n", (long long)verified,
            verified ? "" : " (this file has no checksums: JSON, or .grt before 1.1)");
+  if (!grt_cli_print_signature(stdout, g, false)) {
+    fprintf(stderr, "grt inspect: out of memory\n");
+    grt_graph_free(g);
+    return 1;
+  }
+  if (signature_only) {
+    grt_graph_free(g);
+    return 0;
+  }
+  printf("\n");
   printf("%-32s %-24s %-28s %-14s %-12s %s\n", "NAME", "OP", "DEVICE", "OUTPUT 0", "CONST BYTES",
          "INPUTS");
   for (int32_t i = 0; i < n; i++) {
@@ -82,7 +93,7 @@ int grt_cmd_inspect(int argc, char** argv) {
     printf("%-32s %-24s %-28s ", grt_graph_node_name(g, i), grt_graph_node_op(g, i),
            dev[0] ? dev : "-");
     char shape[GRT_MAX_RANK * 21 + 4];
-    printf("%-14s ", shape_str(g, i, shape, sizeof shape));
+    printf("%-14s ", grt_cli_shape_str(g, i, 0, shape, sizeof shape));
     size_t cb = node_constant_bytes(g, i);
     if (cb)
       printf("%-12zu ", cb);

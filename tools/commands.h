@@ -11,5 +11,6 @@ int grt_cmd_devices(int argc, char** argv);
 int grt_cmd_run(int argc, char** argv);
 int grt_cmd_train_graph(int argc, char** argv);
 int grt_cmd_replicate(int argc, char** argv);
+int grt_cmd_ops(int argc, char** argv);
 
 #endif /* GRT_TOOLS_COMMANDS_H_ */

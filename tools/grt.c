@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "grt/backend.h"
 #include "grt/grt.h"
 #include "tools/blas_core.h"
 #include "tools/blas_threads.h"
@@ -17,7 +18,8 @@ typedef struct {
 static const command kCommands[] = {
     {"convert", grt_cmd_convert, "convert IN OUT            # format chosen by extension"},
     {"inspect", grt_cmd_inspect,
-     "inspect FILE [--no-mmap] [--verify]  # nodes, ops, requested devices, constant bytes"},
+     "inspect FILE [--no-mmap] [--verify] [--signature | --json]  # feeds, outputs, targets, "
+     "nodes"},
     {"devices", grt_cmd_devices,
      "devices [--devices SPEC | --option KEY=VALUE...] [--backends]  # the device mapping the "
      "runtime sees"},
@@ -38,6 +40,8 @@ static const command kCommands[] = {
      "             [--variables-on DEV | --ps-devices DEV,... [--ps-strategy greedy|round_robin]]\n"
      "             [--mirrored --loss NAME --optimizer sgd|momentum|adam --learning-rate R\n"
      "              [--all-reduce add_n|collective]]"},
+    {"ops", grt_cmd_ops,
+     "ops [NAME] [--markdown]  # the op reference: every op, or one op's signature and kernels"},
 };
 
 /* The library's messages: the placement log (INFO) on stdout, where the
@@ -52,6 +56,28 @@ static void usage(FILE* f) {
   fprintf(f, "usage:\n");
   for (size_t i = 0; i < sizeof kCommands / sizeof kCommands[0]; i++)
     fprintf(f, "  grt %s\n", kCommands[i].usage);
+  fprintf(f,
+          "  grt --version             # the library's version and its backends\n"
+          "  grt COMMAND --help        # one command's options\n");
+}
+
+/* The library's version and the backends it found: the built-in CPU one and
+ * the plugins beside the library or on GRT_PLUGIN_PATH, with the refused
+ * ones and why. (A plugin carries no version of its own, only the backend
+ * API version it was built for, which must equal the library's.) */
+static int version(void) {
+  printf("grt %s (backend API version %u)\n", grt_version(), GRT_BACKEND_API_VERSION);
+  char report[4096];
+  size_t len = grt_backends_report(report, sizeof report);
+  printf("backends:\n");
+  for (const char* p = report; *p;) {
+    const char* end = strchr(p, '\n');
+    if (!end) end = p + strlen(p);
+    printf("  %.*s\n", (int)(end - p), p);
+    p = *end ? end + 1 : end;
+  }
+  if (len >= sizeof report) printf("  ...\n");
+  return 0;
 }
 
 static int dispatch(int argc, char** argv) {
@@ -64,6 +90,7 @@ static int dispatch(int argc, char** argv) {
     usage(stdout);
     return 0;
   }
+  if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) return version();
   for (size_t i = 0; i < sizeof kCommands / sizeof kCommands[0]; i++)
     if (strcmp(argv[1], kCommands[i].name) == 0) return kCommands[i].run(argc - 1, argv + 1);
   fprintf(stderr, "grt: unknown command '%s'\n", argv[1]);

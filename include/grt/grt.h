@@ -16,6 +16,7 @@
 #include "grt/log.h"
 #include "grt/tensor_io.h"
 #include "grt/memory.h"
+#include "grt/op_reference.h"
 
 #define GRT_VERSION_MAJOR 0
 #define GRT_VERSION_MINOR 2

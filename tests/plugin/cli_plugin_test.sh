@@ -18,6 +18,13 @@ check() { # check WHAT FILE PATTERN
 GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" devices --backends >"$tmp/out" 2>&1
 check "devices lists TEST" "$tmp/out" "/job:localhost/replica:0/task:0/device:TEST:1"
 check "backend report" "$tmp/out" "TEST: 2 devices (plugin)"
+GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" --version >"$tmp/out" 2>&1
+check "--version lists the plugin" "$tmp/out" "  TEST: 2 devices (plugin)"
+check "--version lists the library" "$tmp/out" "(backend API version 5)"
+GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" ops MatMul >"$tmp/out" 2>&1
+check "grt ops shows the plugin's rows" "$tmp/out" "    TEST T in [float32]"
+GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" ops --markdown >"$tmp/out" 2>&1
+grep -q "TEST" "$tmp/out" && { echo "FAIL: a plugin's rows in --markdown"; fails=$((fails + 1)); }
 
 cat >"$tmp/g.json" <<'JSON'
 {"format":"grt.graph","version":1,"nodes":[
@@ -70,6 +77,10 @@ check "names the device" "$tmp/out" "TEST:0"
 GRT_PLUGIN_PATH="$bad" "$grt" devices --backends >"$tmp/out" 2>&1
 check "bad plugin refused" "$tmp/out" "refused: built for backend API version 6, this library has version 5"
 check "CPU still there" "$tmp/out" "CPU: 1 device"
+GRT_PLUGIN_PATH="$bad" "$grt" --version >"$tmp/out" 2>&1
+[ $? -eq 0 ] && echo "ok: --version exits 0 with a refused plugin" ||
+  { echo "FAIL: --version with a refused plugin"; fails=$((fails + 1)); }
+check "--version says why a plugin was refused" "$tmp/out" "refused: built for backend API version 6"
 
 echo "$fails failed"
 [ "$fails" -eq 0 ]

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Every command answers --help and -h with its usage on stdout, nothing on
+# stderr, status 0; `grt --version` prints the library's version and its
+# backends, status 0. The commands are read from `grt --help`, so a new
+# command is checked without editing this test.
+set -u
+grt="$1"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+fails=0
+pass=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+"$grt" --help >"$tmp/usage" 2>"$tmp/err"
+[ $? -eq 0 ] && [ ! -s "$tmp/err" ] && ok || bad "grt --help"
+commands=$(sed -n 's/^  grt \([a-z][a-z-]*\).*/\1/p' "$tmp/usage" | sort -u)
+n=$(echo "$commands" | wc -w)
+[ "$n" -ge 8 ] && ok || bad "only $n commands in grt --help: $commands"
+for c in $commands; do
+  for flag in --help -h; do
+    "$grt" "$c" "$flag" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 0 ] && ok || bad "grt $c $flag: exit $rc"
+    grep -q "usage: grt $c" "$tmp/out" && ok || { bad "grt $c $flag: no usage on stdout"; cat "$tmp/out"; }
+    [ ! -s "$tmp/err" ] && ok || { bad "grt $c $flag: wrote to stderr:"; cat "$tmp/err"; }
+  done
+done
+
+"$grt" --version >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && ok || bad "grt --version: exit status"
+grep -qE '^grt [0-9]+\.[0-9]+\.[0-9]+ \(backend API version [0-9]+\)$' "$tmp/out" && ok ||
+  { bad "grt --version: no version line"; cat "$tmp/out"; }
+grep -qE '^  CPU: [0-9]+ devices?$' "$tmp/out" && ok || { bad "grt --version: no CPU backend"; cat "$tmp/out"; }
+grep -qF -- "--version" "$tmp/usage" && ok || bad "grt --help does not mention --version"
+
+echo "passed: $pass, failed: $fails"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,177 @@
+/* A graph's signature (tools/signature.h), found from the public graph
+ * queries alone: which nodes are placeholders, and which nothing consumes. */
+#include "tools/signature.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char* grt_cli_shape_str(const grt_graph* g, int32_t node, int32_t k, char* buf, size_t size) {
+  int32_t rank;
+  int64_t dims[GRT_MAX_RANK];
+  grt_status* s = grt_graph_node_output_shape(g, node, k, &rank, dims);
+  if (s) {
+    grt_status_free(s);
+    return "-";
+  }
+  if (rank < 0) return "?";
+  size_t len = (size_t)snprintf(buf, size, "[");
+  for (int32_t d = 0; d < rank && len < size; d++) {
+    if (dims[d] < 0)
+      len += (size_t)snprintf(buf + len, size - len, "%s?", d ? "," : "");
+    else
+      len += (size_t)snprintf(buf + len, size - len, "%s%lld", d ? "," : "", (long long)dims[d]);
+  }
+  if (len < size) snprintf(buf + len, size - len, "]");
+  return buf;
+}
+
+enum { kData = 1, kControl = 2 }; /* how a node is used by others */
+
+/* Ops run for what they do to a variable: an unused one is a target (a
+ * graph's `w/Assign` without an init NoOp), though it has an output. */
+static const char* const kUpdateOps[] = {
+    "Assign", "AssignAdd", "AssignSub", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam",
+};
+
+/* A node of a backward pass: grt_graph_add_gradients names them under a
+ * first scope "gradients", "gradients_1", "gradients_tower_0" (train-graph,
+ * replicate --mirrored). Its uses of forward tensors do not hide them (the
+ * loss stays an output), and its own unused tensors (the gradient of a
+ * feed) are not outputs. */
+static bool is_gradient(const grt_graph* g, int32_t node) {
+  const char* name = grt_graph_node_name(g, node);
+  return strncmp(name, "gradients", 9) == 0 && (name[9] == '/' || name[9] == '_') &&
+         strchr(name, '/');
+}
+
+static bool is_target(const grt_graph* g, int32_t node) {
+  if (grt_graph_node_num_outputs(g, node) == 0) return true;
+  for (size_t i = 0; i < sizeof kUpdateOps / sizeof kUpdateOps[0]; i++)
+    if (strcmp(grt_graph_node_op(g, node), kUpdateOps[i]) == 0) return true;
+  return false;
+}
+
+/* A node's part in the signature. */
+typedef enum { kNone, kFeed, kOutput, kTarget } role;
+
+static void put_json_string(FILE* f, const char* s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+/* Output k of `node`: "  name:k  dtype  shape" or a JSON object with the
+ * shape as a list (-1 for an unknown dimension; null for an unknown rank). */
+static void print_tensor(FILE* f, const grt_graph* g, int32_t node, int32_t k, bool json) {
+  char name[512], shape[GRT_MAX_RANK * 21 + 4];
+  if (k)
+    snprintf(name, sizeof name, "%s:%d", grt_graph_node_name(g, node), (int)k);
+  else
+    snprintf(name, sizeof name, "%s", grt_graph_node_name(g, node));
+  const char* dtype = grt_dtype_name(grt_graph_node_output_type(g, node, k));
+  if (!json) {
+    fprintf(f, "  %-32s %-10s %s\n", name, dtype,
+            grt_cli_shape_str(g, node, k, shape, sizeof shape));
+    return;
+  }
+  fprintf(f, "{\"name\": ");
+  put_json_string(f, name);
+  fprintf(f, ", \"dtype\": \"%s\", \"shape\": ", dtype);
+  int32_t rank = -1;
+  int64_t dims[GRT_MAX_RANK];
+  grt_status* st = grt_graph_node_output_shape(g, node, k, &rank, dims);
+  if (st || rank < 0) {
+    fprintf(f, "null}");
+  } else {
+    fputc('[', f);
+    for (int32_t d = 0; d < rank; d++)
+      fprintf(f, "%s%lld", d ? ", " : "", (long long)(dims[d] < 0 ? -1 : dims[d]));
+    fprintf(f, "]}");
+  }
+  grt_status_free(st);
+}
+
+static void print_target(FILE* f, const grt_graph* g, int32_t node, bool json) {
+  int32_t waits = grt_graph_node_num_control_inputs(g, node) + grt_graph_node_num_inputs(g, node);
+  if (!json) {
+    fprintf(f, "  %-32s %-10s waits for %d node%s\n", grt_graph_node_name(g, node),
+            grt_graph_node_op(g, node), (int)waits, waits == 1 ? "" : "s");
+    return;
+  }
+  fprintf(f, "{\"name\": ");
+  put_json_string(f, grt_graph_node_name(g, node));
+  fprintf(f, ", \"op\": ");
+  put_json_string(f, grt_graph_node_op(g, node));
+  fprintf(f, ", \"waits_for\": %d}", (int)waits);
+}
+
+/* One section: its heading (a JSON key) and every item of role `r`. */
+static void print_section(FILE* f, const grt_graph* g, const unsigned char* roles, role r,
+                          const char* heading, bool json) {
+  int32_t n = grt_graph_num_nodes(g), count = 0;
+  fprintf(f, json ? "\"%s\": [" : "%s:\n", heading);
+  for (int32_t i = 0; i < n; i++) {
+    if (roles[i] != r) continue;
+    int32_t outputs = r == kOutput ? grt_graph_node_num_outputs(g, i) : 1;
+    for (int32_t k = 0; k < outputs; k++) {
+      if (json && count) fprintf(f, ", ");
+      if (r == kTarget)
+        print_target(f, g, i, json);
+      else
+        print_tensor(f, g, i, k, json);
+      count++;
+    }
+  }
+  if (json)
+    fprintf(f, "]");
+  else if (!count)
+    fprintf(f, "  none\n");
+}
+
+bool grt_cli_print_signature(FILE* f, const grt_graph* g, bool json) {
+  int32_t n = grt_graph_num_nodes(g);
+  unsigned char* used = calloc((size_t)n + 1, 1);
+  unsigned char* roles = calloc((size_t)n + 1, 1);
+  if (!used || !roles) {
+    free(used);
+    free(roles);
+    return false;
+  }
+  for (int32_t i = 0; i < n; i++) {
+    for (int32_t k = 0; k < grt_graph_node_num_inputs(g, i) && !is_gradient(g, i); k++) {
+      int32_t port;
+      int32_t src = grt_graph_find_node(g, grt_graph_node_input(g, i, k, &port));
+      if (src >= 0) used[src] |= kData;
+    }
+    for (int32_t k = 0; k < grt_graph_node_num_control_inputs(g, i); k++) {
+      int32_t src = grt_graph_find_node(g, grt_graph_node_control_input(g, i, k));
+      if (src >= 0) used[src] |= kControl;
+    }
+  }
+  for (int32_t i = 0; i < n; i++) {
+    if (strcmp(grt_graph_node_op(g, i), "Placeholder") == 0)
+      roles[i] = kFeed;
+    else if (!used[i] && is_target(g, i))
+      roles[i] = kTarget;
+    else if (!used[i] && !is_gradient(g, i))
+      roles[i] = kOutput;
+  }
+  if (json) fprintf(f, "{");
+  print_section(f, g, roles, kFeed, "feeds", json);
+  if (json) fprintf(f, ", ");
+  print_section(f, g, roles, kOutput, "outputs", json);
+  if (json) fprintf(f, ", ");
+  print_section(f, g, roles, kTarget, "targets", json);
+  if (json) fprintf(f, "}\n");
+  free(used);
+  free(roles);
+  return true;
+}
