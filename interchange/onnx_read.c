@@ -12,6 +12,7 @@
 #include "interchange/interchange.h"
 #include "interchange/onnx_import.h"
 #include "interchange/onnx_legacy.h"
+#include "interchange/protobuf_depth.h"
 #include "interchange/onnx_tensor.h"
 #include "interchange/protobuf_alloc.h"
 #include "ops/graph.h"
@@ -247,6 +248,8 @@ grt_status* grt_onnx_parse(const void* data, size_t len, grt_graph** out) {
 grt_status* grt_onnx_parse_shapes(const void* data, size_t len, grt_onnx_shape_visit visit,
                                   void* user, grt_graph** out) {
   *out = NULL;
+  GRT_RETURN_IF_ERROR(
+      grt_protobuf_check_depth(&onnx__model_proto__descriptor, data, len, "ONNX model"));
   Onnx__ModelProto* m =
       onnx__model_proto__unpack(grt_protobuf_allocator(), len, (const uint8_t*)data);
   if (!m)
