@@ -62,8 +62,8 @@ static bool within(const ProtobufCMessageDescriptor* desc, const uint8_t* p, con
 
 grt_status* grt_protobuf_check_depth(const ProtobufCMessageDescriptor* desc, const void* data,
                                      size_t len, const char* what) {
-  const uint8_t* p = data;
-  if (within(desc, p, p + len, 1)) return NULL;
+  const uint8_t* p = data ? data : (const uint8_t*)"";
+  if (within(desc, p, p + (data ? len : 0), 1)) return NULL;
   return GRT_ERROR(INVALID_ARGUMENT,
                    "the %s nests messages more than %d levels deep (grt's limit for protobuf "
                    "input: nested subgraphs, types or attribute values)",
