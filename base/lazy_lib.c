@@ -52,6 +52,13 @@ static void note(search* s, const char* dir) {
   if (n > 0 && (size_t)n < sizeof s->tried - s->tried_len) s->tried_len += (size_t)n;
 }
 
+/* Whether `path` is a regular file (following links). Not merely present:
+ * dlopen of a FIFO planted under a library's name would block forever. */
+static bool is_file(const char* path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* Opens the library from `dir`, its companions there first. */
 static bool try_folder(search* s, const char* dir) {
   if (!*dir || seen(s, dir)) return false;
@@ -59,13 +66,12 @@ static bool try_folder(search* s, const char* dir) {
   char path[PATH_MAX];
   for (const char* const* so = s->lib->sonames; *so; so++) {
     if (snprintf(path, sizeof path, "%s/%s", dir, *so) >= (int)sizeof path) continue;
-    if (access(path, F_OK) != 0) continue;
+    if (!is_file(path)) continue;
     void* comp[kMaxCompanions];
     int n_comp = 0;
     for (const char* const* c = s->lib->companions; c && *c && n_comp < kMaxCompanions; c++) {
       char cp[PATH_MAX];
-      if (snprintf(cp, sizeof cp, "%s/%s", dir, *c) >= (int)sizeof cp || access(cp, F_OK) != 0)
-        continue;
+      if (snprintf(cp, sizeof cp, "%s/%s", dir, *c) >= (int)sizeof cp || !is_file(cp)) continue;
       void* h = dlopen(cp, RTLD_NOW | RTLD_LOCAL);
       if (h) comp[n_comp++] = h; /* a companion that fails may not be needed: the library says */
     }

@@ -88,6 +88,16 @@ int grt_strmap_put(grt_strmap* m, const char* key, int32_t value, int32_t* exist
   return 1;
 }
 
+bool grt_strmap_set(grt_strmap* m, const char* key, int32_t value) {
+  size_t len = strlen(key);
+  int32_t slot = lookup(m, key, len, grt_hash_bytes(key, len));
+  if (slot >= 0) {
+    m->values[slot] = value;
+    return true;
+  }
+  return grt_strmap_put(m, key, value, NULL) == 1;
+}
+
 int32_t grt_strmap_getn(const grt_strmap* m, const char* key, size_t len) {
   int32_t slot = lookup(m, key, len, grt_hash_bytes(key, len));
   return slot >= 0 ? m->values[slot] : -1;

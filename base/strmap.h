@@ -27,6 +27,9 @@ bool grt_strmap_reserve(grt_strmap* m, size_t n);
  * (its value is left as it was and written to *existing if non-NULL),
  * -1 when out of memory. */
 int grt_strmap_put(grt_strmap* m, const char* key, int32_t value, int32_t* existing);
+/* Sets key -> value, inserting the key or overwriting its value. Returns
+ * false when out of memory. */
+bool grt_strmap_set(grt_strmap* m, const char* key, int32_t value);
 /* The value for key, or -1. */
 int32_t grt_strmap_get(const grt_strmap* m, const char* key);
 int32_t grt_strmap_getn(const grt_strmap* m, const char* key, size_t len);

@@ -24,6 +24,10 @@ extern "C" {
 #define GRT_CKPT_VERSION 1u
 #define GRT_CKPT_HEADER_SIZE 48u
 #define GRT_CKPT_ALIGN 64u
+/* The most variables a checkpoint holds (2^20): far more than any graph's
+ * variables, few enough that a crafted index cannot make the reader
+ * allocate gigabytes of entries. The writer refuses more too. */
+#define GRT_CKPT_MAX_ENTRIES (1u << 20)
 
 /* A variable to write: its name and its value (in host memory). */
 typedef struct grt_ckpt_var {
@@ -31,7 +35,8 @@ typedef struct grt_ckpt_var {
   const grt_tensor* value;
 } grt_ckpt_var;
 
-/* Writes a checkpoint of vars[0..n) (names unique) to `f`. */
+/* Writes a checkpoint of vars[0..n) (names unique; n at most
+ * GRT_CKPT_MAX_ENTRIES) to `f`. */
 GRT_MUST_USE grt_status* grt_ckpt_write(FILE* f, const grt_ckpt_var* vars, int32_t n);
 
 /* One entry of a checked checkpoint; name and data point into the file's
@@ -52,6 +57,15 @@ typedef struct grt_ckpt_entry {
  * FAILED_PRECONDITION for a newer version. */
 GRT_MUST_USE grt_status* grt_ckpt_parse(const char* path, const void* data, size_t len,
                                         grt_ckpt_entry** out, int32_t* out_n);
+
+/* Sorts e[0..n) by name, for grt_ckpt_find. */
+void grt_ckpt_sort_by_name(grt_ckpt_entry* e, int32_t n);
+
+/* The entry named name[0..len) in e[0..n) sorted by grt_ckpt_sort_by_name,
+ * or NULL: a binary search, so matching every variable of a graph against a
+ * checkpoint takes n log n, not n times the graph's variables. */
+const grt_ckpt_entry* grt_ckpt_find(const grt_ckpt_entry* e, int32_t n, const char* name,
+                                    size_t len);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,12 @@
 /* grt_graph_load / grt_graph_save: choose the format, validate, and put the
  * file name in front of every error. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "base/file_open.h"
 #include "base/mem.h"
 #include "graph_format/formats.h"
 #include "graph_format/grt_file_format.h"
@@ -39,8 +43,18 @@ static file_format format_of(const char* path) {
  * has none, its versions (field 4: 0x22). Anything else goes to the .grt
  * reader, which reports what is wrong. */
 static file_format sniff(const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (!f) return FORMAT_GRT; /* the binary reader reports the open error */
+  int fd;
+  struct stat st;
+  grt_status* err = grt_open_regular_file(path, &fd, &st);
+  if (err) {
+    grt_status_free(err);
+    return FORMAT_GRT; /* the binary reader reports the open error */
+  }
+  FILE* f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return FORMAT_GRT;
+  }
   unsigned char head[GRT_FILE_MAGIC_SIZE] = {0};
   size_t n = fread(head, 1, sizeof head, f);
   int c = n ? head[0] : EOF;

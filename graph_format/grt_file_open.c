@@ -3,13 +3,13 @@
  * lives. Constants are never read here: pages of tensor data are touched
  * only when a kernel reads them. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_open.h"
 #include "base/mem.h"
 #include "base/status.h"
 #include "graph_format/formats.h"
@@ -80,18 +80,9 @@ grt_status* grt_format_open_grt(const char* path, grt_graph** out) {
 grt_status* grt_format_open_grt_flags(const char* path, unsigned flags, grt_graph** out) {
   *out = NULL;
   if (!path) return GRT_ERROR(INVALID_ARGUMENT, "NULL path");
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno_status(path, "open", errno);
+  int fd;
   struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int err = errno;
-    close(fd);
-    return errno_status(path, "stat", err);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return GRT_ERROR(INVALID_ARGUMENT, "%s: not a regular file", path);
-  }
+  GRT_RETURN_IF_ERROR(grt_open_regular_file(path, &fd, &st));
   if (st.st_size == 0) {
     close(fd);
     /* mmap refuses 0 bytes; the reader gives the usual message. */

@@ -2,12 +2,12 @@
  * with large constants is in memory once as the file's pages and once as the
  * graph's tensors, never also as a heap copy of the file. */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_open.h"
 #include "base/status.h"
 #include "graph_format/formats.h"
 
@@ -16,13 +16,9 @@ grt_status* grt_format_read_protobuf(const char* path,
                                                           grt_graph** out),
                                      grt_graph** out) {
   *out = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return GRT_ERROR(NOT_FOUND, "%s: cannot open: %s", path, strerror(errno));
+  int fd;
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return GRT_ERROR(INVALID_ARGUMENT, "%s: not a regular file", path);
-  }
+  GRT_RETURN_IF_ERROR(grt_open_regular_file(path, &fd, &st));
   size_t len = (size_t)st.st_size;
   void* data = NULL;
   if (len > 0) {

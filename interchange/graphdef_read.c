@@ -10,6 +10,7 @@
 #include "base/status.h"
 #include "interchange/interchange.h"
 #include "interchange/protobuf_alloc.h"
+#include "interchange/protobuf_depth.h"
 #include "interchange/tf_types.h"
 #include "ops/graph.h"
 #include "ops/op_def.h"
@@ -205,6 +206,8 @@ static grt_status* read_node(grt_graph* g, const Tensorflow__NodeDef* nd, size_t
 
 grt_status* grt_graphdef_parse(const void* data, size_t len, grt_graph** out) {
   *out = NULL;
+  GRT_RETURN_IF_ERROR(
+      grt_protobuf_check_depth(&tensorflow__graph_def__descriptor, data, len, "GraphDef"));
   Tensorflow__GraphDef* gd =
       tensorflow__graph_def__unpack(grt_protobuf_allocator(), len, (const uint8_t*)data);
   if (!gd)

@@ -49,6 +49,9 @@ typedef struct onnx_import {
   grt_strmap params;
   int64_t* param_dims;
   int32_t n_params, cap_params;
+  /* A taken grt name (in the graph's arena) -> the next suffix fresh_name
+   * tries for it, so n names that read alike cost n lookups, not n^2. */
+  grt_strmap next_suffix;
 } onnx_import;
 
 /* A converter for one ONNX op: reads ctx->node, adds grt nodes, binds the

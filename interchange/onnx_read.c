@@ -12,6 +12,7 @@
 #include "interchange/interchange.h"
 #include "interchange/onnx_import.h"
 #include "interchange/onnx_legacy.h"
+#include "interchange/protobuf_depth.h"
 #include "interchange/onnx_tensor.h"
 #include "interchange/protobuf_alloc.h"
 #include "ops/graph.h"
@@ -48,12 +49,28 @@ void grt_onnx_node_name(const char* onnx_name, char* buf, size_t size) {
   buf[n] = '\0';
 }
 
-/* A grt name for `onnx_name` not yet taken in the graph (in the arena). */
-static const char* fresh_name(grt_graph* g, const char* onnx_name) {
+/* A grt name for `onnx_name` not yet taken in the graph (in the arena):
+ * the name, else the first free `name_K` from where the last search for
+ * that name stopped (names longer than grt keeps, or alike once their
+ * other characters are `_`, all start from one base). */
+static const char* fresh_name(onnx_import* ctx, const char* onnx_name) {
+  grt_graph* g = ctx->g;
   char buf[512];
   grt_onnx_node_name(onnx_name, buf, sizeof buf - 16);
+  if (grt_graph_find_node(g, buf) < 0) return grt_arena_strdup(g->arena, buf);
   size_t len = strlen(buf);
-  for (int k = 1; grt_graph_find_node(g, buf) >= 0; k++) snprintf(buf + len, 16, "_%d", k);
+  int32_t k = grt_strmap_get(&ctx->next_suffix, buf);
+  /* The map keeps its keys: a base seen for the first time goes to the
+   * arena; a known one is found by the stack copy. */
+  const char* key = k < 0 ? grt_arena_strdup(g->arena, buf) : NULL;
+  if (k < 0 && !key) return NULL;
+  char base[sizeof buf];
+  memcpy(base, buf, len + 1);
+  for (k = k < 1 ? 1 : k; k < INT32_MAX; k++) {
+    snprintf(buf + len, 16, "_%d", (int)k);
+    if (grt_graph_find_node(g, buf) < 0) break;
+  }
+  if (k == INT32_MAX || !grt_strmap_set(&ctx->next_suffix, key ? key : base, k + 1)) return NULL;
   return grt_arena_strdup(g->arena, buf);
 }
 
@@ -62,7 +79,7 @@ static grt_status* add_initializer(onnx_import* ctx, Onnx__TensorProto* p) {
   grt_tensor* t;
   grt_status* s = grt_onnx_tensor_take(p, &t);
   if (s) return grt_status_prefix(s, "initializer '%s'", p->name);
-  ctx->base = fresh_name(ctx->g, p->name);
+  ctx->base = fresh_name(ctx, p->name);
   const char* name = NULL;
   s = ctx->base ? onnx_const(ctx, NULL, t, &name) : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   if (!s) {
@@ -129,7 +146,7 @@ static grt_status* add_input(onnx_import* ctx, const Onnx__ValueInfoProto* vi) {
               : -1;
     }
   }
-  ctx->base = fresh_name(ctx->g, name);
+  ctx->base = fresh_name(ctx, name);
   if (!ctx->base) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   int32_t idx;
   const char* node;
@@ -180,7 +197,7 @@ static grt_status* add_node(onnx_import* ctx, const Onnx__NodeProto* n) {
   if (!s) {
     ctx->node = n;
     ctx->n_helpers = 0;
-    ctx->base = fresh_name(ctx->g, first);
+    ctx->base = fresh_name(ctx, first);
     first_value = ctx->n_values;
     s = ctx->base ? grt_onnx_legacy_upgrade(ctx, &up)
                   : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
@@ -272,6 +289,8 @@ grt_status* grt_onnx_parse(const void* data, size_t len, grt_graph** out) {
 grt_status* grt_onnx_parse_shapes(const void* data, size_t len, grt_onnx_shape_visit visit,
                                   void* user, grt_graph** out) {
   *out = NULL;
+  GRT_RETURN_IF_ERROR(
+      grt_protobuf_check_depth(&onnx__model_proto__descriptor, data, len, "ONNX model"));
   Onnx__ModelProto* m =
       onnx__model_proto__unpack(grt_protobuf_allocator(), len, (const uint8_t*)data);
   if (!m)
@@ -281,6 +300,7 @@ grt_status* grt_onnx_parse_shapes(const void* data, size_t len, grt_onnx_shape_v
   grt_strmap_init(&ctx.by_name);
   grt_strmap_init(&ctx.declared);
   grt_strmap_init(&ctx.params);
+  grt_strmap_init(&ctx.next_suffix);
   grt_status* s = NULL;
   if (!m->graph) s = GRT_ERROR(INVALID_ARGUMENT, "the model has no graph");
   if (!s) s = read_opset(m, &ctx.opset);
@@ -291,6 +311,7 @@ grt_status* grt_onnx_parse_shapes(const void* data, size_t len, grt_onnx_shape_v
   if (!s) s = import_graph(&ctx, m->graph);
   if (!s && visit) visit_shapes(&ctx, m->graph, visit, user);
   grt_strmap_clear(&ctx.by_name);
+  grt_strmap_clear(&ctx.next_suffix);
   onnx_shapes_end(&ctx);
   grt_free(ctx.values);
   grt_free(ctx.shapes);

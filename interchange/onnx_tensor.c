@@ -11,6 +11,7 @@
 #include "base/tensor.h"
 #include "interchange/interchange.h"
 #include "interchange/protobuf_alloc.h"
+#include "interchange/protobuf_depth.h"
 
 static const struct {
   int32_t onnx;
@@ -165,6 +166,8 @@ grt_status* grt_onnx_tensor_take(Onnx__TensorProto* p, grt_tensor** out) {
 
 grt_status* grt_onnx_tensor_parse(const void* data, size_t len, grt_tensor** out) {
   *out = NULL;
+  GRT_RETURN_IF_ERROR(
+      grt_protobuf_check_depth(&onnx__tensor_proto__descriptor, data, len, "ONNX TensorProto"));
   Onnx__TensorProto* p =
       onnx__tensor_proto__unpack(grt_protobuf_allocator(), len, (const uint8_t*)data);
   if (!p) return GRT_ERROR(INVALID_ARGUMENT, "not an ONNX TensorProto (protobuf parse failed)");

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "base/mem.h"
 #include "base/status.h"
@@ -85,6 +86,12 @@ grt_status* grt_backend_register(const grt_backend* b) {
 
 /* Under g_mu. */
 static grt_status* load(const char* path) {
+  /* dlopen would block forever opening a FIFO of a plugin's name; stat
+   * does not (a file swapped in after this check is the directory owner's
+   * doing, who could plant any library there). */
+  struct stat info;
+  if (stat(path, &info) == 0 && !S_ISREG(info.st_mode))
+    return GRT_ERROR(INVALID_ARGUMENT, "plugin %s: not a regular file", path);
   void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char* err = dlerror();

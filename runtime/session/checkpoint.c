@@ -127,17 +127,11 @@ grt_status* grt_session_save_variables(grt_session* s, const char* path) {
 
 /* ---- restoring ------------------------------------------------------- */
 
-static const grt_ckpt_entry* find_entry(const grt_ckpt_entry* e, int32_t n, const char* name) {
-  size_t len = strlen(name);
-  for (int32_t i = 0; i < n; i++)
-    if (e[i].name_len == len && memcmp(e[i].name, name, len) == 0) return &e[i];
-  return NULL;
-}
-
-/* The checkpoint's entry for variable node `n`, checked against it. */
+/* The checkpoint's entry for variable node `n` (e[0..ne) sorted by name),
+ * checked against it. */
 static grt_status* match(const char* path, const grt_node* n, const grt_ckpt_entry* e, int32_t ne,
                          const grt_ckpt_entry** out) {
-  const grt_ckpt_entry* x = find_entry(e, ne, n->name);
+  const grt_ckpt_entry* x = grt_ckpt_find(e, ne, n->name, strlen(n->name));
   if (!x)
     return GRT_ERROR(INVALID_ARGUMENT, "variable '%s' is not in the checkpoint %s", n->name, path);
   grt_dtype want = n->sig.output_types[0];
@@ -179,6 +173,7 @@ grt_status* grt_session_restore_variables(grt_session* s, const char* path) {
   grt_tensor** fresh = NULL;
   grt_status* st = grt_read_file(path, &bytes, &len);
   if (!st) st = grt_ckpt_parse(path, bytes, len, &entries, &ne);
+  if (!st) grt_ckpt_sort_by_name(entries, ne);
   if (!st) st = var_list_make(s, &l);
   if (!st) {
     fresh = grt_calloc((size_t)l.n + 1, sizeof *fresh);

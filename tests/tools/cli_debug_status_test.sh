@@ -38,7 +38,8 @@ check() { # expected-source-pattern command...
     { bad "no '(at $want:LINE)' line: $*"; cat "$tmp/debug"; }
 }
 
-check 'graph_format/[a-z_]+\.c' "$grt" inspect "$tmp/missing.grt"
+# Opening a file: every reader opens through base/file_open.c.
+check 'base/file_open\.c' "$grt" inspect "$tmp/missing.grt"
 check 'placer/[a-z_]+\.c' "$grt" place "$tmp/pinned.json" --devices cpu:1
 check '[a-z_/]+\.c' "$grt" run "$tmp/g.json" --fetch nosuchnode
 
