@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "grt/grt.h"
+#include "tools/closest.h"
 #include "tools/commands.h"
 #include "tools/report.h"
 
@@ -216,6 +217,67 @@ static void print_progress(const run_args* a, long step, double start, grt_tenso
 
 static grt_status* write_trace(void* trace, FILE* f) { return grt_trace_write_json(trace, f); }
 
+/* A name a flag gives that the graph lacks, caught before the session is
+ * made, with what was probably meant: the closest node names, and for a
+ * feed the graph's Placeholders (what is usually fed). */
+static grt_status* check_name(const grt_graph* g, const char* flag, const char* name) {
+  /* Feeds and fetches name tensors ("node:k"); targets and --init nodes. */
+  bool tensor = strcmp(flag, "--feed") == 0 || strcmp(flag, "--fetch") == 0;
+  grt_output o;
+  grt_status* st = tensor ? grt_graph_output(g, name, &o)
+                   : grt_graph_find_node(g, name) < 0
+                       ? grt_status_new(GRT_NOT_FOUND, "no node named '%s'", name)
+                       : NULL;
+  if (st && grt_status_code(st) != GRT_NOT_FOUND) return grt_status_prefix(st, "%s", flag);
+  if (!st) return NULL;
+  int32_t n = grt_graph_num_nodes(g);
+  const char** names = calloc((size_t)n + 1, sizeof *names);
+  if (!names) return st;
+  int32_t n_ph = 0;
+  for (int32_t i = 0; i < n; i++) names[i] = grt_graph_node_name(g, i);
+  const char* close[3];
+  size_t len = strcspn(name, ":");
+  char* base = strndup(name, len);
+  size_t found = base ? grt_closest_names(base, names, (size_t)n, close, 3) : 0;
+  free(base);
+  char hint[1024] = "";
+  size_t at = 0;
+  for (size_t k = 0; k < found && at < sizeof hint; k++)
+    at += (size_t)snprintf(hint + at, sizeof hint - at, "%s'%s'",
+                           k == 0           ? "; did you mean "
+                           : k + 1 == found ? " or "
+                                            : ", ",
+                           close[k]);
+  if (found && at < sizeof hint) at += (size_t)snprintf(hint + at, sizeof hint - at, "?");
+  if (strcmp(flag, "--feed") == 0) {
+    for (int32_t i = 0; i < n && at < sizeof hint; i++) {
+      if (strcmp(grt_graph_node_op(g, i), "Placeholder") != 0) continue;
+      if (n_ph++ == 8) {
+        at += (size_t)snprintf(hint + at, sizeof hint - at, ", ...");
+        break;
+      }
+      at += (size_t)snprintf(hint + at, sizeof hint - at, "%s%s",
+                             n_ph == 1 ? " (its placeholders: " : ", ", names[i]);
+    }
+    if (n_ph && at < sizeof hint) snprintf(hint + at, sizeof hint - at, ")");
+  }
+  free(names);
+  grt_status* out = grt_status_new(GRT_NOT_FOUND, "%s %s: the graph has no node named '%.*s'%s",
+                                   flag, name, (int)len, name, hint);
+  grt_status_free(st);
+  return out;
+}
+
+/* Every name the flags give (feeds, fetches, targets, --init). */
+static grt_status* check_names(const grt_graph* g, const run_args* a) {
+  grt_status* st = NULL;
+  for (int i = 0; !st && i < a->n_feeds; i++) st = check_name(g, "--feed", a->feeds[i].name);
+  for (int i = 0; !st && i < a->n_fetches; i++) st = check_name(g, "--fetch", a->fetches[i]);
+  for (int i = 0; !st && i < a->n_targets; i++) st = check_name(g, "--target", a->targets[i]);
+  if (!st && a->init) st = check_name(g, "--init", a->init);
+  return st;
+}
+
 static grt_status* run(run_args* a) {
   grt_graph* g = NULL;
   grt_session_options* o = NULL;
@@ -225,6 +287,7 @@ static grt_status* run(run_args* a) {
   grt_status* st = out ? NULL : grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
   for (int i = 0; !st && i < a->n_feeds; i++) st = load_feed(&a->feeds[i]);
   if (!st) st = grt_graph_load_flags(a->file, a->no_mmap ? GRT_LOAD_NO_MMAP : 0, &g);
+  if (!st) st = check_names(g, a);
   if (!st) st = grt_session_options_new(&o);
   if (!st && a->devices) st = apply_devices(a->devices, o);
   if (!st && a->soft) st = grt_session_options_set(o, "allow_soft_placement", "true");

@@ -64,7 +64,7 @@ has err "--feed x"
 run 1 "$grt" run "$tmp/g.json" --devices cpu:2 --feed "x=@$tmp/missing.npy" --fetch y
 has err "missing.npy"
 run 1 "$grt" run "$tmp/g.json" --devices cpu:2 --feed 'x={"dtype":"float32","shape":[2],"values":[1,2]}' --fetch nope
-has err "fetch 'nope'"
+has err "--fetch nope: the graph has no node named 'nope'"
 run 1 "$grt" run "$tmp/g.json" --devices cpu:1,gpu:2 --fetch c
 has err "asks for 2 GPUs"
 # --help lists every session option from the library's table and the
@@ -99,6 +99,16 @@ has err 'optimizer: off'
 has out '{"dtype": "float32", "shape": [2], "values": [12, 8]}'
 run 1 "$grt" run "$tmp/g.json" --fetch y --option optimizer_off=nonsense
 has err "unknown optimizer pass 'nonsense'"
+
+# A name the graph lacks is caught before the session, with what was
+# probably meant (the closest names; for a feed, the placeholders).
+run 1 "$grt" run "$tmp/g.json" --feed 'xx={"dtype":"float32","shape":[2],"values":[3,-4]}' --fetch y
+has err "--feed xx: the graph has no node named 'xx'; did you mean 'x'"
+has err "(its placeholders: x)"
+run 1 "$grt" run "$tmp/g.json" --feed 'x={"dtype":"float32","shape":[2],"values":[3,-4]}' --fetch yy
+has err "--fetch yy: the graph has no node named 'yy'; did you mean 'y'"
+run 1 "$grt" run "$tmp/g.json" --feed 'x={"dtype":"float32","shape":[2],"values":[3,-4]}' --fetch qqqqqqq
+has err "--fetch qqqqqqq: the graph has no node named 'qqqqqqq'"
 
 echo "cli_run_test: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]
