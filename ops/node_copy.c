@@ -65,3 +65,11 @@ grt_status* grt_copy_node(grt_graph* dst, const grt_graph* src, int32_t i, const
   }
   return st ? grt_status_prefix(st, "copying node '%s'", n->name) : NULL;
 }
+
+void grt_copy_rename_same(void* ctx, const char* node, int32_t port, char* buf, size_t size) {
+  (void)ctx;
+  if (port > 0)
+    snprintf(buf, size, "%s:%d", node, (int)port);
+  else
+    snprintf(buf, size, "%s", node);
+}

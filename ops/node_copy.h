@@ -21,6 +21,9 @@ GRT_MUST_USE grt_status* grt_attr_value_copy(grt_arena* a, const grt_attr_value*
 typedef void (*grt_copy_rename_fn)(void* ctx, const char* node, int32_t port, char* buf,
                                    size_t size);
 
+/* The identity mapping: "node" (port 0 or -1) or "node:k", unchanged. */
+void grt_copy_rename_same(void* ctx, const char* node, int32_t port, char* buf, size_t size);
+
 /* Adds to `dst` a copy of node `i` of `src` named `name` on `device` (NULL:
  * the original's), with every attr deep-copied. *out_index gets its index. */
 GRT_MUST_USE grt_status* grt_copy_node(grt_graph* dst, const grt_graph* src, int32_t i,

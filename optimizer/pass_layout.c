@@ -33,11 +33,10 @@
 #include "optimizer/passes.h"
 
 /* Device types whose convolutions run faster in NHWC. The CPU: oneDNN
- * (measured, above). The GPU would too (cuDNN's tensor-core kernels take
- * NHWC; its rows must still have each op: grt_opt_has_kernel), but no GPU
- * has run a converted chain yet: "GPU" joins this list once the GPU suite
- * has checked one on a device, so that the backend's first run on a GPU
- * tests its kernels, not this pass. */
+ * (measured, above). Not the GPU: for float32 without TF32 cuDNN runs
+ * NCHW, and refused every NHWC backward algorithm on an H200 (the GPU
+ * suite's first run), so the GPU keeps an ONNX graph's NCHW, as TensorFlow
+ * does for float32; tensor-core NHWC for half types would be its row here. */
 static const char* const kPrefer[] = {"CPU"};
 
 static bool prefers_nhwc(const char* type) {

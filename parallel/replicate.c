@@ -128,13 +128,6 @@ static grt_status* check_uses(const rep* r) {
   return NULL;
 }
 
-static void put_name(char* buf, size_t size, const char* node, int32_t port) {
-  if (port > 0)
-    snprintf(buf, size, "%s:%d", node, (int)port);
-  else
-    snprintf(buf, size, "%s", node);
-}
-
 /* The Split node of input tensor node:port. */
 static void split_name(char* buf, size_t size, const char* node, int32_t port) {
   if (port == 0)
@@ -156,15 +149,10 @@ static void rename_in_tower(void* ctx, const char* node, int32_t port, char* buf
   } else if (src >= 0 && (r->tower[src] || (r->mirror[src] && r->k > 0))) {
     char base[900];
     snprintf(base, sizeof base, "tower_%d/%s", (int)r->k, node);
-    put_name(buf, size, base, port);
+    grt_copy_rename_same(NULL, base, port, buf, size);
   } else {
-    put_name(buf, size, node, port);
+    grt_copy_rename_same(NULL, node, port, buf, size);
   }
-}
-
-static void rename_same(void* ctx, const char* node, int32_t port, char* buf, size_t size) {
-  (void)ctx;
-  put_name(buf, size, node, port);
 }
 
 static grt_status* add_const_int(grt_graph* g, const char* name, int32_t v) {
@@ -184,7 +172,7 @@ static grt_status* add_split(rep* r, grt_graph* out, int32_t i) {
   const grt_node* n = &r->g->nodes[r->in_node[i]];
   char name[900], src[900];
   split_name(name, sizeof name, n->name, r->in_port[i]);
-  put_name(src, sizeof src, n->name, r->in_port[i]);
+  grt_copy_rename_same(NULL, n->name, r->in_port[i], src, sizeof src);
   int32_t k;
   GRT_RETURN_IF_ERROR(grt_graph_add_node(out, name, "Split", &k));
   GRT_RETURN_IF_ERROR(grt_graph_add_input(out, k, SPLIT_SCOPE "/axis"));
@@ -258,7 +246,7 @@ static grt_status* add_mirror(rep* r, grt_graph* out, int32_t i, int32_t k) {
   snprintf(name, sizeof name, "tower_%d/%s", (int)k, n->name);
   int32_t c, a;
   GRT_RETURN_IF_ERROR(
-      grt_copy_node(out, r->g, i, name, r->o->tower_devices[k], rename_same, r, &c));
+      grt_copy_node(out, r->g, i, name, r->o->tower_devices[k], grt_copy_rename_same, r, &c));
   char source[960];
   GRT_RETURN_IF_ERROR(mirror_source(r, out, i, source, sizeof source));
   snprintf(init, sizeof init, "%s/mirror_init", name);
@@ -323,7 +311,7 @@ static grt_status* build(rep* r, grt_graph* out) {
     int32_t k;
     if (!r->tower[i]) {
       const char* dev = r->mirror[i] ? o->tower_devices[0] : var_dev[i];
-      st = grt_copy_node(out, r->g, i, n->name, dev, rename_same, r, &k);
+      st = grt_copy_node(out, r->g, i, n->name, dev, grt_copy_rename_same, r, &k);
       for (int32_t t = 1; !st && r->mirror[i] && t < o->towers; t++) st = add_mirror(r, out, i, t);
       for (int32_t j = 0; !st && j < o->n_inputs; j++)
         if (r->in_node[j] == i) st = add_split(r, out, j);

@@ -330,11 +330,6 @@ void UnaryHostInt32(int op, int64_t n, const int32_t* x, int32_t* out) {
   }
 }
 
-grt_status* Unsupported(const char* op, grt_dtype dt) {
-  return grt_status_new(GRT_UNIMPLEMENTED, "the CUDA %s kernel does not handle %s yet", op,
-                        grt_dtype_name(dt));
-}
-
 // T: the dtypes the op takes in device memory, with int32 on the host when
 // T::kInt32OnHost (the row's GRT_INT32_ON_HOST registration).
 template <class T>
@@ -371,7 +366,7 @@ grt_status* Binary(grt_kernel_ctx* ctx, int op, const char* name) {
             <<<Blocks(n), kThreads, 0, s>>>(op, bc, n, (const S*)grt_tensor_data(a),
                                             (const S*)grt_tensor_data(b), (S*)grt_tensor_data(out));
       }))
-    return Unsupported(name, dt);
+    return NoKernel(name, dt);
   return grt_cuda_launch_error(name);
 }
 
@@ -395,7 +390,7 @@ grt_status* Unary(grt_kernel_ctx* ctx, int op, const char* name) {
         UnaryKernel<S, typename decltype(e)::Math><<<Blocks(n), kThreads, 0, s>>>(
             op, n, (const S*)grt_tensor_data(x), (S*)grt_tensor_data(out));
       }))
-    return Unsupported(name, dt);
+    return NoKernel(name, dt);
   return grt_cuda_launch_error(name);
 }
 
@@ -415,7 +410,7 @@ grt_status* Classify(grt_kernel_ctx* ctx, bool inf, const char* name) {
         using S = typename decltype(e)::Store;
         ClassifyKernel<S><<<Blocks(n), kThreads, 0, s>>>(inf, n, (const S*)grt_tensor_data(x), po);
       }))
-    return Unsupported(name, dt);
+    return NoKernel(name, dt);
   return grt_cuda_launch_error(name);
 }
 

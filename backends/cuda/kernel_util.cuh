@@ -39,8 +39,11 @@ inline int64_t HostInt(const grt_tensor* t, int64_t i) {
 
 inline bool IsIndexType(grt_dtype dt) { return dt == GRT_INT32 || dt == GRT_INT64; }
 
+// A dtype the kernel's dispatch does not take: no GPU row promises it (the
+// rows are held to the dispatch's dtype lists by cuda_plugin_test), so only
+// a graph placed against other rows reaches this.
 inline grt_status* NoKernel(const char* op, grt_dtype dt) {
-  return grt_status_new(GRT_UNIMPLEMENTED, "the CUDA %s kernel does not handle %s yet", op,
+  return grt_status_new(GRT_UNIMPLEMENTED, "the CUDA %s kernel does not take %s", op,
                         grt_dtype_name(dt));
 }
 

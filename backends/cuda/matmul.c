@@ -82,7 +82,7 @@ static grt_status* gemm_type_of(const char* op, grt_dtype dt, const gemm_type** 
       *out = &kGemmTypes[i];
       return NULL;
     }
-  return grt_status_new(GRT_UNIMPLEMENTED, "the CUDA %s kernel does not handle %s yet", op,
+  return grt_status_new(GRT_UNIMPLEMENTED, "the CUDA %s kernel does not take %s", op,
                         grt_dtype_name(dt));
 }
 

@@ -11,6 +11,7 @@
 
 #include "cuda_common.cuh"
 #include "dtype_list.cuh"
+#include "kernel_util.cuh"
 
 namespace grt_cuda {
 namespace {
@@ -24,11 +25,6 @@ __host__ __device__ inline float Lowest<float>() {
 template <>
 __host__ __device__ inline double Lowest<double>() {
   return -INFINITY;
-}
-
-grt_status* Unsupported(const char* op, grt_dtype dt) {
-  return grt_status_new(GRT_UNIMPLEMENTED, "the CUDA %s kernel does not handle %s yet", op,
-                        grt_dtype_name(dt));
 }
 
 // ---- softmax and cross-entropy: one thread per row of the last axis --------
@@ -128,7 +124,7 @@ grt_status* SoftmaxCompute(grt_kernel_ctx* ctx) {
         SoftmaxKernel<S, typename decltype(e)::Math><<<Blocks(rows), kThreads, 0, cs>>>(
             rows, cols, (const S*)grt_tensor_data(x), (S*)grt_tensor_data(y));
       }))
-    return Unsupported("Softmax", dt);
+    return NoKernel("Softmax", dt);
   return grt_cuda_launch_error("Softmax");
 }
 
@@ -172,8 +168,8 @@ grt_status* XentCompute(grt_kernel_ctx* ctx, bool sparse, const char* name) {
             <<<Blocks(rows), kThreads, 0, cs>>>(rows, cols, pl, nullptr, (const Lb*)lab, po, pb);
       });
   });
-  if (!typed) return Unsupported(name, dt);
-  if (!labels_ok) return Unsupported(name, lt);
+  if (!typed) return NoKernel(name, dt);
+  if (!labels_ok) return NoKernel(name, lt);
   return grt_cuda_launch_error(name);
 }
 
@@ -255,7 +251,7 @@ grt_status* BiasAddCompute(grt_kernel_ctx* ctx) {
             <<<Blocks(n), kThreads, 0, cs>>>(n, channels, inner, (const S*)grt_tensor_data(x),
                                              (const S*)grt_tensor_data(b), (S*)grt_tensor_data(y));
       }))
-    return Unsupported("BiasAdd", dt);
+    return NoKernel("BiasAdd", dt);
   return grt_cuda_launch_error("BiasAdd");
 }
 
@@ -277,7 +273,7 @@ grt_status* BiasAddGradCompute(grt_kernel_ctx* ctx) {
         BiasGradKernel<S, typename decltype(e)::Math><<<Blocks(channels), kThreads, 0, cs>>>(
             n, channels, inner, (const S*)grt_tensor_data(g), (S*)grt_tensor_data(out));
       }))
-    return Unsupported("BiasAddGrad", dt);
+    return NoKernel("BiasAddGrad", dt);
   return grt_cuda_launch_error("BiasAddGrad");
 }
 

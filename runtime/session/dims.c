@@ -7,6 +7,7 @@
  * Gather -> Concat -> Reshape chains exporters write, and a feed of
  * another size is refused as for any declared shape. The user's graph is
  * not changed. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,52 +17,47 @@
 #include "base/strbuf.h"
 #include "ops/graph.h"
 #include "ops/node_copy.h"
-#include "runtime/session/session_internal.h"
+#include "runtime/session/dims.h"
 
-enum { kMaxDims = 64 };
-
-typedef struct {
-  char name[128];
-  int64_t size;
-  bool used;
-} binding;
-
-static grt_status* parse(const char* text, binding* b, int32_t* n) {
+grt_status* grt_dims_parse(const char* text, grt_dim_binding* out, int32_t* n) {
   *n = 0;
   for (const char* p = text; *p;) {
     const char* end = strchr(p, ',');
     size_t len = end ? (size_t)(end - p) : strlen(p);
     const char* eq = memchr(p, '=', len);
-    if (*n == kMaxDims)
-      return GRT_ERROR(INVALID_ARGUMENT, "option dims: more than %d names", kMaxDims);
-    if (!eq || (size_t)(eq - p) >= sizeof b->name)
-      return GRT_ERROR(INVALID_ARGUMENT, "option dims: '%.*s' is not NAME=SIZE", (int)len, p);
-    snprintf(b[*n].name, sizeof b->name, "%.*s", (int)(eq - p), p);
-    b[*n].size = strtoll(eq + 1, NULL, 10); /* checked when the option was set */
-    b[*n].used = false;
+    char* stop = NULL;
+    errno = 0;
+    long long size = eq ? strtoll(eq + 1, &stop, 10) : -1;
+    if (!eq || eq == p || stop == eq + 1 || stop != p + len || errno || size < 0 ||
+        (size_t)(eq - p) >= sizeof out->name)
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "option dims: '%.*s' is not NAME=SIZE (a name, '=', a size of 0 or more)",
+                       (int)len, p);
+    if (*n == GRT_MAX_DIM_BINDINGS)
+      return GRT_ERROR(INVALID_ARGUMENT, "option dims: more than %d names", GRT_MAX_DIM_BINDINGS);
+    grt_dim_binding* b = &out[*n];
+    snprintf(b->name, sizeof b->name, "%.*s", (int)(eq - p), p);
+    for (int32_t i = 0; i < *n; i++)
+      if (strcmp(out[i].name, b->name) == 0)
+        return GRT_ERROR(INVALID_ARGUMENT, "option dims: '%s' is given twice", b->name);
+    b->size = size;
+    b->used = false;
     ++*n;
     p = end ? end + 1 : p + len;
+    if (end && !*p) return GRT_ERROR(INVALID_ARGUMENT, "option dims: '%s' ends with ','", text);
   }
   return NULL;
 }
 
-static binding* find(binding* b, int32_t n, const char* name) {
+static grt_dim_binding* find(grt_dim_binding* b, int32_t n, const char* name) {
   for (int32_t i = 0; i < n; i++)
     if (strcmp(b[i].name, name) == 0) return &b[i];
   return NULL;
 }
 
-static void rename_same(void* ctx, const char* node, int32_t port, char* buf, size_t size) {
-  (void)ctx;
-  if (port > 0)
-    snprintf(buf, size, "%s:%d", node, (int)port);
-  else
-    snprintf(buf, size, "%s", node);
-}
-
 /* The graph's symbolic dimension names, "a, b" (each once), for messages. */
 static void list_names(const grt_graph* g, grt_strbuf* out) {
-  const char* seen[kMaxDims];
+  const char* seen[GRT_MAX_DIM_BINDINGS];
   int32_t n = 0;
   for (int32_t i = 0; i < g->n_nodes; i++) {
     const grt_attr_value* names = grt_node_find_attr(&g->nodes[i], "dim_names");
@@ -69,7 +65,7 @@ static void list_names(const grt_graph* g, grt_strbuf* out) {
       const char* s = names->u.list.v.s[d];
       bool dup = !s[0];
       for (int32_t k = 0; !dup && k < n; k++) dup = strcmp(seen[k], s) == 0;
-      if (dup || n == kMaxDims) continue;
+      if (dup || n == GRT_MAX_DIM_BINDINGS) continue;
       grt_strbuf_printf(out, "%s%s", n ? ", " : "", s);
       seen[n++] = s;
     }
@@ -78,8 +74,8 @@ static void list_names(const grt_graph* g, grt_strbuf* out) {
 
 /* Node i's copy's declared shape with the bound sizes, when it is a
  * Placeholder naming its dimensions. */
-static grt_status* bind_placeholder(grt_graph* copy, int32_t k, const grt_node* n, binding* b,
-                                    int32_t nb) {
+static grt_status* bind_placeholder(grt_graph* copy, int32_t k, const grt_node* n,
+                                    grt_dim_binding* b, int32_t nb) {
   const grt_attr_value* names = grt_node_find_attr(n, "dim_names");
   if (strcmp(n->op, "Placeholder") != 0 || !names || names->u.list.n == 0) return NULL;
   const grt_attr_value* sv = grt_node_attr(n, "shape");
@@ -90,7 +86,7 @@ static grt_status* bind_placeholder(grt_graph* copy, int32_t k, const grt_node* 
   grt_shape s = sv->u.shape;
   bool changed = false;
   for (int32_t d = 0; d < s.rank; d++) {
-    binding* x = names->u.list.v.s[d][0] ? find(b, nb, names->u.list.v.s[d]) : NULL;
+    grt_dim_binding* x = names->u.list.v.s[d][0] ? find(b, nb, names->u.list.v.s[d]) : NULL;
     if (!x) continue;
     x->used = true;
     if (s.dims[d] >= 0 && s.dims[d] != x->size)
@@ -105,14 +101,14 @@ static grt_status* bind_placeholder(grt_graph* copy, int32_t k, const grt_node* 
 
 grt_status* grt_session_bind_dims(const grt_graph* g, const char* dims, grt_graph** out) {
   *out = NULL;
-  binding b[kMaxDims];
+  grt_dim_binding b[GRT_MAX_DIM_BINDINGS];
   int32_t nb;
-  GRT_RETURN_IF_ERROR(parse(dims, b, &nb));
+  GRT_RETURN_IF_ERROR(grt_dims_parse(dims, b, &nb));
   grt_graph* copy = NULL;
   grt_status* st = grt_graph_new(&copy);
   for (int32_t i = 0; !st && i < g->n_nodes; i++) {
     int32_t k;
-    st = grt_copy_node(copy, g, i, g->nodes[i].name, NULL, rename_same, NULL, &k);
+    st = grt_copy_node(copy, g, i, g->nodes[i].name, NULL, grt_copy_rename_same, NULL, &k);
     if (!st) st = bind_placeholder(copy, k, &g->nodes[i], b, nb);
   }
   for (int32_t i = 0; !st && i < nb; i++) {

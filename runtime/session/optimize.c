@@ -11,6 +11,7 @@
 #include "base/strbuf.h"
 #include "base/tensor.h"
 #include "optimizer/optimizer.h"
+#include "runtime/session/dims.h"
 #include "runtime/session/session_internal.h"
 
 /* Constant folding's evaluator: the nodes to fold run in a session of

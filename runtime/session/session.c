@@ -11,6 +11,7 @@
 #include "base/tensor.h"
 #include "ops/op_def.h"
 #include "runtime/device/device.h"
+#include "runtime/session/dims.h"
 #include "runtime/session/session_internal.h"
 
 grt_status* grt_session_place_graph(grt_session* s, grt_graph* g, grt_plan** out) {

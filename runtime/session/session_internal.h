@@ -55,12 +55,6 @@ struct grt_session {
   pthread_rwlock_t capture_lock;
 };
 
-/* A copy of `g` whose Placeholders declare the sizes the session option
- * `dims` ("N=1,seq=16") binds to their dim_names (dims.c); every name must
- * be one of the graph's. */
-GRT_MUST_USE grt_status* grt_session_bind_dims(const grt_graph* g, const char* dims,
-                                               grt_graph** out);
-
 /* Session creation steps shared with optimize.c (session.c). */
 GRT_MUST_USE grt_status* grt_session_place_graph(grt_session* s, grt_graph* g, grt_plan** out);
 /* Kernels and states for every node; a fallback borrows its stateful

@@ -17,6 +17,7 @@
 #include "base/status.h"
 #include "base/strbuf.h"
 #include "optimizer/optimizer.h"
+#include "runtime/session/dims.h"
 #include "runtime/device/device.h"
 
 typedef grt_status* (*parse_fn)(const char* key, const char* value, void* field);
@@ -92,30 +93,11 @@ static grt_status* parse_pass_list(const char* key, const char* v, void* field) 
   return parse_string(key, v, field);
 }
 
-/* "NAME=SIZE,...": each name non-empty and given once, each size a count. */
+/* "NAME=SIZE,...", checked by the parser the binding uses (dims.c). */
 static grt_status* parse_dims(const char* key, const char* v, void* field) {
-  for (const char* p = v; *p;) {
-    const char* end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    const char* eq = memchr(p, '=', len);
-    char* stop = NULL;
-    errno = 0;
-    long long n = eq ? strtoll(eq + 1, &stop, 10) : -1;
-    if (!eq || eq == p || stop == eq + 1 || stop != p + len || errno || n < 0)
-      return GRT_ERROR(INVALID_ARGUMENT,
-                       "option %s: '%.*s' is not NAME=SIZE (a name, '=', a size of 0 or more)", key,
-                       (int)len, p);
-    for (const char* q = v; q < p;) {
-      const char* qe = strchr(q, '=');
-      if (qe && (size_t)(qe - q) == (size_t)(eq - p) && strncmp(q, p, (size_t)(eq - p)) == 0)
-        return GRT_ERROR(INVALID_ARGUMENT, "option %s: '%.*s' is given twice", key, (int)(eq - p),
-                         p);
-      q = strchr(q, ',');
-      q = q ? q + 1 : p;
-    }
-    p = end ? end + 1 : p + len;
-    if (end && !*p) return GRT_ERROR(INVALID_ARGUMENT, "option %s: '%s' ends with ','", key, v);
-  }
+  grt_dim_binding b[GRT_MAX_DIM_BINDINGS];
+  int32_t n;
+  GRT_RETURN_IF_ERROR(grt_dims_parse(v, b, &n));
   return parse_string(key, v, field);
 }
 
