@@ -12,15 +12,11 @@
 
 namespace {
 
+using grt_models::Message;
+
 class GpuModels : public GpuSuite {};
 
 const char kDir[] = "tests/models/data/";
-
-std::string Message(grt_status* s) {
-  std::string m = s ? grt_status_message(s) : "";
-  grt_status_free(s);
-  return m;
-}
 
 // Nodes of the session's plan on a GPU, and in all.
 std::pair<int, int> GpuNodes(const grt_session* s) {

@@ -1,5 +1,6 @@
-// Comparing a model's output with PyTorch's (tests/models/models_test.cc,
-// and the GPU suite's real models in tests/gpu/gpu_suite_models.cc).
+// Comparing a model's output with PyTorch's, for the tests that run
+// tests/models' exports (models_test, the GPU suite's real models,
+// dims_option_test).
 #ifndef GRT_TESTS_MODELS_COMPARE_H_
 #define GRT_TESTS_MODELS_COMPARE_H_
 
@@ -14,6 +15,13 @@ namespace grt_models {
 // Closeness: |got - ref| <= kTol * (max |ref| + |ref|): relative to the
 // element, with the output's scale as the floor for elements near zero.
 constexpr double kTol = 1e-4;
+
+// A status's message ("" for success), the status freed.
+inline std::string Message(grt_status* s) {
+  std::string m = s ? grt_status_message(s) : "";
+  grt_status_free(s);
+  return m;
+}
 
 inline std::string Shape(const grt_tensor* t) {
   std::string s = "[";

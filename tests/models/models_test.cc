@@ -26,6 +26,7 @@
 namespace {
 
 using grt_models::Compare;
+using grt_models::Message;
 
 const char kDir[] = "tests/models/data/";
 
@@ -41,12 +42,6 @@ const ModelCase kModels[] = {
     {"resnet18_tiny", "", ""}, {"mobilenet_v2", "", ""},     {"efficientnet_b0", "", ""},
     {"vit_tiny", "", ""},      {"transformer_tiny", "", ""}, {"lstm_tiny", "", ""},
 };
-
-std::string Message(grt_status* s) {
-  std::string m = s ? grt_status_message(s) : "";
-  grt_status_free(s);
-  return m;
-}
 
 struct Param {
   const ModelCase* model;

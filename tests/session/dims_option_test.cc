@@ -13,11 +13,7 @@
 
 namespace {
 
-std::string Message(grt_status* s) {
-  std::string m = s ? grt_status_message(s) : "";
-  grt_status_free(s);
-  return m;
-}
+using grt_models::Message;
 
 const char kModel[] = "tests/models/data/transformer_tiny";
 
