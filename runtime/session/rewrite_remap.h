@@ -32,7 +32,8 @@ extern "C" {
 #endif
 
 #define GRT_REWRITE_MAX_MEMBERS 3
-#define GRT_REWRITE_MAX_INPUTS 3
+#define GRT_REWRITE_MAX_INPUTS \
+  6 /* _FusedConv2D: input, filter and up to four args (TensorFlow's most) */
 
 /* One replacement node. */
 typedef struct grt_rewritten {
