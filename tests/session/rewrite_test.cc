@@ -527,51 +527,55 @@ TEST(Rewrite, ConstantConvFiltersArePackedOnce) {
 // while the session's rewrite took at most three inputs: 3 ms a run for
 // each of ResNet-18's 512-channel blocks).
 TEST(Rewrite, ResidualFusedConvPacksItsFilterOnce) {
-  unsigned seed = 9;
-  const int64_t n = 1, h = 10, w = 9, c = 16, oc = 16;
-  std::vector<float> xv = Random(n * h * w * c, &seed), fv = Random(3 * 3 * c * oc, &seed),
-                     bv = Random(oc, &seed), rv = Random(n * h * w * oc, &seed);
-  grt_graph* g = nullptr;
-  ASSERT_OK(grt_graph_new(&g));
-  int64_t dims[] = {-1, h, w, c};
-  for (const char* name : {"x", "res"}) {
-    int32_t v = Add(g, name, "Placeholder", {});
-    ASSERT_OK(grt_graph_set_attr_type(g, v, "dtype", GRT_FLOAT32));
-    ASSERT_OK(grt_graph_set_attr_shape(g, v, "shape", 4, dims));
+  for (bool relu : {true, false}) {
+    SCOPED_TRACE(relu ? "with Relu" : "without an activation (MobileNet's blocks)");
+    unsigned seed = 9;
+    const int64_t n = 1, h = 10, w = 9, c = 16, oc = 16;
+    std::vector<float> xv = Random(n * h * w * c, &seed), fv = Random(3 * 3 * c * oc, &seed),
+                       bv = Random(oc, &seed), rv = Random(n * h * w * oc, &seed);
+    grt_graph* g = nullptr;
+    ASSERT_OK(grt_graph_new(&g));
+    int64_t dims[] = {-1, h, w, c};
+    for (const char* name : {"x", "res"}) {
+      int32_t v = Add(g, name, "Placeholder", {});
+      ASSERT_OK(grt_graph_set_attr_type(g, v, "dtype", GRT_FLOAT32));
+      ASSERT_OK(grt_graph_set_attr_shape(g, v, "shape", 4, dims));
+    }
+    Const(g, "filter", {3, 3, c, oc}, fv);
+    Const(g, "b", {oc}, bv);
+    int32_t conv = Add(g, "conv", "Conv2D", {"x", "filter"});
+    int64_t strides[] = {1, 1, 1, 1};
+    ASSERT_OK(grt_graph_set_attr_int_list(g, conv, "strides", strides, 4));
+    ASSERT_OK(grt_graph_set_attr_string(g, conv, "padding", "SAME"));
+    Add(g, "bias", "BiasAdd", {"conv", "b"});
+    Add(g, "sum", "Add", {"bias", "res"});
+    if (relu) Add(g, "relu", "Relu", {"sum"});
+    int64_t oh, ow;
+    std::vector<double> want = ConvRef(xv, n, h, w, c, fv, 3, oc, bv, 1, true, &oh, &ow, false);
+    for (size_t i = 0; i < want.size(); i++)
+      want[i] = relu ? std::max(want[i] + rv[i], 0.0) : want[i] + rv[i];
+    grt_tensor* xt = Tensor({n, h, w, c}, xv);
+    grt_tensor* rt = Tensor({n, h, w, oc}, rv);
+    grt_feed feeds[] = {{"x", xt}, {"res", rt}};
+    const char* fetch[] = {relu ? "relu" : "sum"};
+    grt_session* s = Session(g, {});
+    ASSERT_NE(s, nullptr);
+    int64_t before = grt_mm_pack_count(), after_first = 0;
+    for (int run = 0; run < 3; run++) {
+      grt_tensor* out = nullptr;
+      ASSERT_OK(grt_session_run(s, feeds, 2, fetch, 1, nullptr, 0, &out, nullptr));
+      ExpectNear(out, want, "residual fused conv");
+      grt_tensor_free(out);
+      if (run == 0) after_first = grt_mm_pack_count();
+    }
+    EXPECT_EQ(RunsAs(s, fetch[0]), "_FusedConv2D");
+    EXPECT_EQ(after_first - before, 1) << "the filter packed on the first run";
+    EXPECT_EQ(grt_mm_pack_count(), after_first) << "and not again";
+    grt_tensor_free(xt);
+    grt_tensor_free(rt);
+    grt_session_free(s);
+    grt_graph_free(g);
   }
-  Const(g, "filter", {3, 3, c, oc}, fv);
-  Const(g, "b", {oc}, bv);
-  int32_t conv = Add(g, "conv", "Conv2D", {"x", "filter"});
-  int64_t strides[] = {1, 1, 1, 1};
-  ASSERT_OK(grt_graph_set_attr_int_list(g, conv, "strides", strides, 4));
-  ASSERT_OK(grt_graph_set_attr_string(g, conv, "padding", "SAME"));
-  Add(g, "bias", "BiasAdd", {"conv", "b"});
-  Add(g, "sum", "Add", {"bias", "res"});
-  Add(g, "relu", "Relu", {"sum"});
-  int64_t oh, ow;
-  std::vector<double> want = ConvRef(xv, n, h, w, c, fv, 3, oc, bv, 1, true, &oh, &ow, false);
-  for (size_t i = 0; i < want.size(); i++) want[i] = std::max(want[i] + rv[i], 0.0);
-  grt_tensor* xt = Tensor({n, h, w, c}, xv);
-  grt_tensor* rt = Tensor({n, h, w, oc}, rv);
-  grt_feed feeds[] = {{"x", xt}, {"res", rt}};
-  const char* fetch[] = {"relu"};
-  grt_session* s = Session(g, {});
-  ASSERT_NE(s, nullptr);
-  int64_t before = grt_mm_pack_count(), after_first = 0;
-  for (int run = 0; run < 3; run++) {
-    grt_tensor* out = nullptr;
-    ASSERT_OK(grt_session_run(s, feeds, 2, fetch, 1, nullptr, 0, &out, nullptr));
-    ExpectNear(out, want, "residual fused conv");
-    grt_tensor_free(out);
-    if (run == 0) after_first = grt_mm_pack_count();
-  }
-  EXPECT_EQ(RunsAs(s, "relu"), "_FusedConv2D");
-  EXPECT_EQ(after_first - before, 1) << "the filter packed on the first run";
-  EXPECT_EQ(grt_mm_pack_count(), after_first) << "and not again";
-  grt_tensor_free(xt);
-  grt_tensor_free(rt);
-  grt_session_free(s);
-  grt_graph_free(g);
 }
 
 }  // namespace
