@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "kept_tensor.h"
 
 static grt_status* pass_through(grt_kernel_ctx* ctx) {
   grt_kernel_set_output(ctx, 0, ctx->inputs[0]);
@@ -93,29 +94,51 @@ static grt_status* expand_dims(grt_kernel_ctx* ctx) {
   return copy_as(ctx, &s);
 }
 
-/* The graph's value, copied to the device on the compute stream (the host
- * tensor lives as long as the graph, so the asynchronous copy may read it
- * after this returns). */
+/* The graph's value. In host memory (an int32 Const) copied from the graph
+ * on every run. On the device, a copy made on the compute stream on the
+ * first run and kept in the node's state (kept_tensor.h) for every
+ * later run, as TensorFlow's GPU Const holds its tensor: the value is
+ * uploaded once per session rather than on every run. (The host tensor
+ * lives as long as the graph, so the asynchronous copy may read it after
+ * this returns.) */
 static grt_status* constant(grt_kernel_ctx* ctx) {
   const grt_tensor* v;
   grt_status* st = grt_kernel_attr_tensor(ctx, "value", &v);
   if (st) return st;
   grt_shape s = shape_of(v);
-  grt_tensor* out;
-  st = grt_kernel_alloc_output(ctx, 0, grt_tensor_dtype(v), &s, &out);
+  grt_dtype dt = grt_tensor_dtype(v);
   size_t n = grt_tensor_byte_size(v);
-  if (st || !n) return st;
-  if (ctx->host_outputs & 1) {
-    memcpy(grt_tensor_data(out), grt_tensor_data(v), n);
-    return NULL;
+  if (ctx->host_outputs & 1) { /* small: copied from the graph each run, as before */
+    grt_tensor* out;
+    st = grt_kernel_alloc_output(ctx, 0, dt, &s, &out);
+    if (!st && n) memcpy(grt_tensor_data(out), grt_tensor_data(v), n);
+    return st;
   }
-  return grt_cuda_error(cudaMemcpyAsync(grt_tensor_data(out), grt_tensor_data(v), n,
+  grt_cuda_kept* k = ctx->state;
+  if (k) {
+    pthread_mutex_lock(&k->mu);
+    grt_tensor* kept = grt_cuda_kept_find(k, v, dt, &s);
+    if (kept) {
+      grt_kernel_set_output(ctx, 0, kept);
+      pthread_mutex_unlock(&k->mu);
+      return NULL;
+    }
+  }
+  grt_tensor* out;
+  st = grt_kernel_alloc_output(ctx, 0, dt, &s, &out);
+  if (!st && n)
+    st = grt_cuda_error(cudaMemcpyAsync(grt_tensor_data(out), grt_tensor_data(v), n,
                                         cudaMemcpyHostToDevice, grt_cuda_stream(ctx->stream)),
                         "cudaMemcpyAsync");
+  if (k) {
+    if (!st) grt_cuda_kept_store(k, out, v, dt, &s);
+    pthread_mutex_unlock(&k->mu);
+  }
+  return st;
 }
 
 static const grt_op_kernel kKernels[] = {
-    {"Const", constant, NULL, NULL, 0},
+    {"Const", constant, grt_cuda_kept_new, grt_cuda_kept_free, 0},
     {"Identity", pass_through, NULL, NULL, GRT_KERNEL_CHEAP},
     {"StopGradient", pass_through, NULL, NULL, GRT_KERNEL_CHEAP},
     {"NoOp", noop, NULL, NULL, GRT_KERNEL_CHEAP},

@@ -6,8 +6,9 @@
 //
 // grt's filters are HWIO; cuDNN takes them as KCRS (OIHW) or KRSC (OHWI),
 // neither of which HWIO is, so the filter is transposed into a scratch
-// tensor on every run (and the filter gradient back): a kernel cannot tell
-// a constant filter from a value computed afresh (DESIGN.md, "cuDNN").
+// tensor on every run (and the filter gradient back), except a Const filter
+// (the session's rewrite marks the node `_grt_const_b`): that one is
+// transposed on the first run and kept in the node's state (kept_tensor.h).
 // cuDNN pads symmetrically; TensorFlow's SAME (and EXPLICIT) padding may
 // put one more row or column after than before, so the part beyond the
 // symmetric padding is done by hand: the input is copied into a zeroed
@@ -28,6 +29,7 @@
 
 #include "box_copy.cuh"
 #include "cudnn_handle.h"
+#include "kept_tensor.h"
 
 namespace grt_cuda {
 namespace {
@@ -150,6 +152,35 @@ grt_status* TransposeFilter(grt_kernel_ctx* ctx, const ConvGeom& g, const void* 
     b.src_strides[3] = g.fic * g.kh * g.kw;
   }
   return CopyBox(ctx, false, g.esize, b, g.kh * g.kw * g.fic * g.oc, src, dst, "filter transpose");
+}
+
+// The filter in OIHW for a forward or backward-data pass: transposed into
+// a temporary on every call, or, when the filter is a Const (the session's
+// rewrite marks the node), once per session into the node's state
+// (kept_tensor.h) and shared by every later call. *fk is the caller's to
+// free either way.
+grt_status* FilterOihw(grt_kernel_ctx* ctx, const ConvGeom& g, const grt_tensor* f,
+                       grt_tensor** fk) {
+  grt_shape fs = {4, {g.oc, g.fic, g.kh, g.kw}};
+  grt_cuda_kept* k = grt_cuda_const_weights(ctx) ? (grt_cuda_kept*)ctx->state : NULL;
+  if (!k) {
+    grt_status* st = grt_kernel_alloc_temp(ctx, g.dtype, &fs, fk);
+    if (!st) st = TransposeFilter(ctx, g, grt_tensor_data(f), grt_tensor_data(*fk), true);
+    return st;
+  }
+  grt_shape from = ShapeOf(f);
+  grt_status* st = NULL;
+  pthread_mutex_lock(&k->mu);
+  grt_tensor* kept = grt_cuda_kept_find(k, grt_tensor_data(f), g.dtype, &from);
+  if (kept) {
+    *fk = grt_tensor_ref(kept);
+  } else {
+    st = grt_kernel_alloc_temp(ctx, g.dtype, &fs, fk);
+    if (!st) st = TransposeFilter(ctx, g, grt_tensor_data(f), grt_tensor_data(*fk), true);
+    if (!st) grt_cuda_kept_store(k, *fk, grt_tensor_data(f), g.dtype, &from);
+  }
+  pthread_mutex_unlock(&k->mu);
+  return st;
 }
 
 // A [n, c, h, w] tensor from NHWC to NCHW (to_nchw) or back, for the
@@ -621,10 +652,8 @@ grt_status* Forward(grt_kernel_ctx* ctx, bool depthwise, const char* op) {
   grt_tensor* y;
   if ((st = grt_kernel_alloc_output(ctx, 0, g.dtype, &ys, &y))) return st;
   if (Empty(g)) return Zero(ctx, y);
-  grt_shape fs = {4, {g.oc, g.fic, g.kh, g.kw}};
   grt_tensor *fk = NULL, *xp = NULL, *xt = NULL, *yt = NULL;
-  st = grt_kernel_alloc_temp(ctx, g.dtype, &fs, &fk);
-  if (!st) st = TransposeFilter(ctx, g, grt_tensor_data(f), grt_tensor_data(fk), true);
+  st = FilterOihw(ctx, g, f, &fk);
   if (!st && Padded(g)) st = PadInput(ctx, g, x, &xp);
   if (!st) st = NchwCopy(ctx, g, g.n, g.ic, PaddedH(g), PaddedW(g), Data(xp, x), &xt);
   if (!st) st = NchwCopy(ctx, g, g.n, g.oc, g.oh, g.ow, NULL, &yt);
@@ -664,10 +693,8 @@ grt_status* BackpropInputCompute(grt_kernel_ctx* ctx) {
   grt_tensor* dx;
   if ((st = grt_kernel_alloc_output(ctx, 0, g.dtype, &xs, &dx))) return st;
   if (Empty(g)) return Zero(ctx, dx);
-  grt_shape fs = {4, {g.oc, g.fic, g.kh, g.kw}};
   grt_tensor *fk = NULL, *dxp = NULL, *dyt = NULL, *dxt = NULL;
-  st = grt_kernel_alloc_temp(ctx, g.dtype, &fs, &fk);
-  if (!st) st = TransposeFilter(ctx, g, grt_tensor_data(f), grt_tensor_data(fk), true);
+  st = FilterOihw(ctx, g, f, &fk);
   if (!st && Padded(g)) {
     grt_shape ps = Shape4(g.w.nchw, g.n, g.ic, PaddedH(g), PaddedW(g));
     st = grt_kernel_alloc_temp(ctx, g.dtype, &ps, &dxp);
@@ -735,9 +762,9 @@ grt_status* BackpropFilterCompute(grt_kernel_ctx* ctx) {
 }
 
 const grt_op_kernel kKernels[] = {
-    {"Conv2D", Conv2DCompute, NULL, NULL, 0},
-    {"DepthwiseConv2dNative", DepthwiseCompute, NULL, NULL, 0},
-    {"Conv2DBackpropInput", BackpropInputCompute, NULL, NULL, 0},
+    {"Conv2D", Conv2DCompute, grt_cuda_kept_new, grt_cuda_kept_free, 0},
+    {"DepthwiseConv2dNative", DepthwiseCompute, grt_cuda_kept_new, grt_cuda_kept_free, 0},
+    {"Conv2DBackpropInput", BackpropInputCompute, grt_cuda_kept_new, grt_cuda_kept_free, 0},
     {"Conv2DBackpropFilter", BackpropFilterCompute, NULL, NULL, 0},
 };
 

@@ -9,6 +9,7 @@
 // Checked on an H200 by the GPU suite.
 #include <string.h>
 
+#include "kept_tensor.h"
 #include "kernel_util.cuh"
 
 namespace grt_cuda {
@@ -130,7 +131,7 @@ grt_status* FusedConv2D(grt_kernel_ctx* ctx) {
 
 const grt_op_kernel kKernels[] = {
     {"_FusedMatMul", FusedMatMul, NULL, NULL, 0},
-    {"_FusedConv2D", FusedConv2D, NULL, NULL, 0},
+    {"_FusedConv2D", FusedConv2D, grt_cuda_kept_new, grt_cuda_kept_free, 0},  // the filter kept
 };
 
 }  // namespace

@@ -4,6 +4,8 @@
 // must put its convolutions, products and element-wise work on the GPU and
 // match PyTorch as tests/models does on the CPU; the line printed per model
 // says how many nodes ran where and the median time of a batch-2 run.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -17,6 +19,19 @@ using grt_models::Message;
 class GpuModels : public GpuSuite {};
 
 const char kDir[] = "tests/models/data/";
+
+// Tensors the plugin's kernels have kept across runs so far (a Const's
+// device copy, a Const filter in cuDNN's layout: backends/cuda/
+// kept_tensor.h), or -1 without the plugin (a dry run).
+int64_t KeptUploads() {
+  const char* env = getenv("GRT_CUDA_PLUGIN");
+  void* h = dlopen(env ? env : "backends/cuda/libgrt_backend_cuda.so", RTLD_LAZY | RTLD_NOLOAD);
+  if (!h) return -1;
+  auto fn = reinterpret_cast<int64_t (*)(void)>(dlsym(h, "grt_cuda_kept_uploads"));
+  int64_t n = fn ? fn() : -1;
+  dlclose(h);
+  return n;
+}
 
 // Nodes of the session's plan on a GPU, and in all.
 std::pair<int, int> GpuNodes(const grt_session* s) {
@@ -56,7 +71,9 @@ void CheckModel(const char* name, bool rewrite) {
     grt_feed feed = {"input", in};
     const char* fetch = "output";
     std::vector<double> times;
+    int64_t uploads_after_first = -1;
     for (int rep = 0; rep < (batch == 2 ? 7 : 1); rep++) {
+      if (rep == 1) uploads_after_first = KeptUploads();
       grt_tensor* out = nullptr;
       auto t0 = std::chrono::steady_clock::now();
       err = Message(grt_session_run(s, &feed, 1, &fetch, 1, nullptr, 0, &out, nullptr));
@@ -69,6 +86,12 @@ void CheckModel(const char* name, bool rewrite) {
       }
       grt_tensor_free(out);
       if (!err.empty()) break;
+    }
+    // Constants and Const filters go to the device on the first run only:
+    // the later runs of the same batch upload nothing.
+    if (!Dry() && uploads_after_first >= 0) {
+      EXPECT_EQ(KeptUploads(), uploads_after_first) << "batch " << batch << ": runs after the "
+                                                    << "first uploaded constants again";
     }
     // The first run of a batch size pays for first-use set-up: left out.
     if (times.size() > 1) times.erase(times.begin());
