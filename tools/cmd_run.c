@@ -188,8 +188,9 @@ static grt_status* load_feed(grt_feed* f) {
   return s ? grt_status_prefix(s, "--feed %s", f->name) : NULL;
 }
 
-/* A feed value that is not JSON but names a file (or looks like a .npy
- * name) was meant as @file. */
+/* A feed value that is not JSON but looks like a .npy name was meant as
+ * @file; one that names another file, as that file's text. (By name only:
+ * opening it could block on a FIFO.) */
 static void hint_feed(const run_args* a, const grt_status* st) {
   const char* message = grt_status_message(st);
   if (strncmp(message, "--feed ", 7) != 0) return;
@@ -201,7 +202,13 @@ static void hint_feed(const run_args* a, const grt_status* st) {
     size_t len = strlen(v);
     bool npy = len > 4 && strcmp(v + len - 4, ".npy") == 0;
     if (v[0] == '@' || v[0] == '{' || (!npy && access(v, F_OK) != 0)) continue;
-    fprintf(stderr, "hint: a feed from a file takes an @: --feed %s=@%s\n", a->feeds[i].name, v);
+    if (npy)
+      fprintf(stderr, "hint: a feed from a file takes an @: --feed %s=@%s\n", name, v);
+    else /* @ reads .npy alone: a JSON file goes in as its text */
+      fprintf(stderr,
+              "hint: the value is JSON text; --feed %s=@FILE reads a .npy file, and a JSON "
+              "file's text goes in as --feed \"%s=$(cat %s)\"\n",
+              name, name, v);
     return;
   }
 }

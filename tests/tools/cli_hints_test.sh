@@ -87,6 +87,11 @@ run 1 "$grt" run "$tmp/g.json" --feed "x=nofile.npy" --fetch y
 has err "hint: a feed from a file takes an @: --feed x=@nofile.npy"
 run 0 "$grt" run "$tmp/g.json" --feed "x=@$tmp/x.npy" --fetch y
 has out '"values": [-1, -2]'
+# A JSON file's name: its text, as @ reads .npy files alone.
+echo '{"dtype":"float32","shape":[2],"values":[1,2]}' >"$tmp/x.json"
+run 1 "$grt" run "$tmp/g.json" --feed "x=$tmp/x.json" --fetch y
+has err "hint: the value is JSON text; --feed x=@FILE reads a .npy file, and a JSON file's text goes in as --feed \"x=\$(cat $tmp/x.json)\""
+run 0 "$grt" run "$tmp/g.json" --feed "x=$(cat "$tmp/x.json")" --fetch y
 # Bad JSON that names no file: no hint.
 run 1 "$grt" run "$tmp/g.json" --feed 'x={"dtype":' --fetch y
 lacks err "hint:"
