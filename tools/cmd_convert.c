@@ -2,78 +2,54 @@
  * any form grt reads (.json .grt .pb .onnx) into one it writes (.json .grt
  * .pb), by extension; --optimize writes the graph the optimizer makes of it
  * for the host CPU (folded constants, fused ops). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grt/grt.h"
 #include "tools/commands.h"
+#include "tools/option_flag.h"
+#include "tools/options.h"
 #include "tools/report.h"
 
-static const char kUsage[] =
-    "usage: grt convert IN OUT [--optimize [--optimizer-report] [--option KEY=VALUE]...]\n"
-    "  IN: *.json *.grt *.pb *.onnx; OUT: *.json *.grt *.pb\n"
-    "  --optimize: write the optimized graph (session options optimizer_off,\n"
-    "  fold_max_bytes through --option)\n";
+typedef struct {
+  const char* in;
+  const char* out;
+  bool optimize, report;
+  grt_cli_list options;
+} convert_args;
 
-static int usage(const char* why) {
-  if (why) fprintf(stderr, "grt convert: %s\n", why);
-  fputs(kUsage, stderr);
-  return 2;
-}
+static const grt_cli_option kOptions[] = {
+    {"--optimize", NULL, GRT_CLI_FLAG, offsetof(convert_args, optimize), NULL,
+     "write the graph the optimizer makes of IN for the host CPU"},
+    {"--optimizer-report", NULL, GRT_CLI_FLAG, offsetof(convert_args, report), NULL,
+     "with --optimize: what each pass did, on stderr"},
+    {"--option", NULL, GRT_CLI_LIST, offsetof(convert_args, options), "KEY=VALUE",
+     "with --optimize: a session option (optimizer_off, fold_max_bytes)"},
+};
 
-int grt_cmd_convert(int argc, char** argv) {
-  const char* in = NULL;
-  const char* out = NULL;
-  bool optimize = false, report = false;
+const grt_cli_syntax grt_convert_syntax = {
+    "convert",
+    "IN OUT [options]",
+    "  IN: *.json *.grt *.pb *.onnx; OUT: *.json *.grt *.pb (format by extension)\n",
+    kOptions,
+    sizeof kOptions / sizeof kOptions[0],
+    {offsetof(convert_args, in), offsetof(convert_args, out)},
+    2,
+    "more than two files given ('%s')",
+};
+
+static int convert(const convert_args* a) {
   grt_session_options* o = NULL;
-  grt_status* s = grt_session_options_new(&o);
-  for (int i = 1; i < argc && !s; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      fputs(kUsage, stdout); /* asked for: not an error */
-      grt_session_options_free(o);
-      return 0;
-    } else if (!strcmp(argv[i], "--optimize")) {
-      optimize = true;
-    } else if (!strcmp(argv[i], "--optimizer-report")) {
-      report = true;
-    } else if (!strcmp(argv[i], "--option") && i + 1 < argc) {
-      const char* kv = argv[++i];
-      const char* eq = strchr(kv, '=');
-      if (!eq || eq == kv) {
-        grt_session_options_free(o);
-        return usage("--option needs KEY=VALUE");
-      }
-      char* key = strndup(kv, (size_t)(eq - kv));
-      s = key ? grt_session_options_set(o, key, eq + 1)
-              : grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
-      free(key);
-    } else if (argv[i][0] == '-') {
-      grt_session_options_free(o);
-      return usage("unknown flag");
-    } else if (!in) {
-      in = argv[i];
-    } else if (!out) {
-      out = argv[i];
-    } else {
-      grt_session_options_free(o);
-      return usage("more than two files given");
-    }
-  }
-  if (!s && (!in || !out)) {
-    grt_session_options_free(o);
-    return usage(NULL);
-  }
-  if (!s && report && !optimize) {
-    grt_session_options_free(o);
-    return usage("--optimizer-report goes with --optimize");
-  }
   grt_graph* g = NULL;
   grt_graph* opt = NULL;
   char* text = NULL;
-  if (!s) s = grt_graph_load(in, &g);
-  if (!s && optimize) s = grt_graph_optimize(g, o, &opt, report ? &text : NULL);
-  if (!s) s = grt_graph_save(opt ? opt : g, out);
+  grt_status* s = grt_session_options_new(&o);
+  if (!s) s = grt_cli_set_options(o, &a->options);
+  if (!s) s = grt_graph_load(a->in, &g);
+  if (!s && a->optimize) s = grt_graph_optimize(g, o, &opt, a->report ? &text : NULL);
+  if (!s) s = grt_graph_save(opt ? opt : g, a->out);
   if (text) fputs(text, stderr);
   free(text);
   grt_graph_free(opt);
@@ -85,4 +61,21 @@ int grt_cmd_convert(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+int grt_cmd_convert(int argc, char** argv) {
+  convert_args a = {0};
+  int rc = grt_cli_parse(&grt_convert_syntax, argc, argv, &a);
+  const char* bad = rc == 0 ? grt_cli_bad_key_value(&a.options) : NULL;
+  if (rc == 0 && (!a.in || !a.out))
+    rc = grt_cli_usage_error(&grt_convert_syntax, "%s", "needs IN and OUT");
+  else if (rc == 0 && bad)
+    rc = grt_cli_usage_error(&grt_convert_syntax, "--option needs KEY=VALUE, not '%s'", bad);
+  else if (rc == 0 && (a.report || a.options.n) && !a.optimize)
+    rc = grt_cli_usage_error(&grt_convert_syntax, "%s",
+                             "--optimizer-report and --option go with --optimize");
+  else if (rc == 0)
+    rc = convert(&a);
+  grt_cli_free(&grt_convert_syntax, &a);
+  return rc < 0 ? 0 : rc;
 }

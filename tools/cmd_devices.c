@@ -4,6 +4,7 @@
  * options given with --option shape them (cpu.devices, gpu.virtual_devices);
  * with it, the declared set, marking devices this machine lacks. */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,26 +12,38 @@
 #include "grt/placer.h"
 #include "grt/session.h"
 #include "tools/commands.h"
+#include "tools/option_flag.h"
+#include "tools/options.h"
 #include "tools/report.h"
 
-static const char kUsage[] =
-    "usage: grt devices [--devices SPEC | --option KEY=VALUE...] [--backends]"
-    "   (SPEC: cpu:N,gpu:N,TYPE:N)\n";
+typedef struct {
+  const char* devices;
+  grt_cli_list options;
+  bool backends;
+} devices_args;
+
+static const grt_cli_option kOptions[] = {
+    {"--devices", NULL, GRT_CLI_VALUE, offsetof(devices_args, devices), "SPEC",
+     "a declared set instead, cpu:N,gpu:N,TYPE:N: devices this machine lacks marked"},
+    {"--option", NULL, GRT_CLI_LIST, offsetof(devices_args, options), "KEY=VALUE",
+     "a session option that shapes the devices: cpu.devices, gpu.virtual_devices"},
+    {"--backends", NULL, GRT_CLI_FLAG, offsetof(devices_args, backends), NULL,
+     "the loaded backends, their devices (or why none), and refused plugins"},
+};
+
+const grt_cli_syntax grt_devices_syntax = {
+    "devices",
+    "[options]",
+    "  the device mapping the runtime sees, in the placement log's format\n",
+    kOptions,
+    sizeof kOptions / sizeof kOptions[0],
+    {0},
+    0,
+    NULL,
+};
 
 static int usage(const char* why) {
-  if (why) fprintf(stderr, "grt devices: %s\n", why);
-  fprintf(stderr, "%s", kUsage);
-  return 2;
-}
-
-/* --option KEY=VALUE: one session option; an error names it. */
-static grt_status* set_option(grt_session_options* o, const char* kv) {
-  const char* eq = strchr(kv, '=');
-  if (!eq || eq == kv) return grt_status_new(GRT_INVALID_ARGUMENT, "--option needs KEY=VALUE");
-  char key[128];
-  snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
-  grt_status* st = grt_session_options_set(o, key, eq + 1);
-  return st ? grt_status_prefix(st, "--option %s", kv) : NULL;
+  return grt_cli_usage_error(&grt_devices_syntax, why ? "%s" : NULL, why);
 }
 
 static int run(const char* spec, grt_session_options* o, bool backends) {
@@ -60,45 +73,22 @@ static int run(const char* spec, grt_session_options* o, bool backends) {
 }
 
 int grt_cmd_devices(int argc, char** argv) {
-  const char* spec = NULL;
-  bool backends = false, options = false;
+  devices_args a = {0};
+  int rc = grt_cli_parse(&grt_devices_syntax, argc, argv, &a);
   grt_session_options* o = NULL;
-  grt_status* st = grt_session_options_new(&o);
-  for (int i = 1; !st && i < argc; i++) {
-    const char* a = argv[i];
-    if (strcmp(a, "--backends") == 0) {
-      backends = true;
-    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fprintf(stdout, "%s", kUsage);
-      grt_session_options_free(o);
-      return 0;
-    } else if (strncmp(a, "--option=", 9) == 0 || strcmp(a, "--option") == 0) {
-      const char* kv = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : "";
-      st = set_option(o, kv);
-      options = true;
-    } else if (strncmp(a, "--devices=", 10) == 0 || strcmp(a, "--devices") == 0) {
-      if (spec)
-        st = grt_status_new(GRT_INVALID_ARGUMENT, "--devices given twice");
-      else if (a[9] == '=')
-        spec = a + 10;
-      else if (i + 1 < argc)
-        spec = argv[++i];
-      else
-        st = grt_status_new(GRT_INVALID_ARGUMENT, "--devices needs a value");
-    } else {
-      st = grt_status_new(GRT_INVALID_ARGUMENT, "unexpected argument '%s'", a);
-    }
-  }
-  if (!st && spec && options)
+  grt_status* st = NULL;
+  if (rc == 0) st = grt_session_options_new(&o);
+  if (rc == 0 && !st) st = grt_cli_set_options(o, &a.options);
+  if (rc == 0 && !st && a.devices && a.options.n)
     st = grt_status_new(GRT_INVALID_ARGUMENT,
                         "--option shapes this machine's devices; it does not go with --devices");
-  int rc;
   if (st) {
     rc = usage(grt_status_message(st));
     grt_status_free(st);
-  } else {
-    rc = run(spec, o, backends);
+  } else if (rc == 0) {
+    rc = run(a.devices, o, a.backends);
   }
   grt_session_options_free(o);
-  return rc;
+  grt_cli_free(&grt_devices_syntax, &a);
+  return rc < 0 ? 0 : rc;
 }

@@ -1,12 +1,14 @@
 /* grt inspect FILE [--signature | --json]: the graph's signature (feeds,
  * outputs, targets), then its nodes, ops, requested devices and constant
  * bytes. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grt/grt.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 #include "tools/report.h"
 #include "tools/signature.h"
 
@@ -20,37 +22,41 @@ static size_t node_constant_bytes(const grt_graph* g, int32_t i) {
   return grt_tensor_byte_size(t);
 }
 
+typedef struct {
+  const char* file;
+  bool no_mmap, verify, signature, json;
+} inspect_args;
+
+static const grt_cli_option kOptions[] = {
+    {"--no-mmap", NULL, GRT_CLI_FLAG, offsetof(inspect_args, no_mmap), NULL,
+     "read a .grt file into memory instead of mapping it"},
+    {"--verify", NULL, GRT_CLI_FLAG, offsetof(inspect_args, verify), NULL,
+     "check every constant against the CRC-32C grt convert stored"},
+    {"--signature", NULL, GRT_CLI_FLAG, offsetof(inspect_args, signature), NULL,
+     "the feeds, outputs and targets alone"},
+    {"--json", NULL, GRT_CLI_FLAG, offsetof(inspect_args, json), NULL,
+     "the signature as one JSON object, for tools"},
+};
+
+const grt_cli_syntax grt_inspect_syntax = {
+    "inspect",
+    "FILE [options]",
+    "  the graph's feeds, outputs and targets, then a row per node and the ops used\n",
+    kOptions,
+    sizeof kOptions / sizeof kOptions[0],
+    {offsetof(inspect_args, file)},
+    1,
+    "more than one FILE given ('%s')",
+};
+
 int grt_cmd_inspect(int argc, char** argv) {
-  const char* file = NULL;
-  unsigned flags = 0;
-  bool verify = false, signature_only = false, json = false;
-  static const char kUsage[] =
-      "usage: grt inspect FILE [--no-mmap] [--verify] [--signature | --json]\n"
-      "  the graph's feeds, outputs and targets, then a row per node and the ops used\n"
-      "  --signature: the feeds, outputs and targets alone\n"
-      "  --json: the same as one JSON object, for tools\n";
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      fputs(kUsage, stdout); /* asked for: not an error */
-      return 0;
-    }
-    if (!strcmp(argv[i], "--no-mmap"))
-      flags |= GRT_LOAD_NO_MMAP;
-    else if (!strcmp(argv[i], "--verify"))
-      verify = true;
-    else if (!strcmp(argv[i], "--signature"))
-      signature_only = true;
-    else if (!strcmp(argv[i], "--json"))
-      json = true;
-    else if (argv[i][0] != '-' && !file)
-      file = argv[i];
-    else
-      file = NULL, argc = 0; /* usage */
-  }
-  if (!file) {
-    fputs(kUsage, stderr);
-    return 2;
-  }
+  inspect_args a = {0};
+  int rc = grt_cli_parse(&grt_inspect_syntax, argc, argv, &a);
+  if (rc) return rc < 0 ? 0 : rc;
+  if (!a.file) return grt_cli_usage_error(&grt_inspect_syntax, "%s", "no FILE given");
+  const char* file = a.file;
+  unsigned flags = a.no_mmap ? GRT_LOAD_NO_MMAP : 0;
+  bool verify = a.verify, signature_only = a.signature, json = a.json;
   grt_graph* g = NULL;
   grt_status* s = grt_graph_load_flags(file, flags, &g);
   int64_t verified = 0;

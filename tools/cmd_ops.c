@@ -18,16 +18,16 @@ typedef struct {
 } ops_args;
 
 static const grt_cli_option kOptions[] = {
-    {"--markdown", NULL, true, offsetof(ops_args, markdown)},
+    {"--markdown", NULL, GRT_CLI_FLAG, offsetof(ops_args, markdown), NULL,
+     "the same as Markdown (docs/ops.md is `grt ops --markdown`)"},
 };
 
-static const grt_cli_syntax kSyntax = {
+const grt_cli_syntax grt_ops_syntax = {
     "ops",
-    "usage: grt ops [NAME] [--markdown]\n"
+    "[NAME] [options]",
     "  no NAME: every registered op, its family and the device types with kernels\n"
     "  NAME: the op's inputs, outputs and attrs (types, defaults, allowed dtypes)\n"
-    "        and each device type's support rows (dtypes, arguments in host memory)\n"
-    "  --markdown: the same as Markdown (docs/ops.md is `grt ops --markdown`)\n",
+    "        and each device type's support rows (dtypes, arguments in host memory)\n",
     kOptions,
     sizeof kOptions / sizeof kOptions[0],
     {offsetof(ops_args, name)},
@@ -184,7 +184,7 @@ static int unknown_op(const char* name, const grt_op_info* ops, int32_t n) {
 
 int grt_cmd_ops(int argc, char** argv) {
   ops_args args = {0};
-  int rc = grt_cli_parse(&kSyntax, argc, argv, &args);
+  int rc = grt_cli_parse(&grt_ops_syntax, argc, argv, &args);
   if (rc) return rc < 0 ? 0 : rc;
   /* In a terminal, the types of plugins too (found and registered on first
    * use of the backend registry, which this is); docs/ops.md keeps to the

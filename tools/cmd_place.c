@@ -16,11 +16,6 @@
 #include "tools/picture.h"
 #include "tools/report.h"
 
-#define USAGE                                                         \
-  "usage: grt place FILE --devices SPEC [--soft-placement] [--log]\n" \
-  "              [--plan-json OUT.json] [--dot OUT.dot|OUT.svg]\n"    \
-  "              [--ps-devices DEV,DEV,...] [--ps-strategy greedy|round_robin]\n"
-
 typedef struct args {
   const char* file;
   const char* devices;
@@ -32,33 +27,36 @@ typedef struct args {
 } args;
 
 static const grt_cli_option kOptions[] = {
-    {"--devices", NULL, false, offsetof(args, devices)},
-    {"--soft-placement", NULL, true, offsetof(args, soft)},
-    {"--log", "--log-device-placement", true, offsetof(args, log)},
-    {"--plan-json", NULL, false, offsetof(args, plan_json)},
-    {"--dot", NULL, false, offsetof(args, dot)},
-    {"--ps-devices", NULL, false, offsetof(args, ps_devices)},
-    {"--ps-strategy", NULL, false, offsetof(args, ps_strategy)},
+    {"--devices", NULL, GRT_CLI_VALUE, offsetof(args, devices), "SPEC",
+     "the devices to plan for, which this machine need not have: cpu:1,gpu:2 (required)"},
+    {"--soft-placement", NULL, GRT_CLI_FLAG, offsetof(args, soft), NULL,
+     "a request that cannot be met falls back to a device that can run the node"},
+    {"--log", "--log-device-placement", GRT_CLI_FLAG, offsetof(args, log), NULL,
+     "the placement log (TensorFlow's format) on stdout"},
+    {"--plan-json", NULL, GRT_CLI_VALUE, offsetof(args, plan_json), "OUT.json",
+     "the plan with a reason per node as JSON ('-': stdout)"},
+    {"--dot", NULL, GRT_CLI_VALUE, offsetof(args, dot), "OUT.dot|OUT.svg",
+     "the placed graph drawn, a node per device colour (.svg through Graphviz)"},
+    {"--ps-devices", NULL, GRT_CLI_VALUE, offsetof(args, ps_devices), "DEV,DEV,...",
+     "variables without a request spread over these by the ps setter"},
+    {"--ps-strategy", NULL, GRT_CLI_VALUE, offsetof(args, ps_strategy), "greedy|round_robin",
+     "how the ps setter spreads them (default greedy: least bytes so far)"},
 };
 
-static const grt_cli_syntax kSyntax = {
-    "place",
-    USAGE,
-    kOptions,
-    sizeof kOptions / sizeof kOptions[0],
-    {offsetof(args, file)},
-    1,
-    "more than one input file ('%s')",
+const grt_cli_syntax grt_place_syntax = {
+    "place",  "FILE --devices SPEC [options]",      NULL,
+    kOptions, sizeof kOptions / sizeof kOptions[0], {offsetof(args, file)},
+    1,        "more than one input file ('%s')",
 };
 
 static int usage(const char* why, const char* what) {
-  return grt_cli_usage_error(&kSyntax, why, what);
+  return grt_cli_usage_error(&grt_place_syntax, why, what);
 }
 
 /* 0 parsed, 2 usage error, -1 help printed. */
 static int parse(int argc, char** argv, args* a) {
   memset(a, 0, sizeof *a);
-  int rc = grt_cli_parse(&kSyntax, argc, argv, a);
+  int rc = grt_cli_parse(&grt_place_syntax, argc, argv, a);
   if (rc) return rc;
   if (!a->file) return usage("%s", "no input FILE");
   if (!a->devices) return usage("%s", "--devices SPEC is required (e.g. --devices cpu:1,gpu:2)");

@@ -25,14 +25,6 @@
 #include "tools/options.h"
 #include "tools/report.h"
 
-static const char kUsage[] =
-    "usage: grt replicate IN OUT --towers N [--tower-devices D0,D1,...]\n"
-    "              --inputs X,Y,... --outputs A,B,...\n"
-    "              [--variables-on DEVICE | --ps-devices D,D,... [--ps-strategy "
-    "greedy|round_robin]]\n"
-    "              [--mirrored --loss NAME --optimizer sgd|momentum|adam --learning-rate R\n"
-    "               [--all-reduce add_n|collective]]\n";
-
 typedef struct {
   const char *in, *out, *towers, *tower_devices, *inputs, *outputs, *variables_on, *ps_devices,
       *ps_strategy, *loss, *optimizer, *learning_rate, *all_reduce;
@@ -40,23 +32,36 @@ typedef struct {
 } args;
 
 static const grt_cli_option kOptions[] = {
-    {"--towers", NULL, false, offsetof(args, towers)},
-    {"--tower-devices", NULL, false, offsetof(args, tower_devices)},
-    {"--inputs", NULL, false, offsetof(args, inputs)},
-    {"--outputs", NULL, false, offsetof(args, outputs)},
-    {"--variables-on", NULL, false, offsetof(args, variables_on)},
-    {"--ps-devices", NULL, false, offsetof(args, ps_devices)},
-    {"--ps-strategy", NULL, false, offsetof(args, ps_strategy)},
-    {"--loss", NULL, false, offsetof(args, loss)},
-    {"--optimizer", NULL, false, offsetof(args, optimizer)},
-    {"--learning-rate", NULL, false, offsetof(args, learning_rate)},
-    {"--mirrored", NULL, true, offsetof(args, mirrored)},
-    {"--all-reduce", NULL, false, offsetof(args, all_reduce)},
+    {"--towers", NULL, GRT_CLI_VALUE, offsetof(args, towers), "N",
+     "the number of towers (required)"},
+    {"--tower-devices", NULL, GRT_CLI_VALUE, offsetof(args, tower_devices), "D0,D1,...",
+     "tower K on device DK (default: the originals' devices)"},
+    {"--inputs", NULL, GRT_CLI_VALUE, offsetof(args, inputs), "X,Y,...",
+     "tensors split along axis 0 among the towers (required)"},
+    {"--outputs", NULL, GRT_CLI_VALUE, offsetof(args, outputs), "A,B,...",
+     "nodes concatenated along axis 0 under their old names (required)"},
+    {"--variables-on", NULL, GRT_CLI_VALUE, offsetof(args, variables_on), "DEVICE",
+     "every variable on DEVICE"},
+    {"--ps-devices", NULL, GRT_CLI_VALUE, offsetof(args, ps_devices), "D,D,...",
+     "variables spread over these by the ps setter"},
+    {"--ps-strategy", NULL, GRT_CLI_VALUE, offsetof(args, ps_strategy), "greedy|round_robin",
+     "how the ps setter spreads them (default greedy)"},
+    {"--mirrored", NULL, GRT_CLI_FLAG, offsetof(args, mirrored), NULL,
+     "a copy of the variables per tower, gradients all-reduced; adds train, init"},
+    {"--loss", NULL, GRT_CLI_VALUE, offsetof(args, loss), "NAME",
+     "with --mirrored: the loss, an output, per example"},
+    {"--optimizer", NULL, GRT_CLI_VALUE, offsetof(args, optimizer), "sgd|momentum|adam",
+     "with --mirrored: the update rule"},
+    {"--learning-rate", NULL, GRT_CLI_VALUE, offsetof(args, learning_rate), "R",
+     "with --mirrored: a positive number"},
+    {"--all-reduce", NULL, GRT_CLI_VALUE, offsetof(args, all_reduce), "add_n|collective",
+     "with --mirrored: an AddN per tower (default) or NcclAllReduce groups"},
 };
 
-static const grt_cli_syntax kSyntax = {
+const grt_cli_syntax grt_replicate_syntax = {
     "replicate",
-    kUsage,
+    "IN OUT --towers N --inputs X,... --outputs A,... [options]",
+    NULL,
     kOptions,
     sizeof kOptions / sizeof kOptions[0],
     {offsetof(args, in), offsetof(args, out)},
@@ -65,13 +70,13 @@ static const grt_cli_syntax kSyntax = {
 };
 
 static int usage(const char* why, const char* what) {
-  return grt_cli_usage_error(&kSyntax, why, what);
+  return grt_cli_usage_error(&grt_replicate_syntax, why, what);
 }
 
 /* 0 parsed, 2 usage error, -1 help printed. */
 static int parse(int argc, char** argv, args* a) {
   memset(a, 0, sizeof *a);
-  int rc = grt_cli_parse(&kSyntax, argc, argv, a);
+  int rc = grt_cli_parse(&grt_replicate_syntax, argc, argv, a);
   if (rc) return rc;
   if (!a->in || !a->out) return usage("needs IN and OUT%s", "");
   if (!a->towers || !a->inputs || !a->outputs)

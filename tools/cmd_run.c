@@ -1,9 +1,4 @@
-/* grt run FILE [--devices SPEC] [--soft-placement] [--log-device-placement] [--no-rewrite]
- *              [--feed NAME=VALUE]... [--fetch NAME[:K]]... [--target NAME]...
- *              [--init TARGET] [--restore CKPT] [--steps N] [--quiet]
- *              [--save CKPT] [--trace OUT.json]
- *              [--memory-limit BYTES[K|M|G]] [--timeout-ms MS] [--compact] [--no-mmap]
- *              [--graph-capture] [--option KEY=VALUE]...
+/* grt run FILE [options] (the option table below; docs/cli.md).
  * grt run --help: this, and every session option (grt_session_options_describe).
  * Runs a graph through a session; fetches are printed as JSON tensors, one
  * per line, after the last step. --restore loads the variables after
@@ -12,6 +7,7 @@
  * second (step, steps/s, the first fetch when it is a scalar); --quiet
  * silences it. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,129 +17,138 @@
 #include "grt/grt.h"
 #include "tools/closest.h"
 #include "tools/commands.h"
+#include "tools/hints.h"
+#include "tools/option_flag.h"
+#include "tools/options.h"
 #include "tools/report.h"
-
-static const char kUsage[] =
-    "usage: grt run FILE [--devices SPEC] [--soft-placement] [--log-device-placement] "
-    "[--no-rewrite] [--optimizer-report]\n"
-    "               [--feed NAME=VALUE]... [--fetch NAME[:K]]... [--target NAME]...\n"
-    "               [--init TARGET] [--restore CKPT] [--steps N] [--quiet]\n"
-    "               [--save CKPT] [--trace OUT.json]\n"
-    "               [--memory-limit BYTES[K|M|G]] [--timeout-ms MS] [--compact] [--no-mmap]\n"
-    "               [--graph-capture] [--option KEY=VALUE]...\n"
-    "  VALUE: a JSON tensor {\"dtype\",\"shape\",\"values\"} or @file.npy\n"
-    "  --option KEY=VALUE: a session option (listed below by --help), set after the flags' own\n";
 
 typedef struct {
   const char* file;
   const char* devices;
   bool soft, log;
+  const char* log_file;  /* the library's messages (the placement log) to this file */
   bool no_rewrite;       /* session option rewrite=false */
   bool optimizer_report; /* the optimizer's report on stderr once the session is made */
   const char* init;
+  const char* steps_text;
   long steps;
   const char* trace;
   const char* save;
   const char* restore;
   bool quiet;
   const char* memory_limit;
+  const char* timeout_text;
   long long timeout_ms;
   bool compact;
   bool no_mmap;
   bool graph_capture; /* steps through a callable with graph_capture */
-  int n_feeds, n_fetches, n_targets, n_options;
-  const char** options; /* "KEY=VALUE" of --option, set after the flags' options */
+  grt_cli_list feed_args, fetch_args, target_args;
+  grt_cli_list options; /* "KEY=VALUE" of --option, set after the flags' options */
+  int n_feeds, n_fetches, n_targets;
   grt_feed* feeds;
   const char** fetches;
   const char** targets;
 } run_args;
 
+static const grt_cli_option kOptions[] = {
+    {"--devices", NULL, GRT_CLI_VALUE, offsetof(run_args, devices), "SPEC",
+     "cpu:N logical CPUs; every other device must exist (default: all found)"},
+    {"--soft-placement", NULL, GRT_CLI_FLAG, offsetof(run_args, soft), NULL,
+     "a request that cannot be met falls back to a device that can run the node"},
+    {"--log-device-placement", "--log", GRT_CLI_FLAG, offsetof(run_args, log), NULL,
+     "the placement log on stderr (fetches alone stay on stdout)"},
+    {"--log-file", NULL, GRT_CLI_VALUE, offsetof(run_args, log_file), "FILE",
+     "the placement log to FILE instead (implies --log-device-placement)"},
+    {"--no-rewrite", NULL, GRT_CLI_FLAG, offsetof(run_args, no_rewrite), NULL,
+     "no graph optimizer: every node runs as written"},
+    {"--optimizer-report", NULL, GRT_CLI_FLAG, offsetof(run_args, optimizer_report), NULL,
+     "what each optimizer pass did, on stderr"},
+    {"--feed", NULL, GRT_CLI_LIST, offsetof(run_args, feed_args), "NAME=VALUE",
+     "VALUE a JSON tensor {\"dtype\",\"shape\",\"values\"} or @file.npy"},
+    {"--fetch", NULL, GRT_CLI_LIST, offsetof(run_args, fetch_args), "NAME[:K]",
+     "printed as a JSON tensor, one a line, after the last step"},
+    {"--target", NULL, GRT_CLI_LIST, offsetof(run_args, target_args), "NAME",
+     "a node run for its effect"},
+    {"--init", NULL, GRT_CLI_VALUE, offsetof(run_args, init), "TARGET",
+     "a node run once before the steps (the variables' initialisers)"},
+    {"--restore", NULL, GRT_CLI_VALUE, offsetof(run_args, restore), "CKPT",
+     "every variable loaded from a checkpoint, after --init"},
+    {"--steps", NULL, GRT_CLI_VALUE, offsetof(run_args, steps_text), "N",
+     "the feeds, fetches and targets run N times (default 1)"},
+    {"--quiet", NULL, GRT_CLI_FLAG, offsetof(run_args, quiet), NULL,
+     "no progress lines on a terminal"},
+    {"--save", NULL, GRT_CLI_VALUE, offsetof(run_args, save), "CKPT",
+     "every variable written to a checkpoint after the last step"},
+    {"--trace", NULL, GRT_CLI_VALUE, offsetof(run_args, trace), "OUT.json",
+     "a Chrome trace of everything run"},
+    {"--memory-limit", NULL, GRT_CLI_VALUE, offsetof(run_args, memory_limit), "BYTES[K|M|G]",
+     "each device's allocators hold at most this at once"},
+    {"--timeout-ms", NULL, GRT_CLI_VALUE, offsetof(run_args, timeout_text), "MS",
+     "each run fails once it has taken MS milliseconds (0: no deadline)"},
+    {"--compact", NULL, GRT_CLI_FLAG, offsetof(run_args, compact), NULL,
+     "fetched tensors in the short form for people"},
+    {"--no-mmap", NULL, GRT_CLI_FLAG, offsetof(run_args, no_mmap), NULL,
+     "read a .grt FILE into memory instead of mapping it"},
+    {"--graph-capture", NULL, GRT_CLI_FLAG, offsetof(run_args, graph_capture), NULL,
+     "the steps run as one callable, recorded once and replayed where the device can"},
+    {"--option", NULL, GRT_CLI_LIST, offsetof(run_args, options), "KEY=VALUE",
+     "a session option (listed below), set after the flags' own"},
+};
+
+const grt_cli_syntax grt_run_syntax = {
+    "run",
+    "FILE [options]",
+    "  at least one of --fetch, --target, --init, --restore, --save\n",
+    kOptions,
+    sizeof kOptions / sizeof kOptions[0],
+    {offsetof(run_args, file)},
+    1,
+    "more than one FILE given ('%s')",
+};
+
 static int usage(const char* why) {
-  if (why) fprintf(stderr, "grt run: %s\n", why);
-  fputs(kUsage, stderr);
-  return 2;
+  return grt_cli_usage_error(&grt_run_syntax, why ? "%s" : NULL, why);
 }
 
-/* "--opt VALUE" or "--opt=VALUE". */
-static const char* value_of(int argc, char** argv, int* i, const char* opt) {
-  size_t n = strlen(opt);
-  if (strncmp(argv[*i], opt, n) != 0) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] != '\0' || *i + 1 >= argc) return NULL;
-  return argv[++*i];
-}
-
+/* 0 parsed, 2 usage error, -1 help printed. */
 static int parse_args(int argc, char** argv, run_args* a) {
-  a->feeds = calloc((size_t)argc, sizeof *a->feeds);
-  a->fetches = calloc((size_t)argc, sizeof *a->fetches);
-  a->targets = calloc((size_t)argc, sizeof *a->targets);
-  a->options = calloc((size_t)argc, sizeof *a->options);
+  int rc = grt_cli_parse(&grt_run_syntax, argc, argv, a);
+  if (rc) return rc;
   a->steps = 1;
-  if (!a->feeds || !a->fetches || !a->targets || !a->options) return usage("out of memory");
-  for (int i = 1; i < argc; i++) {
-    const char* v;
-    if (argv[i][0] != '-') {
-      if (a->file) return usage("more than one FILE given");
-      a->file = argv[i];
-    } else if (!strcmp(argv[i], "--no-rewrite")) {
-      a->no_rewrite = true;
-    } else if (!strcmp(argv[i], "--optimizer-report")) {
-      a->optimizer_report = true;
-    } else if (!strcmp(argv[i], "--soft-placement")) {
-      a->soft = true;
-    } else if (!strcmp(argv[i], "--log-device-placement") || !strcmp(argv[i], "--log")) {
-      a->log = true;
-    } else if ((v = value_of(argc, argv, &i, "--devices"))) {
-      a->devices = v;
-    } else if ((v = value_of(argc, argv, &i, "--feed"))) {
-      const char* eq = strchr(v, '=');
-      if (!eq || eq == v) return usage("--feed needs NAME=VALUE");
-      a->feeds[a->n_feeds++].name = v; /* split later */
-    } else if ((v = value_of(argc, argv, &i, "--fetch"))) {
-      a->fetches[a->n_fetches++] = v;
-    } else if ((v = value_of(argc, argv, &i, "--option"))) {
-      const char* eq = strchr(v, '=');
-      if (!eq || eq == v) return usage("--option needs KEY=VALUE");
-      a->options[a->n_options++] = v;
-    } else if ((v = value_of(argc, argv, &i, "--target"))) {
-      a->targets[a->n_targets++] = v;
-    } else if ((v = value_of(argc, argv, &i, "--init"))) {
-      a->init = v;
-    } else if ((v = value_of(argc, argv, &i, "--steps"))) {
-      char* end;
-      errno = 0;
-      a->steps = strtol(v, &end, 10);
-      if (!*v || *end || errno || a->steps < 1) return usage("--steps needs a positive integer");
-    } else if ((v = value_of(argc, argv, &i, "--trace"))) {
-      a->trace = v;
-    } else if ((v = value_of(argc, argv, &i, "--save"))) {
-      a->save = v;
-    } else if ((v = value_of(argc, argv, &i, "--restore"))) {
-      a->restore = v;
-    } else if (!strcmp(argv[i], "--quiet")) {
-      a->quiet = true;
-    } else if ((v = value_of(argc, argv, &i, "--memory-limit"))) {
-      a->memory_limit = v; /* checked by the session option */
-    } else if ((v = value_of(argc, argv, &i, "--timeout-ms"))) {
-      char* end;
-      errno = 0;
-      a->timeout_ms = strtoll(v, &end, 10);
-      if (!*v || *end || errno || a->timeout_ms < 0)
-        return usage("--timeout-ms needs a non-negative integer (0: no deadline)");
-    } else if (!strcmp(argv[i], "--compact")) {
-      a->compact = true;
-    } else if (!strcmp(argv[i], "--graph-capture")) {
-      a->graph_capture = true;
-    } else if (!strcmp(argv[i], "--no-mmap")) {
-      a->no_mmap = true;
-    } else {
-      fprintf(stderr, "grt run: unknown or incomplete option '%s'\n", argv[i]);
-      return usage(NULL);
-    }
+  if (a->steps_text) {
+    char* end;
+    errno = 0;
+    a->steps = strtol(a->steps_text, &end, 10);
+    if (*end || errno || a->steps < 1) return usage("--steps needs a positive integer");
   }
+  if (a->timeout_text) {
+    char* end;
+    errno = 0;
+    a->timeout_ms = strtoll(a->timeout_text, &end, 10);
+    if (*end || errno || a->timeout_ms < 0)
+      return usage("--timeout-ms needs a non-negative integer (0: no deadline)");
+  }
+  for (int i = 0; i < a->feed_args.n; i++) {
+    const char* eq = strchr(a->feed_args.items[i], '=');
+    if (!eq || eq == a->feed_args.items[i]) return usage("--feed needs NAME=VALUE");
+  }
+  if (grt_cli_bad_key_value(&a->options)) return usage("--option needs KEY=VALUE");
+  if (a->log_file) a->log = true;
   if (!a->file) return usage("no FILE given");
-  if (a->n_fetches == 0 && a->n_targets == 0 && !a->init && !a->restore && !a->save)
+  if (!a->fetch_args.n && !a->target_args.n && !a->init && !a->restore && !a->save)
     return usage("nothing to run: give --fetch, --target, --init, --restore or --save");
+  /* The feeds are split and loaded later, in place: each NAME=VALUE copied. */
+  a->feeds = calloc((size_t)a->feed_args.n + 1, sizeof *a->feeds);
+  if (!a->feeds) return usage("out of memory");
+  for (int i = 0; i < a->feed_args.n; i++) {
+    a->feeds[i].name = strdup(a->feed_args.items[i]);
+    if (!a->feeds[i].name) return usage("out of memory");
+    a->n_feeds++;
+  }
+  a->fetches = a->fetch_args.items;
+  a->n_fetches = a->fetch_args.n;
+  a->targets = a->target_args.items;
+  a->n_targets = a->target_args.n;
   return 0;
 }
 
@@ -181,6 +186,31 @@ static grt_status* load_feed(grt_feed* f) {
   grt_status* s = v[0] == '@' ? grt_npy_read(v + 1, &f->value)
                               : grt_json_tensor_from_text(v, strlen(v), &f->value);
   return s ? grt_status_prefix(s, "--feed %s", f->name) : NULL;
+}
+
+/* A feed value that is not JSON but looks like a .npy name was meant as
+ * @file; one that names another file, as that file's text. (By name only:
+ * opening it could block on a FIFO.) */
+static void hint_feed(const run_args* a, const grt_status* st) {
+  const char* message = grt_status_message(st);
+  if (strncmp(message, "--feed ", 7) != 0) return;
+  for (int i = 0; i < a->n_feeds; i++) {
+    const char* name = a->feeds[i].name; /* "NAME", split by load_feed at the '=' */
+    size_t n = strlen(name);
+    if (strchr(name, '=') || strncmp(message + 7, name, n) != 0 || message[7 + n] != ':') continue;
+    const char* v = name + n + 1;
+    size_t len = strlen(v);
+    bool npy = len > 4 && strcmp(v + len - 4, ".npy") == 0;
+    if (v[0] == '@' || v[0] == '{' || (!npy && access(v, F_OK) != 0)) continue;
+    if (npy)
+      fprintf(stderr, "hint: a feed from a file takes an @: --feed %s=@%s\n", name, v);
+    else /* @ reads .npy alone: a JSON file goes in as its text */
+      fprintf(stderr,
+              "hint: the value is JSON text; --feed %s=@FILE reads a .npy file, and a JSON "
+              "file's text goes in as --feed \"%s=$(cat %s)\"\n",
+              name, name, v);
+    return;
+  }
 }
 
 /* Every element, unless --compact asks for the short form a person reads
@@ -278,6 +308,13 @@ static grt_status* check_names(const grt_graph* g, const run_args* a) {
   return st;
 }
 
+/* --log-file: every message of the library, one a line. */
+static void log_to_file(void* file, grt_log_level level, const char* message) {
+  (void)level;
+  fputs(message, file);
+  fputc('\n', file);
+}
+
 static grt_status* run(run_args* a) {
   grt_graph* g = NULL;
   grt_session_options* o = NULL;
@@ -285,6 +322,15 @@ static grt_status* run(run_args* a) {
   grt_trace* trace = NULL;
   grt_tensor** out = calloc((size_t)a->n_fetches + 1, sizeof *out);
   grt_status* st = out ? NULL : grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
+  FILE* log = NULL;
+  if (!st && a->log_file) {
+    log = fopen(a->log_file, "w");
+    if (!log)
+      st = grt_status_new(GRT_UNAVAILABLE, "--log-file %s: cannot open: %s", a->log_file,
+                          strerror(errno));
+    else
+      grt_set_log_sink(log_to_file, log);
+  }
   for (int i = 0; !st && i < a->n_feeds; i++) st = load_feed(&a->feeds[i]);
   if (!st) st = grt_graph_load_flags(a->file, a->no_mmap ? GRT_LOAD_NO_MMAP : 0, &g);
   if (!st) st = check_names(g, a);
@@ -298,14 +344,7 @@ static grt_status* run(run_args* a) {
     if (st) st = grt_status_prefix(st, "--memory-limit");
   }
   if (!st && a->graph_capture) st = grt_session_options_set(o, "graph_capture", "true");
-  for (int i = 0; !st && i < a->n_options; i++) {
-    const char* eq = strchr(a->options[i], '=');
-    char* key = strndup(a->options[i], (size_t)(eq - a->options[i]));
-    st = key ? grt_session_options_set(o, key, eq + 1)
-             : grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
-    free(key);
-    if (st) st = grt_status_prefix(st, "--option %s", a->options[i]);
-  }
+  if (!st) st = grt_cli_set_options(o, &a->options);
   grt_run_options* ro = NULL;
   if (!st) st = grt_run_options_new(&ro);
   if (!st) st = grt_run_options_set_timeout_ms(ro, a->timeout_ms);
@@ -368,6 +407,12 @@ static grt_status* run(run_args* a) {
   for (int i = 0; !st && i < a->n_fetches; i++)
     st = print_tensor(a->fetches[i], out[i], a->compact);
   if (!st && trace) st = grt_write_file_atomic(a->trace, write_trace, trace);
+  if (st) {
+    fflush(stdout);
+    grt_cli_report("run", st);
+    hint_feed(a, st);
+    if (!a->init) grt_cli_hint_init(g, st);
+  }
   for (int i = 0; out && i < a->n_fetches; i++) grt_tensor_free(out[i]);
   free(out);
   for (int i = 0; i < a->n_feeds; i++) grt_tensor_free(a->feeds[i].value);
@@ -376,6 +421,10 @@ static grt_status* run(run_args* a) {
   grt_session_free(s);
   grt_session_options_free(o);
   grt_graph_free(g);
+  if (log) {
+    grt_set_log_sink(NULL, NULL);
+    fclose(log);
+  }
   return st;
 }
 
@@ -383,7 +432,6 @@ static grt_status* run(run_args* a) {
  * the library's table and the backends' declarations describe them (so the
  * list cannot drift from what the library accepts). */
 static int help(void) {
-  fputs(kUsage, stdout);
   size_t need = grt_session_options_describe(NULL, 0);
   char* text = malloc(need + 1);
   if (!text) return usage("out of memory");
@@ -408,24 +456,20 @@ static int help(void) {
 }
 
 int grt_cmd_run(int argc, char** argv) {
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return help();
   run_args a;
   memset(&a, 0, sizeof a);
   int rc = parse_args(argc, argv, &a);
-  if (rc == 0) {
+  if (rc < 0) rc = help(); /* the usage is out: the session options follow */
+  if (rc == 0 && a.file) {
     fflush(stdout);
-    grt_status* st = run(&a);
+    grt_status* st = run(&a); /* reported there, with hints */
     if (st) {
-      fflush(stdout);
-      grt_cli_report("run", st);
       grt_status_free(st);
       rc = 1;
     }
   }
+  for (int i = 0; i < a.n_feeds; i++) free((char*)a.feeds[i].name);
   free(a.feeds);
-  free(a.fetches);
-  free(a.targets);
-  free(a.options);
+  grt_cli_free(&grt_run_syntax, &a);
   return rc;
 }

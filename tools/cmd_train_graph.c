@@ -16,11 +16,6 @@
 #include "tools/report.h"
 #include "tools/options.h"
 
-#define USAGE                                                                      \
-  "usage: grt train-graph IN OUT --loss NAME [--vars A,B,...]\n"                   \
-  "              --optimizer sgd|momentum|adam --learning-rate R [--momentum M]\n" \
-  "              [--colocate-gradients-with-ops]\n"
-
 typedef struct args {
   const char* in;
   const char* out;
@@ -33,17 +28,25 @@ typedef struct args {
 } args;
 
 static const grt_cli_option kOptions[] = {
-    {"--loss", NULL, false, offsetof(args, loss)},
-    {"--vars", NULL, false, offsetof(args, vars)},
-    {"--optimizer", NULL, false, offsetof(args, optimizer)},
-    {"--learning-rate", NULL, false, offsetof(args, learning_rate)},
-    {"--momentum", NULL, false, offsetof(args, momentum)},
-    {"--colocate-gradients-with-ops", NULL, true, offsetof(args, colocate)},
+    {"--loss", NULL, GRT_CLI_VALUE, offsetof(args, loss), "NAME",
+     "the loss tensor, node or node:k; not a scalar: reduced by its mean (required)"},
+    {"--vars", NULL, GRT_CLI_VALUE, offsetof(args, vars), "A,B,...",
+     "the variables to train (default: every one the loss's gradient reaches)"},
+    {"--optimizer", NULL, GRT_CLI_VALUE, offsetof(args, optimizer), "sgd|momentum|adam",
+     "the update rule (required)"},
+    {"--learning-rate", NULL, GRT_CLI_VALUE, offsetof(args, learning_rate), "R",
+     "a positive number (required)"},
+    {"--momentum", NULL, GRT_CLI_VALUE, offsetof(args, momentum), "M",
+     "momentum's momentum (default 0.9)"},
+    {"--colocate-gradients-with-ops", NULL, GRT_CLI_FLAG, offsetof(args, colocate), NULL,
+     "each gradient node placed with its forward node"},
 };
 
-static const grt_cli_syntax kSyntax = {
+const grt_cli_syntax grt_train_graph_syntax = {
     "train-graph",
-    USAGE,
+    "IN OUT --loss NAME --optimizer sgd|momentum|adam --learning-rate R [options]",
+    "  OUT gains the gradients, the optimizer's slots and updates, a NoOp `train`\n"
+    "  (one step) and a NoOp `init` (every variable's initialiser)\n",
     kOptions,
     sizeof kOptions / sizeof kOptions[0],
     {offsetof(args, in), offsetof(args, out)},
@@ -52,13 +55,13 @@ static const grt_cli_syntax kSyntax = {
 };
 
 static int usage(const char* why, const char* what) {
-  return grt_cli_usage_error(&kSyntax, why, what);
+  return grt_cli_usage_error(&grt_train_graph_syntax, why, what);
 }
 
 /* 0 parsed, 2 usage error, -1 help printed. */
 static int parse(int argc, char** argv, args* a) {
   memset(a, 0, sizeof *a);
-  int rc = grt_cli_parse(&kSyntax, argc, argv, a);
+  int rc = grt_cli_parse(&grt_train_graph_syntax, argc, argv, a);
   if (rc) return rc;
   if (!a->in || !a->out) return usage("needs IN and OUT%s", "");
   if (!a->loss) return usage("--loss is required%s", "");

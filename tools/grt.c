@@ -10,52 +10,28 @@
 #include "tools/stdout_check.h"
 
 typedef struct {
-  const char* name;
   int (*run)(int argc, char** argv);
-  const char* usage;
+  const grt_cli_syntax* syntax; /* its name and synopsis */
+  const char* what;             /* what it does, in a few words */
 } command;
 
 static const command kCommands[] = {
-    {"convert", grt_cmd_convert, "convert IN OUT            # format chosen by extension"},
-    {"inspect", grt_cmd_inspect,
-     "inspect FILE [--no-mmap] [--verify] [--signature | --json]  # feeds, outputs, targets, "
-     "nodes"},
-    {"devices", grt_cmd_devices,
-     "devices [--devices SPEC | --option KEY=VALUE...] [--backends]  # the device mapping the "
-     "runtime sees"},
-    {"place", grt_cmd_place,
-     "place FILE --devices SPEC [--soft-placement] [--log]\n"
-     "              [--plan-json OUT.json] [--dot OUT.dot|OUT.svg]\n"
-     "              [--ps-devices DEV,DEV,...] [--ps-strategy greedy|round_robin]"},
-    {"run", grt_cmd_run,
-     "run FILE [--devices SPEC] [--soft-placement] [--log-device-placement]\n"
-     "             [--feed NAME=VALUE]... [--fetch NAME[:K]]... [--target NAME]...\n"
-     "             [--init TARGET] [--restore CKPT] [--steps N] [--quiet] [--save CKPT]\n"
-     "             [--trace OUT.json]"},
-    {"train-graph", grt_cmd_train_graph,
-     "train-graph IN OUT --loss NAME [--vars A,B,...] --optimizer sgd|momentum|adam "
-     "--learning-rate R [--colocate-gradients-with-ops]"},
-    {"replicate", grt_cmd_replicate,
-     "replicate IN OUT --towers N [--tower-devices D0,D1,...] --inputs X,... --outputs A,...\n"
-     "             [--variables-on DEV | --ps-devices DEV,... [--ps-strategy greedy|round_robin]]\n"
-     "             [--mirrored --loss NAME --optimizer sgd|momentum|adam --learning-rate R\n"
-     "              [--all-reduce add_n|collective]]"},
-    {"ops", grt_cmd_ops,
-     "ops [NAME] [--markdown]  # the op reference: every op, or one op's signature and kernels"},
+    {grt_cmd_convert, &grt_convert_syntax, "a graph from one form into another"},
+    {grt_cmd_inspect, &grt_inspect_syntax, "a graph's feeds, outputs, targets and nodes"},
+    {grt_cmd_ops, &grt_ops_syntax, "the op reference"},
+    {grt_cmd_devices, &grt_devices_syntax, "the devices the runtime sees"},
+    {grt_cmd_place, &grt_place_syntax, "plan a graph for devices, with a reason per node"},
+    {grt_cmd_run, &grt_run_syntax, "run a graph: feeds, fetches, steps, checkpoints"},
+    {grt_cmd_train_graph, &grt_train_graph_syntax, "make a graph trainable"},
+    {grt_cmd_replicate, &grt_replicate_syntax, "a graph in towers over a split batch"},
 };
-
-/* The library's messages: the placement log (INFO) on stdout, where the
- * command has always printed it; warnings and errors on stderr. */
-static void log_sink(void* arg, grt_log_level level, const char* message) {
-  FILE* f = level <= GRT_LOG_INFO ? stdout : stderr;
-  fputs(message, f);
-  fputc('\n', f);
-}
 
 static void usage(FILE* f) {
   fprintf(f, "usage:\n");
-  for (size_t i = 0; i < sizeof kCommands / sizeof kCommands[0]; i++)
-    fprintf(f, "  grt %s\n", kCommands[i].usage);
+  for (size_t i = 0; i < sizeof kCommands / sizeof kCommands[0]; i++) {
+    const grt_cli_syntax* c = kCommands[i].syntax;
+    fprintf(f, "  grt %s %s\n      %s\n", c->command, c->synopsis, kCommands[i].what);
+  }
   fprintf(f,
           "  grt --version             # the library's version and its backends\n"
           "  grt COMMAND --help        # one command's options\n");
@@ -92,17 +68,20 @@ static int dispatch(int argc, char** argv) {
   }
   if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) return version();
   for (size_t i = 0; i < sizeof kCommands / sizeof kCommands[0]; i++)
-    if (strcmp(argv[1], kCommands[i].name) == 0) return kCommands[i].run(argc - 1, argv + 1);
+    if (strcmp(argv[1], kCommands[i].syntax->command) == 0)
+      return kCommands[i].run(argc - 1, argv + 1);
   fprintf(stderr, "grt: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;
 }
 
+/* The library's messages (the placement log of --log-device-placement
+ * among them) go to its default sink, stderr, so that stdout holds only
+ * what a command prints as its result: fetched tensors stay parseable. */
 int main(int argc, char** argv) {
   bool restart = grt_blas_threads_set();
   grt_select_blas_core(argv); /* re-executes (with both settings) on some CPUs */
   if (restart) grt_blas_threads_reexec(argv);
   grt_stdout_check_begin();
-  grt_set_log_sink(log_sink, NULL);
   return grt_stdout_check_end(dispatch(argc, argv));
 }

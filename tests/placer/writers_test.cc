@@ -51,7 +51,8 @@ TEST(WritersTest, PlacementLogInTensorFlowsFormat) {
                      "w: (VariableV2): " + gpu1 + "\n" + "w/init: (Const): " + gpu1 + "\n" +
                      "w/Assign: (Assign): " + gpu1 + "\n" + "w/read: (Identity): " + gpu1 + "\n" +
                      "x: (Placeholder): " + cpu + "\n" + "y: (MatMul): " + gpu0 + "\n" +
-                     "s: (Shape): " + gpu0 + "\n" + "out: (Neg): " + gpu0 + "\n");
+                     "s: (Shape): " + gpu0 + "\n" + "out: (Neg): " + gpu0 +
+                     " (soft placement: requested /device:GPU:7)\n");
 }
 
 TEST(WritersTest, JsonPlanExplainsEveryNode) {

@@ -23,10 +23,10 @@ awk 'BEGIN { srand(7); printf "{\"dtype\": \"float32\", \"shape\": [2, 24, 24, 3
              print "]}" }' >"$tmp/images.json"
 feed="images=$(cat "$tmp/images.json")"
 "$grt" run "$example" --init init --fetch probs --feed "$feed" --log-device-placement \
-  >"$tmp/fused" 2>"$tmp/err" || { bad "grt run failed"; cat "$tmp/err"; }
+  >"$tmp/fused" 2>"$tmp/log" || { bad "grt run failed"; cat "$tmp/log"; }
 "$grt" run "$example" --init init --fetch probs --feed "$feed" --no-rewrite \
   >"$tmp/plain" 2>"$tmp/err" || { bad "grt run --no-rewrite failed"; cat "$tmp/err"; }
-grep -qF "local3/MatMul: (MatMul): /job:localhost/replica:0/task:0/device:CPU:0" "$tmp/fused" ||
+grep -qF "local3/MatMul: (MatMul): /job:localhost/replica:0/task:0/device:CPU:0" "$tmp/log" ||
   bad "the placement log does not name local3/MatMul"
 tail -1 "$tmp/fused" >"$tmp/a"
 tail -1 "$tmp/plain" >"$tmp/b"

@@ -22,9 +22,20 @@ has() { grep -qF -- "$2" "$tmp/$1" && ok || { bad "$1 lacks '$2'"; cat "$tmp/$1"
 run 1 "$grt" run "$example" --init init --fetch AddN
 has err "Cannot assign a device for operation a_0"
 run 0 "$grt" run "$example" --soft-placement --log-device-placement --init init --fetch AddN
-has out "MatMul_1: (MatMul): /job:localhost/replica:0/task:0/device:CPU:0"
+# The placement log on stderr, fallbacks marked; stdout the fetch alone.
+has err "MatMul_1: (MatMul): /job:localhost/replica:0/task:0/device:CPU:0 (soft placement: requested /device:GPU:1)"
+has err "AddN: (AddN): /job:localhost/replica:0/task:0/device:CPU:0"
+grep -q "AddN: (AddN): .*soft placement" "$tmp/err" && bad "AddN (on the CPU it asked for) marked as a fallback" || ok
 has out '{"dtype": "float32", "shape": [2, 2], "values": ['
-[ "$(tail -1 "$tmp/out" | head -c 1)" = "{" ] && ok || bad "result is not the last line"
+[ "$(wc -l <"$tmp/out")" -eq 1 ] && ok || { bad "stdout holds more than the fetch"; cat "$tmp/out"; }
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" && ok || bad "stdout is not one JSON tensor"
+# --log-file: the log there, stderr empty, the fetch alone on stdout.
+run 0 "$grt" run "$example" --soft-placement --log-file "$tmp/placement.log" --init init --fetch AddN
+has placement.log "a_0: (VariableV2): /job:localhost/replica:0/task:0/device:CPU:0 (soft placement: requested /device:GPU:0)"
+[ ! -s "$tmp/err" ] && ok || { bad "--log-file still wrote to stderr"; cat "$tmp/err"; }
+[ "$(wc -l <"$tmp/out")" -eq 1 ] && ok || { bad "stdout holds more than the fetch"; cat "$tmp/out"; }
+run 1 "$grt" run "$example" --soft-placement --log-file "$tmp/no/such/dir.log" --init init --fetch AddN
+has err "--log-file $tmp/no/such/dir.log: cannot open"
 
 # Feeds: y = (x + c) * x with x fed as JSON and as .npy.
 cat >"$tmp/g.json" <<'G'
