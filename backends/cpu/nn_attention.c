@@ -251,9 +251,26 @@ static void unit_base(const attn_job* j, int64_t unit, float* block, float* kt, 
   attention_unit(j, unit, block, kt, kt_batch, 4);
 }
 
-static unit_fn pick_unit(void) {
+static int g_force_width; /* atomic; 0: the widest the CPU runs */
+
+int grt_cpu_attention_force_width(int width) {
+  if (width != 0 && width != 4 && width != 8 && width != 16) return -1;
 #ifdef ATTN_X86
-  if (__builtin_cpu_supports("x86-64-v4")) return unit_v4;
+  if (width == 16 && !__builtin_cpu_supports("x86-64-v4")) return -1;
+  if (width == 8 && !__builtin_cpu_supports("x86-64-v3")) return -1;
+#else
+  if (width > 4) return -1;
+#endif
+  __atomic_store_n(&g_force_width, width, __ATOMIC_RELAXED);
+  return 0;
+}
+
+static unit_fn pick_unit(void) {
+  int force = __atomic_load_n(&g_force_width, __ATOMIC_RELAXED);
+  if (force == 4) return unit_base;
+#ifdef ATTN_X86
+  if (force == 8) return unit_v3;
+  if (force == 16 || __builtin_cpu_supports("x86-64-v4")) return unit_v4;
   if (__builtin_cpu_supports("x86-64-v3")) return unit_v3;
 #endif
   return unit_base;

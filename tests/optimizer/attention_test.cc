@@ -11,6 +11,10 @@
 
 #include "tests/optimizer/seq_graph.h"
 
+extern "C" {
+#include "backends/cpu/nn.h"
+}
+
 using namespace seqtest;
 
 namespace {
@@ -281,7 +285,26 @@ std::vector<double> Reference(const std::vector<float>& q, const std::vector<flo
   return out;
 }
 
+void MatchesDoubleReference();
+
+// Every vector width the machine can run (the baseline SSE copy, AVX2's,
+// AVX-512's), each against the same double-precision reference: the
+// kernel picks the widest by itself, so the others run only when forced.
 TEST(AttentionKernel, MatchesDoubleReference) {
+  int ran = 0;
+  for (int width : {4, 8, 16}) {
+    if (grt_cpu_attention_force_width(width) != 0) continue;  // not on this CPU
+    SCOPED_TRACE("vector width " + std::to_string(width));
+    MatchesDoubleReference();
+    ran++;
+  }
+  ASSERT_EQ(grt_cpu_attention_force_width(0), 0);
+  EXPECT_GE(ran, 1) << "the baseline copy runs everywhere";
+  EXPECT_EQ(grt_cpu_attention_force_width(5), -1) << "no such copy";
+  MatchesDoubleReference();  // the default choice
+}
+
+void MatchesDoubleReference() {
   struct Case {
     int64_t b, bk, sq, sk, d, dv;
     bool mask;
