@@ -4,6 +4,7 @@
 #include "base/dtype.h"
 #include "base/shape.h"
 #include "base/status.h"
+#include "base/tensor.h"
 
 grt_status* grt_kernel_alloc_output(grt_kernel_ctx* ctx, int32_t k, grt_dtype dtype,
                                     const grt_shape* shape, grt_tensor** out) {
@@ -21,6 +22,27 @@ grt_status* grt_kernel_alloc_output(grt_kernel_ctx* ctx, int32_t k, grt_dtype dt
   ctx->outputs[k] = t;
   if (out) *out = t;
   return NULL;
+}
+
+grt_status* grt_kernel_forward_or_alloc_output(grt_kernel_ctx* ctx, int32_t i, int32_t k,
+                                               grt_dtype dtype, const grt_shape* shape,
+                                               grt_tensor** out) {
+  grt_tensor* in = i >= 0 && i < ctx->n_inputs && i < 64 ? ctx->inputs[i] : NULL;
+  /* The executor's word that no other node reads the value, then the
+   * tensor's own: one reference (the executor's slot), its buffer not
+   * shared with another tensor (a view), the output's dtype and shape, and
+   * one memory for host and device (the CPU's), so the input's buffer is
+   * the memory either kind of output would come from. A feed, a Const's
+   * value, a variable's or a fetched value always has another holder. */
+  if (in && (ctx->forwardable >> i) & 1 && k >= 0 && k < ctx->n_outputs &&
+      ctx->allocator == ctx->host_allocator && in->dtype == dtype &&
+      grt_shape_equal(&in->shape, shape) && __atomic_load_n(&in->refs, __ATOMIC_ACQUIRE) == 1 &&
+      in->buffer && __atomic_load_n(&in->buffer->refs, __ATOMIC_ACQUIRE) == 1) {
+    grt_kernel_set_output(ctx, k, in);
+    if (out) *out = in;
+    return NULL;
+  }
+  return grt_kernel_alloc_output(ctx, k, dtype, shape, out);
 }
 
 void grt_kernel_set_output(grt_kernel_ctx* ctx, int32_t k, grt_tensor* t) {

@@ -78,6 +78,17 @@ static inline bool grt_var_stable_version(const grt_var* v, uint64_t* out) {
  * and stores it in ctx->outputs[k]; grt_kernel_set_output makes output k
  * share a tensor (Identity, Reshape, ...). */
 
+/* Output k over input i's buffer when the executor marked input i
+ * forwardable (ctx->forwardable: this node is the value's only reader) and
+ * the tensor is held by nothing else and matches dtype and shape; else a
+ * new output, as grt_kernel_alloc_output. For element-wise kernels whose
+ * output element j depends on input element j only (read before it is
+ * written), so writing in place gives the same values. */
+GRT_MUST_USE grt_status* grt_kernel_forward_or_alloc_output(grt_kernel_ctx* ctx, int32_t i,
+                                                            int32_t k, grt_dtype dtype,
+                                                            const grt_shape* shape,
+                                                            grt_tensor** out);
+
 /* grt_kernel_alloc_temp (a scratch tensor the caller frees), the list(int)
  * attr reader and the variable calls (grt_var_*) are public too. */
 

@@ -23,6 +23,17 @@ static grt_status* check_pair(const grt_kernel_ctx* ctx, const grt_cpu_binary_op
   return NULL;
 }
 
+/* The output of shape os: over the operand of that shape that nothing else
+ * reads (element j of the result needs only that operand's element j, so
+ * the rows read it before they overwrite it), else new memory. */
+static grt_status* binary_output(grt_kernel_ctx* ctx, grt_dtype zt, const grt_shape* os,
+                                 grt_tensor** out) {
+  for (int32_t i = 0; i < 2; i++)
+    if ((ctx->forwardable >> i) & 1 && grt_shape_equal(&ctx->inputs[i]->shape, os))
+      return grt_kernel_forward_or_alloc_output(ctx, i, 0, zt, os, out);
+  return grt_kernel_alloc_output(ctx, 0, zt, os, out);
+}
+
 grt_status* grt_cpu_binary_apply(grt_kernel_ctx* ctx, const grt_cpu_binary_op* op,
                                  const grt_cpu_bcast* plan, const grt_tensor* x,
                                  const grt_tensor* y, grt_tensor* out) {
@@ -80,7 +91,7 @@ grt_status* grt_cpu_binary_compute(grt_kernel_ctx* ctx, const grt_cpu_binary_op*
       sy = 0;
     }
     if (os) {
-      GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, zt, os, &out));
+      GRT_RETURN_IF_ERROR(binary_output(ctx, zt, os, &out));
       grt_cpu_binary_run_flat(row, grt_shape_num_elements(os), grt_tensor_data(x), sx,
                               grt_tensor_data(y), sy, grt_dtype_size(t), grt_tensor_data(out),
                               grt_dtype_size(zt), op->cost_ns, ctx->intra_op);
@@ -89,7 +100,7 @@ grt_status* grt_cpu_binary_compute(grt_kernel_ctx* ctx, const grt_cpu_binary_op*
   }
   grt_cpu_bcast plan;
   GRT_RETURN_IF_ERROR(grt_cpu_bcast_make(&x->shape, &y->shape, &plan));
-  GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, zt, &plan.out, &out));
+  GRT_RETURN_IF_ERROR(binary_output(ctx, zt, &plan.out, &out));
   return grt_cpu_binary_apply(ctx, op, &plan, x, y, out);
 }
 
@@ -140,8 +151,8 @@ grt_status* grt_cpu_unary_compute(grt_kernel_ctx* ctx, const grt_cpu_unary_op* o
   grt_dtype t = x->dtype;
   grt_cpu_unary_row row = grt_dtype_valid(t) ? op->rows[t] : NULL;
   if (!row) return grt_cpu_no_kernel(ctx, t);
-  grt_tensor* out;
-  GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, t, &x->shape, &out));
+  grt_tensor* out; /* over x when nothing else reads it: element j needs only x's element j */
+  GRT_RETURN_IF_ERROR(grt_kernel_forward_or_alloc_output(ctx, 0, 0, t, &x->shape, &out));
   int64_t n = grt_tensor_num_elements(x);
   if (grt_cpu_is_half(t)) {
     half_job j = {row, t, grt_tensor_data(x), grt_tensor_data(out)};

@@ -240,6 +240,12 @@ struct grt_kernel_ctx {
   /* The run's cancellation (grt_session_cancel) and deadline; test it with
    * grt_kernel_cancelled. NULL: the run cannot be cancelled. */
   const grt_cancel_token* cancel;
+  /* Bit i: input i's value is read by this node alone and nothing else
+   * holds it, so the kernel may write its output into that buffer
+   * (TensorFlow's forward_input_or_allocate_output). Only a hint: the
+   * kernel checks the tensor itself (grt_kernel_forward_or_alloc_output in
+   * the core's kernels). 0 for kernels run outside a session's executor. */
+  uint64_t forwardable;
 };
 
 /* Kernel flags. */

@@ -172,8 +172,9 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
   grt_status* st = NULL;
   if (!in || !refs || !out || !orefs) st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   int32_t got = 0;
-  bool writer = false;   /* takes a variable by reference: may write it */
-  uint64_t borrowed = 0; /* bit i: in[i] is borrowed from its slot, not referenced */
+  bool writer = false;      /* takes a variable by reference: may write it */
+  uint64_t borrowed = 0;    /* bit i: in[i] is borrowed from its slot, not referenced */
+  uint64_t forwardable = 0; /* bit i: and this node is its last reader */
   for (; !st && got < ni; got++) {
     int32_t si = r->e->in_slots[x->in_start + got];
     if (n->sig.input_is_ref[got]) {
@@ -192,6 +193,14 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
       refs[got] = NULL;
       in[got] = r->slots[si].t;
       borrowed |= (uint64_t)1 << got;
+      /* This node is the value's last reader (its other readers have
+       * finished: a use is released only after its node ran; a fetch is
+       * released at the end of the run), nothing is being copied into or
+       * out of it, and no recording replays into its address: the kernel
+       * may write its output over it (op_kernel.h). */
+      if (__atomic_load_n(&r->uses[si], __ATOMIC_ACQUIRE) == 1 && !r->cap &&
+          !r->slots[si].copy_src && !r->slots[si].copy_events[kCopyDone])
+        forwardable |= (uint64_t)1 << got;
     } else {
       /* A plain value read from a variable keeps the variable beside its
        * snapshot (op_kernel.h: versions for derived copies). */
@@ -221,6 +230,7 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
         .state = x->rw ? x->rw->state : s->states[x->node],
         .step = r->step,
         .cancel = &r->cancel,
+        .forwardable = forwardable,
     };
     const grt_cancel_token* prev = grt_cancel_set_current(&r->cancel);
     /* Every kernel taking a variable by reference may write it. */
