@@ -48,6 +48,12 @@ int grt_cmd_convert(int argc, char** argv) {
       s = key ? grt_session_options_set(o, key, eq + 1)
               : grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
       free(key);
+      if (s) { /* a malformed value is a usage error, as in every command */
+        fprintf(stderr, "grt convert: --option %s: %s\n", kv, grt_status_message(s));
+        grt_status_free(s);
+        grt_session_options_free(o);
+        return usage(NULL);
+      }
     } else if (argv[i][0] == '-') {
       grt_session_options_free(o);
       return usage("unknown flag");

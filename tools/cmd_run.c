@@ -73,6 +73,29 @@ static const char* value_of(int argc, char** argv, int* i, const char* opt) {
   return argv[++*i];
 }
 
+/* A flag's value that a session option or the device-spec parser checks
+ * is checked while the command line is read, so a malformed one is a
+ * usage error (2) like a malformed --steps, not a failed run (1). `key`
+ * NULL: `value` is a device spec (whether the machine has the devices is
+ * the run's to find). */
+static int check_value(const char* flag, const char* key, const char* value) {
+  grt_status* st = NULL;
+  if (key) {
+    grt_session_options* o = NULL;
+    st = grt_session_options_new(&o);
+    if (!st) st = grt_session_options_set(o, key, value);
+    grt_session_options_free(o);
+  } else {
+    grt_device_set* ds = NULL;
+    st = grt_device_set_from_spec(value, &ds);
+    grt_device_set_free(ds);
+  }
+  if (!st) return 0;
+  fprintf(stderr, "grt run: %s %s: %s\n", flag, value, grt_status_message(st));
+  grt_status_free(st);
+  return usage(NULL);
+}
+
 static int parse_args(int argc, char** argv, run_args* a) {
   a->feeds = calloc((size_t)argc, sizeof *a->feeds);
   a->fetches = calloc((size_t)argc, sizeof *a->fetches);
@@ -94,6 +117,7 @@ static int parse_args(int argc, char** argv, run_args* a) {
     } else if (!strcmp(argv[i], "--log-device-placement") || !strcmp(argv[i], "--log")) {
       a->log = true;
     } else if ((v = value_of(argc, argv, &i, "--devices"))) {
+      if (check_value("--devices", NULL, v)) return 2;
       a->devices = v;
     } else if ((v = value_of(argc, argv, &i, "--feed"))) {
       const char* eq = strchr(v, '=');
@@ -104,6 +128,11 @@ static int parse_args(int argc, char** argv, run_args* a) {
     } else if ((v = value_of(argc, argv, &i, "--option"))) {
       const char* eq = strchr(v, '=');
       if (!eq || eq == v) return usage("--option needs KEY=VALUE");
+      char* key = strndup(v, (size_t)(eq - v));
+      if (!key) return usage("out of memory");
+      int bad = check_value("--option", key, eq + 1);
+      free(key);
+      if (bad) return bad;
       a->options[a->n_options++] = v;
     } else if ((v = value_of(argc, argv, &i, "--target"))) {
       a->targets[a->n_targets++] = v;
@@ -123,7 +152,8 @@ static int parse_args(int argc, char** argv, run_args* a) {
     } else if (!strcmp(argv[i], "--quiet")) {
       a->quiet = true;
     } else if ((v = value_of(argc, argv, &i, "--memory-limit"))) {
-      a->memory_limit = v; /* checked by the session option */
+      if (check_value("--memory-limit", "memory_limit", v)) return 2;
+      a->memory_limit = v;
     } else if ((v = value_of(argc, argv, &i, "--timeout-ms"))) {
       char* end;
       errno = 0;
