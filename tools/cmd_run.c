@@ -73,12 +73,22 @@ static const char* value_of(int argc, char** argv, int* i, const char* opt) {
   return argv[++*i];
 }
 
+/* NAME=VALUE with VALUE a JSON tensor or @file.npy. */
+static grt_status* load_feed(grt_feed* f) {
+  char* eq = strchr(f->name, '=');
+  *eq = '\0';
+  const char* v = eq + 1;
+  grt_status* s = v[0] == '@' ? grt_npy_read(v + 1, &f->value)
+                              : grt_json_tensor_from_text(v, strlen(v), &f->value);
+  return s ? grt_status_prefix(s, "--feed %s", f->name) : NULL;
+}
+
 /* A flag's value that a session option or the device-spec parser checks
  * is checked while the command line is read, so a malformed one is a
  * usage error (2) like a malformed --steps, not a failed run (1). `key`
  * NULL: `value` is a device spec (whether the machine has the devices is
- * the run's to find). */
-static int check_value(const char* flag, const char* key, const char* value) {
+ * the run's to find). `shown` is the flag's argument as given. */
+static int check_value(const char* flag, const char* shown, const char* key, const char* value) {
   grt_status* st = NULL;
   if (key) {
     grt_session_options* o = NULL;
@@ -91,7 +101,7 @@ static int check_value(const char* flag, const char* key, const char* value) {
     grt_device_set_free(ds);
   }
   if (!st) return 0;
-  fprintf(stderr, "grt run: %s %s: %s\n", flag, value, grt_status_message(st));
+  fprintf(stderr, "grt run: %s %s: %s\n", flag, shown, grt_status_message(st));
   grt_status_free(st);
   return usage(NULL);
 }
@@ -117,12 +127,23 @@ static int parse_args(int argc, char** argv, run_args* a) {
     } else if (!strcmp(argv[i], "--log-device-placement") || !strcmp(argv[i], "--log")) {
       a->log = true;
     } else if ((v = value_of(argc, argv, &i, "--devices"))) {
-      if (check_value("--devices", NULL, v)) return 2;
+      if (check_value("--devices", v, NULL, v)) return 2;
       a->devices = v;
     } else if ((v = value_of(argc, argv, &i, "--feed"))) {
       const char* eq = strchr(v, '=');
       if (!eq || eq == v) return usage("--feed needs NAME=VALUE");
-      a->feeds[a->n_feeds++].name = v; /* split later */
+      grt_feed* f = &a->feeds[a->n_feeds++];
+      f->name = v; /* split by load_feed */
+      /* A tensor written on the command line is read now: one that does
+       * not parse is a usage error. An @file is read with the graph. */
+      if (eq[1] != '@') {
+        grt_status* st = load_feed(f);
+        if (st) {
+          fprintf(stderr, "grt run: %s\n", grt_status_message(st));
+          grt_status_free(st);
+          return usage(NULL);
+        }
+      }
     } else if ((v = value_of(argc, argv, &i, "--fetch"))) {
       a->fetches[a->n_fetches++] = v;
     } else if ((v = value_of(argc, argv, &i, "--option"))) {
@@ -130,7 +151,7 @@ static int parse_args(int argc, char** argv, run_args* a) {
       if (!eq || eq == v) return usage("--option needs KEY=VALUE");
       char* key = strndup(v, (size_t)(eq - v));
       if (!key) return usage("out of memory");
-      int bad = check_value("--option", key, eq + 1);
+      int bad = check_value("--option", v, key, eq + 1);
       free(key);
       if (bad) return bad;
       a->options[a->n_options++] = v;
@@ -152,7 +173,7 @@ static int parse_args(int argc, char** argv, run_args* a) {
     } else if (!strcmp(argv[i], "--quiet")) {
       a->quiet = true;
     } else if ((v = value_of(argc, argv, &i, "--memory-limit"))) {
-      if (check_value("--memory-limit", "memory_limit", v)) return 2;
+      if (check_value("--memory-limit", v, "memory_limit", v)) return 2;
       a->memory_limit = v;
     } else if ((v = value_of(argc, argv, &i, "--timeout-ms"))) {
       char* end;
@@ -201,16 +222,6 @@ static grt_status* apply_devices(const char* spec, grt_session_options* o) {
   char n[32];
   snprintf(n, sizeof n, "%d", (int)(cpus > 0 ? cpus : 1));
   return grt_session_options_set(o, "cpu.devices", n);
-}
-
-/* NAME=VALUE with VALUE a JSON tensor or @file.npy. */
-static grt_status* load_feed(grt_feed* f) {
-  char* eq = strchr(f->name, '=');
-  *eq = '\0';
-  const char* v = eq + 1;
-  grt_status* s = v[0] == '@' ? grt_npy_read(v + 1, &f->value)
-                              : grt_json_tensor_from_text(v, strlen(v), &f->value);
-  return s ? grt_status_prefix(s, "--feed %s", f->name) : NULL;
 }
 
 /* Every element, unless --compact asks for the short form a person reads
@@ -315,7 +326,8 @@ static grt_status* run(run_args* a) {
   grt_trace* trace = NULL;
   grt_tensor** out = calloc((size_t)a->n_fetches + 1, sizeof *out);
   grt_status* st = out ? NULL : grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
-  for (int i = 0; !st && i < a->n_feeds; i++) st = load_feed(&a->feeds[i]);
+  for (int i = 0; !st && i < a->n_feeds; i++)
+    if (!a->feeds[i].value) st = load_feed(&a->feeds[i]);
   if (!st) st = grt_graph_load_flags(a->file, a->no_mmap ? GRT_LOAD_NO_MMAP : 0, &g);
   if (!st) st = check_names(g, a);
   if (!st) st = grt_session_options_new(&o);
@@ -443,6 +455,8 @@ int grt_cmd_run(int argc, char** argv) {
   run_args a;
   memset(&a, 0, sizeof a);
   int rc = parse_args(argc, argv, &a);
+  /* Feeds read while parsing; run() frees them when it runs. */
+  for (int i = 0; rc != 0 && a.feeds && i < a.n_feeds; i++) grt_tensor_free(a.feeds[i].value);
   if (rc == 0) {
     fflush(stdout);
     grt_status* st = run(&a);

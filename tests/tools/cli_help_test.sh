@@ -51,6 +51,7 @@ usage_error run "$none" --fetch y --memory-limit 12Q
 usage_error run "$none" --fetch y --devices cpu:x
 usage_error run "$none" --fetch y --option memory_limit=x
 usage_error run "$none" --fetch y --option no_such_option=1
+usage_error run "$none" --fetch y --feed 'x={"dtype":"float32",'
 usage_error convert "$none" "$tmp/out.grt" --option memory_limit=x
 usage_error convert "$none" "$tmp/out.grt" --optimize --option fold_max_bytes=x
 usage_error place "$none" --devices cpu:x
