@@ -83,6 +83,8 @@ static grt_status* softmax(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(onnx_input(ctx, 0, &x));
   int64_t axis;
   GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "axis", ctx->opset < 13 ? 1 : -1, &axis));
+  /* Out of range, the flattened form (before 13) would reduce over no axis. */
+  GRT_RETURN_IF_ERROR(onnx_check_axes("axis", &axis, 1, x->rank));
   bool log = strcmp(tf, "LogSoftmax") == 0;
   bool last = axis == -1 || (x->rank >= 0 && axis == x->rank - 1);
   grt_dtype t = x->dtype;

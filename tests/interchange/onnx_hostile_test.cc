@@ -123,4 +123,46 @@ TEST(OnnxHostile, HelperNamesNeverTakeTheModelsNames) {
   grt_graph_free(g);
 }
 
+// A loss target outside [0, C) that is not ignore_index is an error at run
+// time (it was a 0 loss, and NaN as a mean); ignore_index itself may lie
+// outside, and targets inside run as before.
+TEST(OnnxHostile, LossTargetOutOfRangeIsAnError) {
+  grt_graph* g = nullptr;
+  ASSERT_EQ(Message(grt_graph_load("tests/interchange/onnx/nll_fed.onnx", &g)), "");
+  grt_session* s = nullptr;
+  ASSERT_EQ(Message(grt_session_new(g, nullptr, &s)), "");
+  std::vector<float> xv(12);
+  for (int i = 0; i < 12; i++) xv[i] = -0.1f * (float)(i + 1);
+  grt_tensor* x = Floats({2, 3, 2}, xv);
+  grt_tensor* w = Floats({3}, {1, 1, 1});
+  int64_t dims[2] = {2, 2};
+  const char* fetch = "loss";
+  for (int64_t bad : {int64_t{3}, int64_t{7}, int64_t{-1}, int64_t{1} << 40}) {
+    SCOPED_TRACE(bad);
+    grt_tensor* t = nullptr;
+    ASSERT_EQ(Message(grt_tensor_new(GRT_INT64, 2, dims, &t)), "");
+    int64_t* tv = static_cast<int64_t*>(grt_tensor_data(t));
+    tv[0] = 0, tv[1] = 2, tv[2] = bad, tv[3] = 0;
+    grt_feed feeds[] = {{"x", x}, {"target", t}, {"weight", w}};
+    grt_tensor* out = nullptr;
+    std::string m = Message(grt_session_run(s, feeds, 3, &fetch, 1, nullptr, 0, &out, nullptr));
+    EXPECT_NE(m.find("is not in [0, 3)"), std::string::npos) << m;
+    EXPECT_EQ(out, nullptr);
+    grt_tensor_free(out);
+    // ignore_index (1) is not checked; in range is fine.
+    tv[2] = 1;
+    out = nullptr;
+    EXPECT_EQ(Message(grt_session_run(s, feeds, 3, &fetch, 1, nullptr, 0, &out, nullptr)), "");
+    if (out) {
+      EXPECT_NEAR(*(const float*)grt_tensor_data(out), -(xv[0] + xv[5] + xv[7]) / 3, 1e-6);
+    }
+    grt_tensor_free(out);
+    grt_tensor_free(t);
+  }
+  grt_tensor_free(x);
+  grt_tensor_free(w);
+  grt_session_free(s);
+  grt_graph_free(g);
+}
+
 }  // namespace
