@@ -58,6 +58,9 @@ usage_error place "$none" --devices cpu:x
 usage_error devices --devices cpu:x
 usage_error devices --option memory_limit=x
 usage_error replicate "$none" "$tmp/out.grt" --towers x --inputs a --outputs b
+usage_error replicate "$none" "$tmp/out.grt" --towers 2 --inputs a --outputs b --tower-devices /gpu:0
+usage_error replicate "$none" "$tmp/out.grt" --towers 2 --inputs a --outputs b --ps-devices bogus
+usage_error replicate "$none" "$tmp/out.grt" --towers 2 --inputs a --outputs b --variables-on bogus
 usage_error train-graph "$none" "$tmp/out.grt" --loss l --optimizer sgd --learning-rate x
 
 echo "passed: $pass, failed: $fails"
