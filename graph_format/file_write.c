@@ -30,7 +30,11 @@
  * redirection would: character devices (/dev/null, a terminal), FIFOs, and
  * the process's own descriptors (/dev/stdout, /dev/fd/N, /proc/self/fd/N:
  * written through a duplicate of that descriptor, after flushing the stdio
- * stream on it). A symlink is followed and its target replaced. */
+ * stream on it). A symlink is followed and its target replaced, except
+ * where the kernel would not follow it (below, `may_follow`).
+ *
+ * Temporary names must fit whenever the destination's name does: a name
+ * too long to take the suffix is shortened first (`temp_prefix`). */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -41,6 +45,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,9 +125,48 @@ static int own_descriptor(const char* path) {
   return (int)n;
 }
 
+/* Whether the kernel would follow the symlink `link` (lstat'ed into `st`)
+ * for this process under fs.protected_symlinks: a link in a sticky,
+ * world-writable directory (/tmp) is followed only when it belongs to the
+ * directory's owner or to the follower. grt resolves links itself to
+ * replace their targets, so without this a link another user planted in
+ * /tmp would make grt replace any file the caller may write (a root-only
+ * one, for root). The rule is applied whatever the sysctl says: a writer
+ * that replaces files must not be easier to misdirect than open(). */
+static grt_status* may_follow(const char* path, const char* link, const struct stat* st) {
+  const char* slash = strrchr(link, '/');
+  char* dir = grt_malloc(slash ? (size_t)(slash - link) + 2 : 2);
+  if (!dir) return GRT_ERROR(RESOURCE_EXHAUSTED, "%s: out of memory", path);
+  if (!slash)
+    strcpy(dir, ".");
+  else if (slash == link)
+    strcpy(dir, "/");
+  else
+    snprintf(dir, (size_t)(slash - link) + 1, "%s", link);
+  struct stat d;
+  grt_status* s = NULL;
+  uid_t self = geteuid();
+  if (stat(dir, &d) != 0) {
+    s = GRT_ERROR(UNAVAILABLE, "%s: cannot stat the directory %s of the link %s: %s", path, dir,
+                  link, strerror(errno));
+  } else if ((d.st_mode & S_ISVTX) && (d.st_mode & S_IWOTH) && st->st_uid != d.st_uid &&
+             st->st_uid != self) {
+    s = GRT_ERROR(PERMISSION_DENIED,
+                  "%s: refusing to follow the symlink %s: it lies in the sticky, world-writable "
+                  "directory %s and belongs to uid %lu, neither the directory's owner (uid %lu) "
+                  "nor this process (uid %lu); the kernel does not follow such links "
+                  "(fs.protected_symlinks). Write to the target's own path instead",
+                  path, link, dir, (unsigned long)st->st_uid, (unsigned long)d.st_uid,
+                  (unsigned long)self);
+  }
+  grt_free(dir);
+  return s;
+}
+
 /* Follows symlinks at the end of `path` (intermediate directories the kernel
  * resolves) to the file that would be replaced, in a grt_malloc'd string;
- * stops early at one of our own descriptors. */
+ * stops early at one of our own descriptors. A link the kernel would not
+ * follow (may_follow) is an error. */
 static grt_status* resolve(const char* path, char** out) {
   char* cur = grt_strdup(path);
   if (!cur) return GRT_ERROR(RESOURCE_EXHAUSTED, "%s: out of memory", path);
@@ -131,6 +175,11 @@ static grt_status* resolve(const char* path, char** out) {
     if (own_descriptor(cur) >= 0 || lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
       *out = cur;
       return NULL;
+    }
+    grt_status* refused = may_follow(path, cur, &st);
+    if (refused) {
+      grt_free(cur);
+      return refused;
     }
     char target[PATH_MAX];
     ssize_t n = readlink(cur, target, sizeof target - 1);
@@ -189,7 +238,23 @@ static unsigned host_tag(void) {
   return h;
 }
 
-/* A fresh name for a temporary beside `dest`: DEST.tmp.HOST.PID.RANDOM. */
+/* The longest suffix a temporary name adds: ".tmp." HOST(8) "." PID (at most
+ * 10 digits: pid_t is 32 bits) "." RANDOM(8). */
+enum { kTempSuffixMax = 5 + 8 + 1 + 10 + 1 + 8 };
+
+/* How many bytes of the file name `base` (no directory) start the names
+ * of its temporaries: all of them, unless the suffix would push the name
+ * past NAME_MAX (a 229-byte destination could be replaced otherwise only
+ * with "File name too long"); then as many as leave room for it. The
+ * writer and the sweep both take the prefix from here, so a shortened
+ * name's leftovers are still found. */
+static size_t temp_prefix(const char* base) {
+  size_t n = strlen(base);
+  return n + kTempSuffixMax <= NAME_MAX ? n : NAME_MAX - kTempSuffixMax;
+}
+
+/* A fresh name for a temporary beside `dest`: DEST.tmp.HOST.PID.RANDOM, with
+ * DEST's file name cut to temp_prefix. */
 static void temp_name(char* buf, size_t size, const char* dest) {
   static const char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   unsigned char r[8];
@@ -202,13 +267,17 @@ static void temp_name(char* buf, size_t size, const char* dest) {
   char suffix[sizeof r + 1];
   for (size_t i = 0; i < sizeof r; i++) suffix[i] = kChars[r[i] % (sizeof kChars - 1)];
   suffix[sizeof r] = '\0';
-  snprintf(buf, size, "%s.tmp.%08x.%ld.%s", dest, host_tag(), (long)getpid(), suffix);
+  const char* slash = strrchr(dest, '/');
+  const char* base = slash ? slash + 1 : dest;
+  int keep = (int)((size_t)(base - dest) + temp_prefix(base));
+  snprintf(buf, size, "%.*s.tmp.%08x.%ld.%s", keep, dest, host_tag(), (long)getpid(), suffix);
 }
 
 /* The writer's process id when `name` is a temporary of ours for the file
- * named `base` written on this host (BASE.tmp.HOST.PID.RANDOM); -1 if not. */
+ * named `base` written on this host (BASE.tmp.HOST.PID.RANDOM, BASE cut to
+ * temp_prefix); -1 if not. */
 static long temp_writer(const char* name, const char* base, unsigned host) {
-  size_t n = strlen(base);
+  size_t n = temp_prefix(base);
   if (strncmp(name, base, n) != 0 || strncmp(name + n, ".tmp.", 5) != 0) return -1;
   const char* p = name + n + 5;
   char* end;

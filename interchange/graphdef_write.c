@@ -195,13 +195,15 @@ static Tensorflow__NodeDef* node_proto(grt_arena* a, const grt_node* n) {
     const grt_input* in = i < n->n_inputs ? &n->inputs[i] : &n->controls[i - n->n_inputs];
     if (!(p->input[i] = input_spec(a, in))) return NULL;
   }
-  /* A Placeholder's dim_names (an ONNX model's symbolic dimensions) is
-   * grt's own attr, which TensorFlow's Placeholder does not have: left out. */
+  /* A Placeholder's dim_names (an ONNX model's symbolic dimensions) and
+   * onnx_name (the model's name for a renamed input) are grt's own attrs,
+   * which TensorFlow's Placeholder does not have: left out. */
   int32_t* kept = NEW_N(a, int32_t, (size_t)n->n_attrs + 1);
   int32_t n_kept = 0;
   if (!kept) return NULL;
   for (int32_t i = 0; i < n->n_attrs; i++)
-    if (strcmp(n->op, "Placeholder") != 0 || strcmp(n->attrs[i].name, "dim_names") != 0)
+    if (strcmp(n->op, "Placeholder") != 0 ||
+        (strcmp(n->attrs[i].name, "dim_names") != 0 && strcmp(n->attrs[i].name, "onnx_name") != 0))
       kept[n_kept++] = i;
   p->n_attr = (size_t)n_kept + (n->n_colocate > 0);
   p->attr = NEW_N(a, Tensorflow__NodeDef__AttrEntry*, p->n_attr);

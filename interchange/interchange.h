@@ -42,9 +42,11 @@ GRT_MUST_USE grt_status* grt_onnx_parse_shapes(const void* data, size_t len,
  * Caller owns *out. */
 GRT_MUST_USE grt_status* grt_onnx_tensor_parse(const void* data, size_t len, grt_tensor** out);
 
-/* The grt node name the importer gives an ONNX value name: the name itself
- * when it is a valid grt name, else with every other character replaced by
- * '_' ("" becomes "_"). Writes at most `size` bytes to `buf`. */
+/* The grt node name the importer starts from for an ONNX value name: the
+ * name itself when it is a valid grt name, else with every other character
+ * replaced by '_' ("" becomes "_"); an invalid name whose form is taken
+ * gets a suffix `_K` too (ONNX_OPS.md, Names). Writes at most `size` bytes
+ * to `buf`. */
 void grt_onnx_node_name(const char* onnx_name, char* buf, size_t size);
 
 #ifdef __cplusplus

@@ -268,10 +268,17 @@ grt_status* onnx_fold(onnx_import* ctx, bool* done) {
   if (!row->fold(ctx, &f)) return NULL;
   grt_tensor* t;
   GRT_RETURN_IF_ERROR(grt_tensor_new(f.dtype, f.shape.rank, f.shape.dims, &t));
-  for (int64_t i = 0; i < count(&f); i++)
+  grt_status* s = NULL;
+  for (int64_t i = 0; i < count(&f) && !s; i++) {
+    s = onnx_check_fits(f.dtype, f.v[i], NULL); /* never wrapped into a narrower type */
     grt_dtype_store_int(f.dtype, grt_tensor_data(t), i, f.v[i]);
+  }
+  if (s) {
+    grt_tensor_free(t);
+    return s;
+  }
   const char* name;
-  grt_status* s = onnx_const(ctx, NULL, t, &name);
+  s = onnx_const(ctx, NULL, t, &name);
   grt_tensor_free(t);
   GRT_RETURN_IF_ERROR(s);
   const grt_node* n = &ctx->g->nodes[grt_graph_find_node(ctx->g, name)];

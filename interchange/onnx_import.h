@@ -52,6 +52,16 @@ typedef struct onnx_import {
   /* A taken grt name (in the graph's arena) -> the next suffix fresh_name
    * tries for it, so n names that read alike cost n lookups, not n^2. */
   grt_strmap next_suffix;
+  /* Every ONNX value name that is a valid grt name, before any node is
+   * added (keys borrowed from the model): such a value's grt name is its
+   * own, so no sanitized name or importer helper may take one, whatever
+   * the order (onnx_name_taken). */
+  grt_strmap reserved;
+  /* An ONNX name that is not a valid grt name -> index in renamed_to of the
+   * grt name it was given (keys borrowed from the model). */
+  grt_strmap renamed;
+  const char** renamed_to;
+  int32_t n_renamed, cap_renamed;
 } onnx_import;
 
 /* A converter for one ONNX op: reads ctx->node, adds grt nodes, binds the
@@ -137,8 +147,16 @@ bool onnx_int_binary(const char* op, int64_t x, int64_t y, int64_t* r);
 /* Frees what the shape state holds. */
 void onnx_shapes_end(onnx_import* ctx);
 
+/* Whether grt name `name` is taken: by a node of the graph, or kept for
+ * one of the model's own value names (ctx->reserved). */
+bool onnx_name_taken(const onnx_import* ctx, const char* name);
+
 /* ---- attributes of the current node ---- */
 
+/* The current node's attributes as ONNX requires them: each name once,
+ * each holding one kind of value, the kind its type declares. The getters
+ * below also refuse an attribute of another kind than they read. */
+GRT_MUST_USE grt_status* onnx_check_attrs(const onnx_import* ctx);
 const Onnx__AttributeProto* onnx_attr(const onnx_import* ctx, const char* name);
 GRT_MUST_USE grt_status* onnx_attr_int(const onnx_import* ctx, const char* name, int64_t dflt,
                                        int64_t* out);
@@ -156,6 +174,22 @@ GRT_MUST_USE grt_status* onnx_attr_ints(const onnx_import* ctx, const char* name
 GRT_MUST_USE grt_status* onnx_emit(onnx_import* ctx, const char* op, const char* suffix,
                                    grt_dtype t, const char* const* inputs, int n_inputs,
                                    int32_t* out_index, const char** out_name);
+/* Every ONNX integer (attributes and constants are int64) that grt keeps
+ * in a narrower type goes through these, so none is silently wrapped (an
+ * axis 2^32+1 read as 1): an error naming `what` (NULL: "value") and the
+ * range when v does not fit t. onnx_const_ints and onnx_const_scalar check
+ * each value they store with it. */
+GRT_MUST_USE grt_status* onnx_check_fits(grt_dtype t, int64_t v, const char* what);
+/* v as an int32, checked as above. */
+GRT_MUST_USE grt_status* onnx_narrow_i32(int64_t v, const char* what, int32_t* out);
+
+/* ONNX's rule for axes: each in [-rank, rank) (negative counted from the
+ * end; rank -1: unknown, then within what any grt rank allows) and none
+ * repeated; an error naming `what` ("axis", "axes") otherwise. With the
+ * rank known, negative axes are made positive in place. n is small (the
+ * callers allow at most GRT_MAX_RANK or a few more). */
+GRT_MUST_USE grt_status* onnx_check_axes(const char* what, int64_t* axes, size_t n, int32_t rank);
+
 /* A Const holding `t` (the graph takes a reference; the caller keeps its). */
 GRT_MUST_USE grt_status* onnx_const(onnx_import* ctx, const char* suffix, grt_tensor* t,
                                     const char** out_name);

@@ -83,6 +83,8 @@ static grt_status* softmax(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(onnx_input(ctx, 0, &x));
   int64_t axis;
   GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "axis", ctx->opset < 13 ? 1 : -1, &axis));
+  /* Out of range, the flattened form (before 13) would reduce over no axis. */
+  GRT_RETURN_IF_ERROR(onnx_check_axes("axis", &axis, 1, x->rank));
   bool log = strcmp(tf, "LogSoftmax") == 0;
   bool last = axis == -1 || (x->rank >= 0 && axis == x->rank - 1);
   grt_dtype t = x->dtype;
@@ -137,6 +139,18 @@ static grt_status* transpose(onnx_import* ctx, const char* tf) {
     for (size_t i = 0; i < n; i++) reversed[i] = (int64_t)(n - 1 - i);
     perm = reversed;
   }
+  /* A permutation of 0..n-1, n the input's rank. */
+  if (n > GRT_MAX_RANK) return GRT_ERROR(INVALID_ARGUMENT, "perm has %zu entries", n);
+  if (x->rank >= 0 && n != (size_t)x->rank)
+    return GRT_ERROR(INVALID_ARGUMENT, "perm has %zu entries for an input of rank %d", n,
+                     (int)x->rank);
+  int64_t checked[GRT_MAX_RANK];
+  for (size_t i = 0; i < n; i++) {
+    if (perm[i] < 0)
+      return GRT_ERROR(INVALID_ARGUMENT, "perm entry %lld is negative", (long long)perm[i]);
+    checked[i] = perm[i];
+  }
+  GRT_RETURN_IF_ERROR(onnx_check_axes("perm entry", checked, n, (int32_t)n));
   const char *p, *y;
   GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT32, perm, n, &p));
   GRT_RETURN_IF_ERROR(step2(ctx, "Transpose", NULL, x->dtype, x->ref, p, &y));
@@ -157,6 +171,7 @@ static grt_status* concat(onnx_import* ctx, const char* tf) {
   if (!first) return GRT_ERROR(INVALID_ARGUMENT, "no inputs");
   int64_t axis;
   GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "axis", 0, &axis));
+  GRT_RETURN_IF_ERROR(onnx_check_axes("axis", &axis, 1, first->rank));
   const char* y;
   if (n == 1) {
     GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Identity", NULL, first->dtype, in, 1, NULL, &y));
@@ -286,6 +301,7 @@ static grt_status* squeeze(onnx_import* ctx, const char* tf) {
   int64_t axes[GRT_MAX_RANK];
   size_t n;
   GRT_RETURN_IF_ERROR(axes_of(ctx, axes, &n));
+  GRT_RETURN_IF_ERROR(onnx_check_axes("axis", axes, n, x->rank));
   const char* y;
   int32_t idx;
   GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Squeeze", NULL, x->dtype, &x->ref, 1, &idx, &y));
@@ -310,6 +326,7 @@ static grt_status* unsqueeze(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(axes_of(ctx, axes, &n));
   if (!n) return GRT_ERROR(INVALID_ARGUMENT, "no axes");
   int32_t out_rank = x->rank >= 0 ? x->rank + (int32_t)n : -1;
+  GRT_RETURN_IF_ERROR(onnx_check_axes("axis", axes, n, out_rank));
   for (size_t i = 0; i < n; i++) {
     if (axes[i] < 0) {
       if (out_rank < 0) return GRT_ERROR(UNIMPLEMENTED, "a negative axis needs the input's rank");
@@ -554,6 +571,7 @@ static grt_status* split(onnx_import* ctx, const char* tf) {
     if (!sv->constant) {
       int64_t axis;
       GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "axis", 0, &axis));
+      GRT_RETURN_IF_ERROR(onnx_check_axes("axis", &axis, 1, x->rank));
       return split_fed_sizes(ctx, x, axis, sv);
     }
     GRT_RETURN_IF_ERROR(onnx_const_input_ints(ctx, 1, "split", fed, 64, &n_sizes));
@@ -561,6 +579,7 @@ static grt_status* split(onnx_import* ctx, const char* tf) {
   }
   int64_t axis;
   GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "axis", 0, &axis));
+  GRT_RETURN_IF_ERROR(onnx_check_axes("axis", &axis, 1, x->rank));
   if (n_sizes) return split_sizes(ctx, x, axis, sizes, n_sizes);
   int n = (int)ctx->node->n_output;
   const char *dim, *y;

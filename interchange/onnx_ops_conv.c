@@ -256,6 +256,16 @@ static grt_status* conv(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(to_2d(ctx, wv, &win));
   int32_t idx;
   if (group < 1) return GRT_ERROR(INVALID_ARGUMENT, "group must be positive");
+  /* Conv2D takes the groups from the channel counts, so a group that
+   * disagrees with them (2^32+1 for 1) would be ignored: ONNX requires
+   * C = group * the filter's input channels. */
+  const grt_shape *xs = onnx_shape(ctx, x), *ws = onnx_shape(ctx, wv);
+  if (xs->rank >= 2 && ws->rank >= 2 && xs->dims[1] >= 0 && ws->dims[1] > 0 &&
+      (xs->dims[1] % group != 0 || xs->dims[1] / group != ws->dims[1]))
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "group %lld does not fit: the input has %lld channels and the filter takes "
+                     "%lld per group",
+                     (long long)group, (long long)xs->dims[1], (long long)ws->dims[1]);
   if (group == 1 || !depthwise_filter(wv, x->rank)) {
     static const int64_t kHwio[4] = {2, 3, 1, 0};
     GRT_RETURN_IF_ERROR(transpose(ctx, "filter", t, win, kHwio, 4, &filter));

@@ -128,7 +128,7 @@ static grt_status* cast(onnx_import* ctx, const char* tf) {
   } else {
     int64_t t;
     GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "to", 0, &t));
-    GRT_RETURN_IF_ERROR(grt_onnx_dtype_read((int32_t)t, &to));
+    GRT_RETURN_IF_ERROR(grt_onnx_dtype_read(t, &to));
   }
   const char* y;
   GRT_RETURN_IF_ERROR(cast_to(ctx, x, to, NULL, &y));

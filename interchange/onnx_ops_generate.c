@@ -48,7 +48,7 @@ static grt_status* eye_like(onnx_import* ctx, const char* tf) {
   grt_dtype to = x->dtype;
   if (onnx_attr(ctx, "dtype")) {
     GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "dtype", 0, &dt));
-    GRT_RETURN_IF_ERROR(grt_onnx_dtype_read((int32_t)dt, &to));
+    GRT_RETURN_IF_ERROR(grt_onnx_dtype_read(dt, &to));
   }
   const char *shape, *coords, *rows, *cols, *diff, *kc, *on, *flat, *y;
   int32_t idx;
@@ -94,7 +94,7 @@ static grt_status* window(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "periodic", 1, &periodic));
   GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "output_datatype", 1, &out_type));
   grt_dtype to;
-  GRT_RETURN_IF_ERROR(grt_onnx_dtype_read((int32_t)out_type, &to));
+  GRT_RETURN_IF_ERROR(grt_onnx_dtype_read(out_type, &to));
   const char *dims, *one_d, *coords, *n, *nf, *sizef, *den, *phase, *sum, *y;
   int64_t one = 1;
   int32_t idx;

@@ -10,8 +10,9 @@
  *   loss   = -picked * wt
  * Select, not a 0/1 product, so that an -inf log-probability elsewhere in
  * the row does not turn the picked value into NaN; every sum over c has one
- * non-zero term, so picking is exact. A target outside [0, C) picks 0, as
- * OneHot gives an all-off row (ONNX only allows that for ignored ones).
+ * non-zero term, so picking is exact. A target outside [0, C) that is not
+ * ignore_index is an error at run time (checked_targets), as ONNX allows
+ * none: OneHot's all-off row would give a 0 loss, NaN as a mean.
  * Reductions: none keeps loss; sum adds all of it; mean divides that sum by
  * the sum of wt (the count of kept targets without weights), as ONNX does.
  * SoftmaxCrossEntropyLoss is this over LogSoftmax(scores) along axis 1,
@@ -77,6 +78,41 @@ static grt_status* one_hot(onnx_import* ctx, const char* suffix, const onnx_valu
   return grt_graph_set_attr_int(ctx->g, idx, "axis", axis);
 }
 
+/* wt times ones of the targets' shape, gathered from a [C] vector of ones
+ * by the targets (ignored ones, `ignored` when not NULL, as 0): GatherV2
+ * refuses an index outside [0, C) at run time ("indices[i] = 7 is not in
+ * [0, 3)"), and the product puts that check on the loss's path. */
+static grt_status* checked_targets(onnx_import* ctx, const onnx_value* target, const char* ignored,
+                                   const char* depth, grt_dtype t, const char* wt,
+                                   const char** out) {
+  const char *idx = target->ref, *dims, *one, *ones, *axis, *hit;
+  int32_t i;
+  if (ignored) {
+    const char* zeros;
+    GRT_RETURN_IF_ERROR(
+        onnx_emit(ctx, "ZerosLike", "target_zeros", target->dtype, &target->ref, 1, NULL, &zeros));
+    const char* in[3] = {ignored, zeros, target->ref};
+    GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Select", "target_kept", target->dtype, in, 3, NULL, &idx));
+  }
+  int64_t vec = 1;
+  const char* shape1;
+  GRT_RETURN_IF_ERROR(onnx_const_ints(ctx, GRT_INT64, &vec, 1, &shape1));
+  const char* rs[2] = {depth, shape1};
+  GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Reshape", "classes_vector", GRT_INT32, rs, 2, &i, &dims));
+  GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, i, "Tshape", GRT_INT64));
+  GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, t, 1, &one));
+  const char* fill[2] = {dims, one};
+  GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Fill", "class_ones", t, fill, 2, NULL, &ones));
+  GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, GRT_INT32, 0, &axis));
+  const char* g[3] = {ones, idx, axis};
+  GRT_RETURN_IF_ERROR(
+      onnx_emit(ctx, "GatherV2", "target_check", GRT_DTYPE_INVALID, g, 3, &i, &hit));
+  GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, i, "Tparams", t));
+  GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, i, "Tindices", target->dtype));
+  GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, i, "Taxis", GRT_INT32));
+  return onnx_op2(ctx, "Mul", "weight_checked", t, wt, hit, out);
+}
+
 typedef enum { REDUCE_NONE, REDUCE_SUM, REDUCE_MEAN } reduction;
 
 static grt_status* read_reduction(onnx_import* ctx, reduction* out) {
@@ -116,9 +152,10 @@ static grt_status* nll(onnx_import* ctx, const char* x, grt_dtype t, int32_t x_r
   GRT_RETURN_IF_ERROR(one_hot(ctx, "class", target, depth, t, 1, 0, -1, &oh));
   if (weight) GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Mul", "weighted", t, oh, weight->ref, &oh));
   GRT_RETURN_IF_ERROR(reduce(ctx, "Sum", "weight", t, oh, -1, false, &wt));
+  const char* eq = NULL;
   if (onnx_attr(ctx, "ignore_index")) {
     int64_t ii;
-    const char *ii_c, *eq, *keep, *keep_t;
+    const char *ii_c, *keep, *keep_t;
     GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "ignore_index", 0, &ii));
     GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, target->dtype, (double)ii, &ii_c));
     GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Equal", "ignored", target->dtype, target->ref, ii_c, &eq));
@@ -130,6 +167,7 @@ static grt_status* nll(onnx_import* ctx, const char* x, grt_dtype t, int32_t x_r
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "DstT", t));
     GRT_RETURN_IF_ERROR(onnx_op2(ctx, "Mul", "weight_kept", t, wt, keep_t, &wt));
   }
+  GRT_RETURN_IF_ERROR(checked_targets(ctx, target, eq, depth, t, wt, &wt));
   GRT_RETURN_IF_ERROR(onnx_emit(ctx, "Neg", "negated", t, &picked, 1, NULL, &picked));
   GRT_RETURN_IF_ERROR(
       onnx_op2(ctx, "Mul", red == REDUCE_NONE ? NULL : "loss", t, picked, wt, &loss));

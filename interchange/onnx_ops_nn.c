@@ -2,9 +2,12 @@
  * (from the graph's input types): Slice with fed starts, ends, axes and
  * steps; LayerNormalization; BatchNormalization at inference; OneHot;
  * Unsqueeze with fed axes. */
+#include <stdint.h>
 #include <string.h>
 
+#include "base/dtype.h"
 #include "base/status.h"
+#include "base/tensor.h"
 #include "interchange/onnx_import.h"
 #include "ops/graph.h"
 
@@ -74,6 +77,15 @@ static grt_status* slice(onnx_import* ctx, const char* tf) {
     const onnx_value* a;
     GRT_RETURN_IF_ERROR(onnx_input(ctx, 3, &a));
     axes = a->ref;
+    /* Axes known now must each name one of x's axes, once (an axis out of
+     * range would select nothing and leave x whole); fed ones cannot be
+     * checked before run time. */
+    if (a->constant) {
+      int64_t known[GRT_MAX_RANK];
+      size_t n;
+      GRT_RETURN_IF_ERROR(onnx_const_input_ints(ctx, 3, "axes", known, GRT_MAX_RANK, &n));
+      GRT_RETURN_IF_ERROR(onnx_check_axes("axis", known, n, x->rank));
+    }
   } else { /* 0, 1, ..., len(starts) - 1 */
     int64_t seq[GRT_MAX_RANK];
     for (int i = 0; i < GRT_MAX_RANK; i++) seq[i] = i;
@@ -201,6 +213,12 @@ static grt_status* one_hot(onnx_import* ctx, const char* tf) {
   GRT_RETURN_IF_ERROR(onnx_input(ctx, 2, &values));
   int64_t axis;
   GRT_RETURN_IF_ERROR(onnx_attr_int(ctx, "axis", -1, &axis));
+  /* A depth known now must fit the int32 TensorFlow's OneHot takes. */
+  if (depth->constant && grt_tensor_num_elements(depth->constant) == 1) {
+    double d = grt_dtype_load_double(depth->constant->dtype, grt_tensor_data(depth->constant), 0);
+    if (!(d >= 0 && d <= INT32_MAX))
+      return GRT_ERROR(INVALID_ARGUMENT, "depth %.17g is outside [0, %d]", d, INT32_MAX);
+  }
   if (axis < -1) {
     if (ind->rank < 0) return GRT_ERROR(UNIMPLEMENTED, "a negative axis needs the indices' rank");
     axis += ind->rank + 1;

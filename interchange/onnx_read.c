@@ -49,29 +49,78 @@ void grt_onnx_node_name(const char* onnx_name, char* buf, size_t size) {
   buf[n] = '\0';
 }
 
-/* A grt name for `onnx_name` not yet taken in the graph (in the arena):
- * the name, else the first free `name_K` from where the last search for
- * that name stopped (names longer than grt keeps, or alike once their
- * other characters are `_`, all start from one base). */
-static const char* fresh_name(onnx_import* ctx, const char* onnx_name) {
+/* The grt name of the ONNX value `onnx_name`, in the arena: the name
+ * itself when it is a valid grt name, so users feed and fetch by the name
+ * the model gives (a second value of that name breaks ONNX's one
+ * definition per name: an error). Only an invalid name is changed: its
+ * other characters become '_', and when that is taken (by a node, or by
+ * one of the model's valid names, whatever their order) the first free
+ * `_K` from where the last search for it stopped, so n names that read
+ * alike cost n lookups. The mapping is kept for graph outputs
+ * (renamed_name) and shown by grt inspect (a Placeholder's onnx_name). */
+static grt_status* fresh_name(onnx_import* ctx, const char* onnx_name, const char** out) {
   grt_graph* g = ctx->g;
-  char buf[512];
-  grt_onnx_node_name(onnx_name, buf, sizeof buf - 16);
-  if (grt_graph_find_node(g, buf) < 0) return grt_arena_strdup(g->arena, buf);
-  size_t len = strlen(buf);
-  int32_t k = grt_strmap_get(&ctx->next_suffix, buf);
-  /* The map keeps its keys: a base seen for the first time goes to the
-   * arena; a known one is found by the stack copy. */
-  const char* key = k < 0 ? grt_arena_strdup(g->arena, buf) : NULL;
-  if (k < 0 && !key) return NULL;
-  char base[sizeof buf];
-  memcpy(base, buf, len + 1);
-  for (k = k < 1 ? 1 : k; k < INT32_MAX; k++) {
-    snprintf(buf + len, 16, "_%d", (int)k);
-    if (grt_graph_find_node(g, buf) < 0) break;
+  *out = NULL;
+  if (grt_node_name_valid(onnx_name)) {
+    if (grt_graph_find_node(g, onnx_name) >= 0)
+      return GRT_ERROR(INVALID_ARGUMENT, "value '%s' is defined twice", onnx_name);
+    *out = grt_arena_strdup(g->arena, onnx_name);
+    return *out ? NULL : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   }
-  if (k == INT32_MAX || !grt_strmap_set(&ctx->next_suffix, key ? key : base, k + 1)) return NULL;
-  return grt_arena_strdup(g->arena, buf);
+  int32_t known = grt_strmap_get(&ctx->renamed, onnx_name);
+  if (known >= 0) return GRT_ERROR(INVALID_ARGUMENT, "value '%s' is defined twice", onnx_name);
+  size_t len = strlen(onnx_name) + 1, size = len + 16;
+  char* buf = grt_arena_alloc(g->arena, size);
+  if (!buf) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  grt_onnx_node_name(onnx_name, buf, size);
+  len = strlen(buf);
+  if (onnx_name_taken(ctx, buf)) {
+    int32_t k = grt_strmap_get(&ctx->next_suffix, buf);
+    /* The map keeps its keys: a base seen for the first time stays in the
+     * arena as its key; a known one is looked up by the copy. */
+    const char* key = k < 0 ? grt_arena_strdup(g->arena, buf) : NULL;
+    char* base = grt_arena_strdup(g->arena, buf);
+    if ((k < 0 && !key) || !base) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+    for (k = k < 1 ? 1 : k; k < INT32_MAX; k++) {
+      snprintf(buf + len, 16, "_%d", (int)k);
+      if (!onnx_name_taken(ctx, buf)) break;
+    }
+    if (k == INT32_MAX || !grt_strmap_set(&ctx->next_suffix, key ? key : base, k + 1))
+      return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  }
+  if (ctx->n_renamed == ctx->cap_renamed) {
+    int32_t cap = ctx->cap_renamed ? ctx->cap_renamed * 2 : 16;
+    const char** grown = grt_realloc(ctx->renamed_to, (size_t)cap * sizeof *grown);
+    if (!grown) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+    ctx->renamed_to = grown;
+    ctx->cap_renamed = cap;
+  }
+  if (!grt_strmap_set(&ctx->renamed, onnx_name, ctx->n_renamed))
+    return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  ctx->renamed_to[ctx->n_renamed++] = buf;
+  *out = buf;
+  return NULL;
+}
+
+/* Keeps every valid value name of the graph for its own value (see
+ * onnx_import.reserved). */
+static grt_status* reserve(onnx_import* ctx, const char* name) {
+  if (!name || !grt_node_name_valid(name)) return NULL;
+  int32_t existing;
+  return grt_strmap_put(&ctx->reserved, name, 0, &existing) < 0
+             ? GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory")
+             : NULL;
+}
+
+static grt_status* reserve_names(onnx_import* ctx, const Onnx__GraphProto* gp) {
+  for (size_t i = 0; i < gp->n_initializer; i++)
+    GRT_RETURN_IF_ERROR(reserve(ctx, gp->initializer[i]->name));
+  for (size_t i = 0; i < gp->n_input; i++) GRT_RETURN_IF_ERROR(reserve(ctx, gp->input[i]->name));
+  for (size_t i = 0; i < gp->n_node; i++)
+    for (size_t k = 0; k < gp->node[i]->n_output; k++)
+      GRT_RETURN_IF_ERROR(reserve(ctx, gp->node[i]->output[k]));
+  for (size_t i = 0; i < gp->n_output; i++) GRT_RETURN_IF_ERROR(reserve(ctx, gp->output[i]->name));
+  return NULL;
 }
 
 static grt_status* add_initializer(onnx_import* ctx, Onnx__TensorProto* p) {
@@ -79,9 +128,9 @@ static grt_status* add_initializer(onnx_import* ctx, Onnx__TensorProto* p) {
   grt_tensor* t;
   grt_status* s = grt_onnx_tensor_take(p, &t);
   if (s) return grt_status_prefix(s, "initializer '%s'", p->name);
-  ctx->base = fresh_name(ctx, p->name);
   const char* name = NULL;
-  s = ctx->base ? onnx_const(ctx, NULL, t, &name) : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  s = fresh_name(ctx, p->name, &ctx->base);
+  if (!s) s = onnx_const(ctx, NULL, t, &name);
   if (!s) {
     onnx_value v = {name, t->dtype, t->shape.rank, NULL};
     /* The graph's reference keeps the tensor alive; point at that one. */
@@ -120,7 +169,11 @@ static grt_status* set_dim_names(grt_graph* g, int32_t node, const Onnx__TensorS
 
 static grt_status* add_input(onnx_import* ctx, const Onnx__ValueInfoProto* vi) {
   const char* name = vi->name ? vi->name : "";
-  if (grt_strmap_get(&ctx->by_name, name) >= 0) return NULL; /* an initializer's default */
+  int32_t known = grt_strmap_get(&ctx->by_name, name);
+  /* An initializer of the input's name is its default; another input of
+   * that name breaks ONNX's one definition per name. */
+  if (known >= 0 && ctx->values[known].constant) return NULL;
+  if (known >= 0) return GRT_ERROR(INVALID_ARGUMENT, "graph input '%s' is declared twice", name);
   const Onnx__TypeProto* tp = vi->type;
   if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
     return GRT_ERROR(UNIMPLEMENTED,
@@ -146,11 +199,13 @@ static grt_status* add_input(onnx_import* ctx, const Onnx__ValueInfoProto* vi) {
               : -1;
     }
   }
-  ctx->base = fresh_name(ctx, name);
-  if (!ctx->base) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  s = fresh_name(ctx, name, &ctx->base);
+  if (s) return grt_status_prefix(s, "graph input '%s'", name);
   int32_t idx;
   const char* node;
   s = onnx_emit(ctx, "Placeholder", NULL, GRT_DTYPE_INVALID, NULL, 0, &idx, &node);
+  /* A feed renamed from the model's name says which it was (grt inspect). */
+  if (!s && strcmp(node, name) != 0) s = grt_graph_set_attr_string(ctx->g, idx, "onnx_name", name);
   if (!s) s = grt_graph_set_attr_type(ctx->g, idx, "dtype", dtype);
   if (!s) s = grt_graph_set_attr_shape(ctx->g, idx, "shape", rank, dims);
   if (!s && shape) s = set_dim_names(ctx->g, idx, shape);
@@ -197,11 +252,11 @@ static grt_status* add_node(onnx_import* ctx, const Onnx__NodeProto* n) {
   if (!s) {
     ctx->node = n;
     ctx->n_helpers = 0;
-    ctx->base = fresh_name(ctx, first);
     first_value = ctx->n_values;
-    s = ctx->base ? grt_onnx_legacy_upgrade(ctx, &up)
-                  : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+    s = fresh_name(ctx, first, &ctx->base);
+    if (!s) s = grt_onnx_legacy_upgrade(ctx, &up);
   }
+  if (!s) s = onnx_check_attrs(ctx);
   for (size_t i = 0; !s && i < ctx->node->n_attribute; i++) {
     const char* a = ctx->node->attribute[i]->name ? ctx->node->attribute[i]->name : "";
     if (!attr_listed(row->attrs, a))
@@ -223,13 +278,23 @@ static grt_status* add_output(onnx_import* ctx, const Onnx__ValueInfoProto* vi) 
   const char* name = vi->name ? vi->name : "";
   int32_t i = grt_strmap_get(&ctx->by_name, name);
   if (i < 0) return GRT_ERROR(INVALID_ARGUMENT, "graph output '%s' is not computed", name);
-  char want[512];
-  grt_onnx_node_name(name, want, sizeof want);
+  /* Its grt name: its own, or the one an invalid name was given (a new
+   * one when its value was named after another). */
+  const char* want = name;
+  if (!grt_node_name_valid(name)) {
+    int32_t r = grt_strmap_get(&ctx->renamed, name);
+    if (r >= 0)
+      want = ctx->renamed_to[r];
+    else
+      GRT_RETURN_IF_ERROR(fresh_name(ctx, name, &want));
+  }
   const onnx_value* v = &ctx->values[i];
   if (strcmp(v->ref, want) == 0) return NULL;
   if (grt_graph_find_node(ctx->g, want) >= 0)
-    return GRT_ERROR(INVALID_ARGUMENT, "graph output '%s': its name is taken by another node",
-                     name);
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "graph output '%s': its name '%s' is taken by another node, and its value is "
+                     "'%s'",
+                     name, want, v->ref);
   ctx->base = grt_arena_strdup(ctx->g->arena, want);
   if (!ctx->base) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   const char* ref = v->ref;
@@ -256,6 +321,7 @@ static grt_status* read_opset(const Onnx__ModelProto* m, int64_t* out) {
 static grt_status* import_graph(onnx_import* ctx, const Onnx__GraphProto* gp) {
   GRT_RETURN_IF_ERROR(grt_graph_reserve(
       ctx->g, (int32_t)(gp->n_node + gp->n_initializer + gp->n_input + gp->n_output)));
+  GRT_RETURN_IF_ERROR(reserve_names(ctx, gp));
   GRT_RETURN_IF_ERROR(onnx_shapes_begin(ctx, gp));
   for (size_t i = 0; i < gp->n_initializer; i++)
     GRT_RETURN_IF_ERROR(add_initializer(ctx, gp->initializer[i]));
@@ -301,6 +367,8 @@ grt_status* grt_onnx_parse_shapes(const void* data, size_t len, grt_onnx_shape_v
   grt_strmap_init(&ctx.declared);
   grt_strmap_init(&ctx.params);
   grt_strmap_init(&ctx.next_suffix);
+  grt_strmap_init(&ctx.reserved);
+  grt_strmap_init(&ctx.renamed);
   grt_status* s = NULL;
   if (!m->graph) s = GRT_ERROR(INVALID_ARGUMENT, "the model has no graph");
   if (!s) s = read_opset(m, &ctx.opset);
@@ -312,6 +380,9 @@ grt_status* grt_onnx_parse_shapes(const void* data, size_t len, grt_onnx_shape_v
   if (!s && visit) visit_shapes(&ctx, m->graph, visit, user);
   grt_strmap_clear(&ctx.by_name);
   grt_strmap_clear(&ctx.next_suffix);
+  grt_strmap_clear(&ctx.reserved);
+  grt_strmap_clear(&ctx.renamed);
+  grt_free(ctx.renamed_to);
   onnx_shapes_end(&ctx);
   grt_free(ctx.values);
   grt_free(ctx.shapes);

@@ -37,7 +37,7 @@ static const struct {
 };
 enum { kNumTypes = sizeof kTypes / sizeof kTypes[0] };
 
-grt_status* grt_onnx_dtype_read(int32_t onnx, grt_dtype* out) {
+grt_status* grt_onnx_dtype_read(int64_t onnx, grt_dtype* out) {
   for (int i = 0; i < kNumTypes; i++) {
     if (kTypes[i].onnx != onnx) continue;
     if (kTypes[i].grt == GRT_DTYPE_INVALID)
@@ -45,7 +45,7 @@ grt_status* grt_onnx_dtype_read(int32_t onnx, grt_dtype* out) {
     *out = kTypes[i].grt;
     return NULL;
   }
-  return GRT_ERROR(UNIMPLEMENTED, "data type %d is not supported by grt", (int)onnx);
+  return GRT_ERROR(UNIMPLEMENTED, "data type %lld is not supported by grt", (long long)onnx);
 }
 
 int32_t grt_onnx_dtype_of(grt_dtype t) {

@@ -7,7 +7,7 @@
 
 /* An ONNX TensorProto.DataType as grt's dtype; types grt lacks (uint16/32/64,
  * string, complex, float8) are UNIMPLEMENTED errors naming the type. */
-GRT_MUST_USE grt_status* grt_onnx_dtype_read(int32_t onnx, grt_dtype* out);
+GRT_MUST_USE grt_status* grt_onnx_dtype_read(int64_t onnx, grt_dtype* out);
 
 /* grt's dtype as ONNX's (0, UNDEFINED, for an invalid one). */
 int32_t grt_onnx_dtype_of(grt_dtype t);

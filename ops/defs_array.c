@@ -7,7 +7,8 @@
 
 static const grt_op_spec kRows[] = {
     {"Placeholder", "", "output: dtype",
-     "dtype: type; shape: shape = unknown; dim_names: list(string) = []", 0, grt_infer_placeholder},
+     "dtype: type; shape: shape = unknown; dim_names: list(string) = []; onnx_name: string = ''", 0,
+     grt_infer_placeholder},
     {"Const", "", "output: dtype", "value: tensor; dtype: type", 0, grt_infer_const},
     {"Identity", "input: T", "output: T", "T: type", 0, grt_infer_unchanged},
     {"StopGradient", "input: T", "output: T", "T: type", 0, grt_infer_unchanged},

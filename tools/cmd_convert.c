@@ -74,8 +74,9 @@ int grt_cmd_convert(int argc, char** argv) {
   else if (rc == 0 && (a.report || a.options.n) && !a.optimize)
     rc = grt_cli_usage_error(&grt_convert_syntax, "%s",
                              "--optimizer-report and --option go with --optimize");
-  else if (rc == 0)
-    rc = convert(&a);
+  else if (rc == 0) /* a malformed value is a usage error, as in every command */
+    rc = grt_cli_check_options(&grt_convert_syntax, &a.options);
+  if (rc == 0) rc = convert(&a);
   grt_cli_free(&grt_convert_syntax, &a);
   return rc < 0 ? 0 : rc;
 }

@@ -125,6 +125,27 @@ static void free_list(list* l) {
   free(l->items);
 }
 
+/* A comma-separated list of device names given by `flag`: malformed names
+ * are usage errors (2), found with the placer's own parser of such lists. */
+static int check_devices(const char* flag, const char* list) {
+  if (!list) return 0;
+  grt_place_options* o = NULL;
+  grt_status* st = grt_place_options_new(&o);
+  if (!st) st = grt_place_options_set_ps_devices(o, list);
+  grt_place_options_free(o);
+  if (!st) return 0;
+  fprintf(stderr, "grt replicate: %s '%s': %s\n", flag, list, grt_status_message(st));
+  grt_status_free(st);
+  return usage(NULL, NULL);
+}
+
+/* The entries of a comma-separated list (0 for none). */
+static long count_items(const char* s) {
+  long n = 0;
+  for (const char* p = s; p && *p; p++) n += *p != ',' && (p == s || p[-1] == ',');
+  return n;
+}
+
 int grt_cmd_replicate(int argc, char** argv) {
   args a;
   int rc = parse(argc, argv, &a);
@@ -134,6 +155,12 @@ int grt_cmd_replicate(int argc, char** argv) {
   long towers = strtol(a.towers, &end, 10);
   if (*end || errno || towers < 1 || towers > 4096)
     return usage("--towers needs a positive integer, not '%s'", a.towers);
+  if (check_devices("--tower-devices", a.tower_devices) ||
+      check_devices("--ps-devices", a.ps_devices) ||
+      check_devices("--variables-on", a.variables_on))
+    return 2;
+  if (a.tower_devices && count_items(a.tower_devices) != towers)
+    return usage("--tower-devices needs one device per tower, not '%s'", a.tower_devices);
   grt_ps_strategy strategy = GRT_PS_GREEDY;
   if (a.ps_strategy && strcmp(a.ps_strategy, "round_robin") == 0)
     strategy = GRT_PS_ROUND_ROBIN;

@@ -110,6 +110,30 @@ static int usage(const char* why) {
   return grt_cli_usage_error(&grt_run_syntax, why ? "%s" : NULL, why);
 }
 
+static grt_status* load_feed(grt_feed* f);
+static void hint_feed(const run_args* a, const grt_status* st);
+
+/* A flag's value that a session option (`key`) or, with key NULL, the
+ * device-spec parser checks (whether the machine has the devices is the
+ * run's to find): 0, or the usage error printed. */
+static int check_value(const char* flag, const char* key, const char* value) {
+  grt_status* st = NULL;
+  if (key) {
+    grt_session_options* o = NULL;
+    st = grt_session_options_new(&o);
+    if (!st) st = grt_session_options_set(o, key, value);
+    grt_session_options_free(o);
+  } else {
+    grt_device_set* ds = NULL;
+    st = grt_device_set_from_spec(value, &ds);
+    grt_device_set_free(ds);
+  }
+  if (!st) return 0;
+  fprintf(stderr, "grt run: %s %s: %s\n", flag, value, grt_status_message(st));
+  grt_status_free(st);
+  return usage(NULL);
+}
+
 /* 0 parsed, 2 usage error, -1 help printed. */
 static int parse_args(int argc, char** argv, run_args* a) {
   int rc = grt_cli_parse(&grt_run_syntax, argc, argv, a);
@@ -133,6 +157,12 @@ static int parse_args(int argc, char** argv, run_args* a) {
     if (!eq || eq == a->feed_args.items[i]) return usage("--feed needs NAME=VALUE");
   }
   if (grt_cli_bad_key_value(&a->options)) return usage("--option needs KEY=VALUE");
+  /* Values a session option or the device-spec parser checks are checked
+   * now: a malformed one is a usage error (2) like a malformed --steps,
+   * not a failed run (1). */
+  if (grt_cli_check_options(&grt_run_syntax, &a->options)) return 2;
+  if (a->memory_limit && check_value("--memory-limit", "memory_limit", a->memory_limit)) return 2;
+  if (a->devices && check_value("--devices", NULL, a->devices)) return 2;
   if (a->log_file) a->log = true;
   if (!a->file) return usage("no FILE given");
   if (!a->fetch_args.n && !a->target_args.n && !a->init && !a->restore && !a->save)
@@ -144,6 +174,18 @@ static int parse_args(int argc, char** argv, run_args* a) {
     a->feeds[i].name = strdup(a->feed_args.items[i]);
     if (!a->feeds[i].name) return usage("out of memory");
     a->n_feeds++;
+  }
+  /* A tensor written on the command line is read now: one that does not
+   * parse is a usage error (an @file is read with the graph). */
+  for (int i = 0; i < a->n_feeds; i++) {
+    if (strchr(a->feeds[i].name, '=')[1] == '@') continue;
+    grt_status* st = load_feed(&a->feeds[i]);
+    if (st) {
+      fprintf(stderr, "grt run: %s\n", grt_status_message(st));
+      hint_feed(a, st);
+      grt_status_free(st);
+      return usage(NULL);
+    }
   }
   a->fetches = a->fetch_args.items;
   a->n_fetches = a->fetch_args.n;
@@ -331,7 +373,8 @@ static grt_status* run(run_args* a) {
     else
       grt_set_log_sink(log_to_file, log);
   }
-  for (int i = 0; !st && i < a->n_feeds; i++) st = load_feed(&a->feeds[i]);
+  for (int i = 0; !st && i < a->n_feeds; i++)
+    if (!a->feeds[i].value) st = load_feed(&a->feeds[i]); /* @files: inline ones are loaded */
   if (!st) st = grt_graph_load_flags(a->file, a->no_mmap ? GRT_LOAD_NO_MMAP : 0, &g);
   if (!st) st = check_names(g, a);
   if (!st) st = grt_session_options_new(&o);

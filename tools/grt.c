@@ -1,4 +1,5 @@
 /* grt: the command-line tool (docs/cli.md). */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,6 +80,9 @@ static int dispatch(int argc, char** argv) {
  * among them) go to its default sink, stderr, so that stdout holds only
  * what a command prints as its result: fetched tensors stay parseable. */
 int main(int argc, char** argv) {
+  /* A file-size limit (ulimit -f) then fails the write with EFBIG, which
+   * the writer reports naming the file, instead of killing the command. */
+  signal(SIGXFSZ, SIG_IGN);
   bool restart = grt_blas_threads_set();
   grt_select_blas_core(argv); /* re-executes (with both settings) on some CPUs */
   if (restart) grt_blas_threads_reexec(argv);

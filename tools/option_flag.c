@@ -25,3 +25,14 @@ grt_status* grt_cli_set_options(grt_session_options* o, const grt_cli_list* valu
   }
   return NULL;
 }
+
+int grt_cli_check_options(const grt_cli_syntax* syntax, const grt_cli_list* values) {
+  grt_session_options* o = NULL;
+  grt_status* st = grt_session_options_new(&o);
+  if (!st) st = grt_cli_set_options(o, values);
+  grt_session_options_free(o);
+  if (!st) return 0;
+  int rc = grt_cli_usage_error(syntax, "%s", grt_status_message(st));
+  grt_status_free(st);
+  return rc;
+}

@@ -77,13 +77,23 @@ static void print_tensor(FILE* f, const grt_graph* g, int32_t node, int32_t k, b
   else
     snprintf(name, sizeof name, "%s", grt_graph_node_name(g, node));
   const char* dtype = grt_dtype_name(grt_graph_node_output_type(g, node, k));
+  /* A feed an importer renamed (an ONNX input whose name grt cannot use)
+   * shows the model's name beside the one to feed. */
+  const char* original = "";
+  if (grt_graph_node_attr_type(g, node, "onnx_name") == GRT_ATTR_STRING)
+    grt_status_free(grt_graph_node_attr_string(g, node, "onnx_name", &original));
   if (!json) {
-    fprintf(f, "  %-32s %-10s %s\n", name, dtype,
-            grt_cli_shape_str(g, node, k, shape, sizeof shape));
+    fprintf(f, "  %-32s %-10s %s", name, dtype, grt_cli_shape_str(g, node, k, shape, sizeof shape));
+    if (*original) fprintf(f, "  (ONNX name '%s')", original);
+    fputc('\n', f);
     return;
   }
   fprintf(f, "{\"name\": ");
   put_json_string(f, name);
+  if (*original) {
+    fprintf(f, ", \"onnx_name\": ");
+    put_json_string(f, original);
+  }
   fprintf(f, ", \"dtype\": \"%s\", \"shape\": ", dtype);
   int32_t rank = -1;
   int64_t dims[GRT_MAX_RANK];

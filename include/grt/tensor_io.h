@@ -54,7 +54,14 @@ GRT_API GRT_MUST_USE grt_status* grt_json_tensor_format(const grt_tensor* t, uin
  * followed and its target replaced; a destination that is not a regular
  * file (a device, a FIFO, /dev/stdout, /dev/fd/N) is written directly. A
  * failed write is an error naming `path` and the OS reason. Never changes
- * the umask: new files get 0666 less it, a replaced file keeps its mode. */
+ * the umask: new files get 0666 less it, a replaced file keeps its mode.
+ * A symlink in a sticky, world-writable directory (/tmp) is followed only
+ * when its owner is the directory's or this process's, the rule of the
+ * kernel's fs.protected_symlinks; another is refused (PERMISSION_DENIED).
+ * A write past the process's file-size limit (RLIMIT_FSIZE, `ulimit -f`)
+ * raises SIGXFSZ, which kills a process by default: a host that wants the
+ * error (EFBIG, naming `path`) instead ignores SIGXFSZ, as `grt` does; the
+ * library never changes signal dispositions. */
 GRT_API GRT_MUST_USE grt_status* grt_write_file_atomic(const char* path,
                                                        grt_status* (*write)(void* ctx, FILE* f),
                                                        void* ctx);

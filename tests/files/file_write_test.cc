@@ -78,6 +78,17 @@ std::string pattern(char tag, size_t n) {
   return s;
 }
 
+// This host's tag, as temporary names spell it: FNV-1a of the host name.
+std::string HostTag() {
+  char hostname[256] = "";
+  gethostname(hostname, sizeof hostname - 1);
+  unsigned h = 2166136261u;
+  for (const char* c = hostname; *c; c++) h = (h ^ (unsigned char)*c) * 16777619u;
+  char tag[16];
+  snprintf(tag, sizeof tag, "%08x", h);
+  return tag;
+}
+
 class FileWriteTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
@@ -262,6 +273,95 @@ TEST_P(FileWriteTest, SymlinkIsFollowedAndItsTargetReplaced) {
   EXPECT_EQ(read_all(target), "new");
 }
 
+// In a sticky, world-writable directory (/tmp) the kernel follows a symlink
+// only when it belongs to the directory's owner or to the follower
+// (fs.protected_symlinks); the writer resolves links itself, so it applies
+// the same rule. Two users: the test runs as root (as in CI) and gives the
+// link to uid 65534, or the directory to it.
+TEST_P(FileWriteTest, SymlinkOfAnotherUserInStickyDirectoryIsRefused) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root, to give a link to another user (uid 65534)";
+  std::string sticky = dir_ + "/sticky", target = dir_ + "/secret", link = sticky + "/out.grt";
+  ASSERT_EQ(mkdir(sticky.c_str(), 0700), 0);
+  ASSERT_EQ(chmod(sticky.c_str(), 01777), 0);
+  put(target, "secret");
+  ASSERT_EQ(chmod(target.c_str(), 0600), 0);
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+  ASSERT_EQ(lchown(link.c_str(), 65534, 65534), 0);
+  std::string text = "new";
+  grt_status* s = grt_write_file_atomic(link.c_str(), write_text, &text);
+  ASSERT_NE(s, nullptr) << "followed another user's link in a sticky directory";
+  EXPECT_EQ(grt_status_code(s), GRT_PERMISSION_DENIED);
+  std::string msg = grt_status_message(s);
+  grt_status_free(s);
+  EXPECT_NE(msg.find(link + ": refusing to follow the symlink"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("uid 65534"), std::string::npos) << msg;
+  EXPECT_EQ(read_all(target), "secret");
+  EXPECT_EQ(entries(sticky), std::set<std::string>{"out.grt"});
+  // The directory's owner's link is followed: the directory now belongs
+  // to 65534 too.
+  ASSERT_EQ(chown(sticky.c_str(), 65534, 65534), 0);
+  s = grt_write_file_atomic(link.c_str(), write_text, &text);
+  ASSERT_EQ(s, nullptr) << grt_status_message(s);
+  EXPECT_EQ(read_all(target), "new");
+  // The caller's own link is followed, whoever owns the directory.
+  ASSERT_EQ(chown(sticky.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(lchown(link.c_str(), 0, 0), 0);
+  ASSERT_EQ(chown(sticky.c_str(), 0, 0), 0);
+  text = "mine";
+  s = grt_write_file_atomic(link.c_str(), write_text, &text);
+  ASSERT_EQ(s, nullptr) << grt_status_message(s);
+  EXPECT_EQ(read_all(target), "mine");
+  // Not sticky, or not world-writable: any link is followed, as the kernel does.
+  ASSERT_EQ(lchown(link.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(chmod(sticky.c_str(), 0777), 0);
+  text = "open";
+  s = grt_write_file_atomic(link.c_str(), write_text, &text);
+  ASSERT_EQ(s, nullptr) << grt_status_message(s);
+  EXPECT_EQ(read_all(target), "open");
+  // A chain: a link of ours leading to another user's link in the sticky
+  // directory is refused at that second link.
+  ASSERT_EQ(chmod(sticky.c_str(), 01777), 0);
+  std::string first = dir_ + "/first.grt";
+  ASSERT_EQ(symlink(link.c_str(), first.c_str()), 0);
+  s = grt_write_file_atomic(first.c_str(), write_text, &text);
+  ASSERT_NE(s, nullptr) << "followed a chain through another user's link";
+  grt_status_free(s);
+  EXPECT_EQ(read_all(target), "open");
+}
+
+// A destination whose file name is as long as the file system allows is
+// replaced: the temporary name it needs (to rename over the old file, or
+// the named temporary without O_TMPFILE) is shortened to fit, and a
+// killed writer's shortened leftover is still swept.
+TEST_P(FileWriteTest, LongestFileNameIsReplaced) {
+  for (size_t len : {200, 229, 240, 255}) {
+    std::string path = dir_ + "/" + std::string(len - 4, 'n') + ".grt";
+    put(path, "old");
+    std::string text = "new " + std::to_string(len);
+    grt_status* s = grt_write_file_atomic(path.c_str(), write_text, &text);
+    ASSERT_EQ(s, nullptr) << len << ": " << grt_status_message(s);
+    EXPECT_EQ(read_all(path), text);
+    EXPECT_EQ(entries(dir_).size(), 1u) << len;
+    unlink(path.c_str());
+  }
+  // A leftover of a dead writer, named as the writer now names them.
+  std::string base(251, 'm');
+  std::string path = dir_ + "/" + base + ".grt";
+  put(path, "old");
+  pid_t dead = fork();
+  ASSERT_GE(dead, 0);
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  // Temporary names add at most 33 bytes (.tmp. HOST . PID(10) . RANDOM).
+  std::string left = dir_ + "/" + base.substr(0, 255 - 33) + ".tmp." + HostTag() + "." +
+                     std::to_string(dead) + ".abcdEFG1";
+  put(left, "x");
+  std::string text = "new";
+  grt_status* s = grt_write_file_atomic(path.c_str(), write_text, &text);
+  ASSERT_EQ(s, nullptr) << grt_status_message(s);
+  EXPECT_EQ(entries(dir_), std::set<std::string>{base + ".grt"});
+}
+
 TEST_P(FileWriteTest, FifoIsWrittenNotReplaced) {
   std::string fifo = dir_ + "/pipe";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
@@ -434,13 +534,7 @@ TEST_P(FileWriteTest, SweepLeavesLiveWritersAndOtherFilesAlone) {
   ASSERT_GE(dead, 0);
   if (dead == 0) _exit(0);
   ASSERT_EQ(waitpid(dead, nullptr, 0), dead);
-  // The host tag, as temporary names spell it: FNV-1a of the host name.
-  char hostname[256] = "";
-  gethostname(hostname, sizeof hostname - 1);
-  unsigned h = 2166136261u;
-  for (const char* c = hostname; *c; c++) h = (h ^ (unsigned char)*c) * 16777619u;
-  char host[16];
-  snprintf(host, sizeof host, "%08x", h);
+  const std::string host = HostTag();
   auto name = [&](long pid) {
     return "g.grt.tmp." + std::string(host) + "." + std::to_string(pid) + ".abcdEFG1";
   };

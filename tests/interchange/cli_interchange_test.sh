@@ -59,5 +59,19 @@ expect_rc 1 "unsupported op" "$grt" convert "$bad_pb" "$tmp/bad.grt"
 expect_in "$tmp/err" "node 'x': op 'FancyOp' is not supported by grt"
 if [ -e "$tmp/bad.grt" ]; then echo "FAIL: partial output"; fails=$((fails + 1)); fi
 
+# An ONNX input whose name grt cannot use is renamed, and only it: inspect
+# shows the model's name beside the grt name, and the valid a_b keeps its own.
+names="$(dirname "$onnx")/names_sanitized_first.onnx"
+expect_rc 0 "inspect renamed inputs" "$grt" inspect "$names" --signature
+expect_in "$tmp/out" "(ONNX name 'a b')"
+grep -E "^  a_b +float32" "$tmp/out" | grep -qv "ONNX name" && pass=$((pass + 1)) ||
+  { echo "FAIL: a_b is not listed under its own name"; cat "$tmp/out"; fails=$((fails + 1)); }
+expect_rc 0 "inspect --json shows the ONNX name" "$grt" inspect "$names" --json
+expect_in "$tmp/out" '"name": "a_b_1", "onnx_name": "a b"'
+expect_rc 0 "feed a_b by its own name" "$grt" run "$names" \
+  --feed 'a_b={"dtype": "float32", "shape": [2], "values": [10, 20]}' \
+  --feed 'a_b_1={"dtype": "float32", "shape": [2], "values": [1, 2]}' --fetch y
+expect_in "$tmp/out" '"values": [9, 18]'
+
 echo "cli_interchange_test: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

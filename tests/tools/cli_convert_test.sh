@@ -72,7 +72,7 @@ expect_err "constant_folding"
 expect_rc 0 "inspect the optimized graph" "$grt" inspect "$tmp/opt.grt"
 expect_rc 2 "--optimizer-report without --optimize" "$grt" convert "$example" "$tmp/x.grt" --optimizer-report
 expect_rc 2 "unknown convert flag" "$grt" convert "$example" "$tmp/x.grt" --frobnicate
-expect_rc 1 "unknown optimizer pass" "$grt" convert "$example" "$tmp/x.grt" --optimize --option optimizer_off=nonsense
+expect_rc 2 "unknown optimizer pass" "$grt" convert "$example" "$tmp/x.grt" --optimize --option optimizer_off=nonsense
 expect_err "unknown optimizer pass 'nonsense'"
 if ls "$tmp" | grep -q '\.tmp\.'; then echo "FAIL: temporary files left"; fails=$((fails + 1)); else pass=$((pass + 1)); fi
 

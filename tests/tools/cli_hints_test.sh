@@ -67,7 +67,7 @@ has err "has no value yet"
 has err "hint: run the variable's initialiser first"
 run 0 "$grt" run "$tmp/noinit.json" --init v/Assign --fetch y
 
-# 4. --feed x=file.npy without the @.
+# 4. --feed x=file.npy without the @ (a usage error, 2: inline values are read with the flags).
 python3 - "$tmp/x.npy" <<'P'
 import struct, sys
 header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }"
@@ -80,20 +80,20 @@ cat >"$tmp/g.json" <<'G'
  {"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[2]}},
  {"name":"y","op":"Neg","inputs":["x"]}]}
 G
-run 1 "$grt" run "$tmp/g.json" --feed "x=$tmp/x.npy" --fetch y
+run 2 "$grt" run "$tmp/g.json" --feed "x=$tmp/x.npy" --fetch y
 has err "grt run: --feed x: JSON syntax error"
 has err "hint: a feed from a file takes an @: --feed x=@$tmp/x.npy"
-run 1 "$grt" run "$tmp/g.json" --feed "x=nofile.npy" --fetch y
+run 2 "$grt" run "$tmp/g.json" --feed "x=nofile.npy" --fetch y
 has err "hint: a feed from a file takes an @: --feed x=@nofile.npy"
 run 0 "$grt" run "$tmp/g.json" --feed "x=@$tmp/x.npy" --fetch y
 has out '"values": [-1, -2]'
 # A JSON file's name: its text, as @ reads .npy files alone.
 echo '{"dtype":"float32","shape":[2],"values":[1,2]}' >"$tmp/x.json"
-run 1 "$grt" run "$tmp/g.json" --feed "x=$tmp/x.json" --fetch y
+run 2 "$grt" run "$tmp/g.json" --feed "x=$tmp/x.json" --fetch y
 has err "hint: the value is JSON text; --feed x=@FILE reads a .npy file, and a JSON file's text goes in as --feed \"x=\$(cat $tmp/x.json)\""
 run 0 "$grt" run "$tmp/g.json" --feed "x=$(cat "$tmp/x.json")" --fetch y
 # Bad JSON that names no file: no hint.
-run 1 "$grt" run "$tmp/g.json" --feed 'x={"dtype":' --fetch y
+run 2 "$grt" run "$tmp/g.json" --feed 'x={"dtype":' --fetch y
 lacks err "hint:"
 
 # 5. A feed name the graph lacks (tools/closest.c): the placeholders.

@@ -77,6 +77,51 @@ ln -sf real/g.grt "$tmp/link.grt"
   bad "the symlink's target was not rewritten"
 [ "$(ls "$tmp/real")" = "g.grt" ] && ok || bad "leftovers beside the target: $(ls "$tmp/real")"
 
+# A symlink another user planted in a sticky, world-writable directory
+# (/tmp) is not followed, as the kernel's fs.protected_symlinks would not:
+# the file it points at stays as it was. Needs root to give the link to
+# another user (uid 65534); as root, a link of root's own is followed.
+if [ "$(id -u)" -eq 0 ]; then
+  mkdir -p "$tmp/sticky" && chmod 1777 "$tmp/sticky"
+  echo secret >"$tmp/secret" && chmod 600 "$tmp/secret"
+  ln -s "$tmp/secret" "$tmp/sticky/out.grt" && chown -h 65534 "$tmp/sticky/out.grt"
+  "$grt" convert "$tmp/g.json" "$tmp/sticky/out.grt" 2>"$tmp/err"
+  [ $? -eq 1 ] && grep -qF "refusing to follow the symlink" "$tmp/err" && ok ||
+    { bad "convert followed another user's link in a sticky directory"; cat "$tmp/err"; }
+  [ "$(cat "$tmp/secret")" = "secret" ] && ok || bad "the link's target was replaced"
+  chown -h 0 "$tmp/sticky/out.grt"
+  "$grt" convert "$tmp/g.json" "$tmp/sticky/out.grt" && "$grt" inspect "$tmp/secret" >/dev/null && ok ||
+    bad "convert did not follow its own link in a sticky directory"
+else
+  echo "SKIP: the sticky-directory symlink check needs root (to chown a link to uid 65534)"
+fi
+
+# A file-size limit (ulimit -f): convert fails with the OS reason (EFBIG),
+# naming the file, instead of dying of SIGXFSZ (status 153); the old file stays.
+{
+  printf '{"format":"grt.graph","version":1,"nodes":[{"name":"c","op":"Const","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[4096],"values":['
+  seq -s, 1 4096
+  printf ']}}}]}\n'
+} >"$tmp/big.json"
+echo old >"$tmp/limited.grt"
+(ulimit -f 4 && exec "$grt" convert "$tmp/big.json" "$tmp/limited.grt") 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -qF "$tmp/limited.grt: cannot write: File too large" "$tmp/err" && ok ||
+  { bad "convert past ulimit -f: exit $rc (wanted 1 with 'File too large')"; cat "$tmp/err"; }
+[ "$(cat "$tmp/limited.grt")" = "old" ] && ok || bad "the file was changed past ulimit -f"
+
+# A destination whose name is as long as the file system allows (255
+# bytes) is replaced: the temporary's name is shortened to fit.
+for len in 229 255; do
+  long="$tmp/long/$(printf 'n%.0s' $(seq 1 $((len - 4)))).grt"
+  mkdir -p "$tmp/long"
+  echo old >"$long"
+  "$grt" convert "$tmp/g.json" "$long" 2>"$tmp/err" && "$grt" inspect "$long" >/dev/null && ok ||
+    { bad "replacing a $len-byte file name"; cat "$tmp/err"; }
+  [ "$(ls -A "$tmp/long" | wc -l)" -eq 1 ] && ok || bad "leftovers beside a $len-byte name: $(ls -A "$tmp/long")"
+  rm -rf "$tmp/long"
+done
+
 # No temporaries left beside a converted file, and the umask is honoured.
 mkdir -p "$tmp/clean"
 (umask 027 && "$grt" convert "$tmp/g.json" "$tmp/clean/g.grt") && ok || bad "convert"

@@ -106,8 +106,9 @@ run 2 "$grt" replicate "$tmp/poly.json" "$tmp/o.json" --towers 2 --inputs x
 run 2 "$grt" replicate "$tmp/poly.json" "$tmp/o.json" --towers 0 --inputs x --outputs loss
 run 1 "$grt" replicate "$tmp/poly.json" "$tmp/o.json" --towers 2 --inputs x,z --outputs loss
 has err "input 'z': the graph has no node 'z'"
-run 1 "$grt" replicate "$tmp/poly.json" "$tmp/o.json" --towers 3 --tower-devices /cpu:0,/cpu:1 --inputs x,y --outputs loss
-has err "3 towers but 2 tower devices"
+# Flags that disagree, or name a malformed device, are usage errors (2).
+run 2 "$grt" replicate "$tmp/poly.json" "$tmp/o.json" --towers 3 --tower-devices /cpu:0,/cpu:1 --inputs x,y --outputs loss
+has err "--tower-devices needs one device per tower, not '/cpu:0,/cpu:1'"
 
 [ "$fails" -eq 0 ] && echo PASS
 exit "$fails"

@@ -70,7 +70,8 @@ run 1 "$grt" run "$tmp/g.json" --devices cpu:2 --feed 'x={"dtype":"int32","shape
 has err "feed 'x': the tensor is float32, but a int32 value was fed"
 run 1 "$grt" run "$tmp/g.json" --devices cpu:2 --feed 'x={"dtype":"float32","shape":[3],"values":[1]}' --fetch y
 has err "cannot feed a value of shape [3]"
-run 1 "$grt" run "$tmp/g.json" --devices cpu:2 --feed 'x={"dtype":"float32",' --fetch y
+# A malformed flag value is a usage error (2), found before the graph is read.
+run 2 "$grt" run "$tmp/g.json" --devices cpu:2 --feed 'x={"dtype":"float32",' --fetch y
 has err "--feed x"
 run 1 "$grt" run "$tmp/g.json" --devices cpu:2 --feed "x=@$tmp/missing.npy" --fetch y
 has err "missing.npy"
@@ -88,9 +89,9 @@ has out "gpu.virtual_devices"
 run 0 "$grt" run "$tmp/g.json" --option cpu.devices=2 --option gpu.virtual_devices=1024,1024 \
   --feed 'x={"dtype":"float32","shape":[2],"values":[3,-4]}' --fetch y
 has out '{"dtype": "float32", "shape": [2], "values": [12, 8]}'
-run 1 "$grt" run "$tmp/g.json" --option gpu.memory_fraction=2 --fetch c
+run 2 "$grt" run "$tmp/g.json" --option gpu.memory_fraction=2 --fetch c
 has err "grt run: --option gpu.memory_fraction=2: option gpu.memory_fraction: '2' is not a fraction in (0, 1]"
-run 1 "$grt" run "$tmp/g.json" --option cluster=x --fetch c
+run 2 "$grt" run "$tmp/g.json" --option cluster=x --fetch c
 has err "unknown session option 'cluster' (known: "
 run 2 "$grt" run "$tmp/g.json" --option nokey --fetch c
 has err "--option needs KEY=VALUE"
@@ -108,7 +109,7 @@ has out '{"dtype": "float32", "shape": [2], "values": [12, 8]}'
 run 0 "$grt" run "$tmp/g.json" --devices cpu:2 --feed 'x={"dtype":"float32","shape":[2],"values":[3,-4]}' --fetch y --no-rewrite --optimizer-report
 has err 'optimizer: off'
 has out '{"dtype": "float32", "shape": [2], "values": [12, 8]}'
-run 1 "$grt" run "$tmp/g.json" --fetch y --option optimizer_off=nonsense
+run 2 "$grt" run "$tmp/g.json" --fetch y --option optimizer_off=nonsense
 has err "unknown optimizer pass 'nonsense'"
 
 # A name the graph lacks is caught before the session, with what was
