@@ -176,7 +176,7 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
   uint64_t borrowed = 0; /* bit i: in[i] is borrowed from its slot, not referenced */
   for (; !st && got < ni; got++) {
     int32_t si = r->e->in_slots[x->in_start + got];
-    if (n->sig.input_is_ref[got]) {
+    if (x->ref_inputs && n->sig.input_is_ref[got]) {
       refs[got] = r->slots[si].ref;
       in[got] = NULL;
       writer |= refs[got] != NULL;
