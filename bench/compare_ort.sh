@@ -18,8 +18,9 @@
 #     (one tower) beside PyTorch (bench/ort/train_torch.py, 2 threads,
 #     OMP_WAIT_POLICY=passive, OpenBLAS's SkylakeX kernels, with OpenBLAS's
 #     own threads and with one: the better is the baseline), and the SGEMM
-#     peak of the same sitting (exec_bench matmul's direct cblas_sgemm and
-#     the session's MatMul, 1024^3, the better);
+#     peak of the same sitting (exec_bench matmul, 1024^3: the session's
+#     MatMul, split over the intra-op pool, or the direct cblas_sgemm, the
+#     better; the direct call is single-threaded here, see below);
 #  4. the goals' ratios, each only when the load average (1 minute) was at
 #     most 1.5 both before and after its part; otherwise the line says so.
 # grt's processes run with OMP_WAIT_POLICY=passive and OPENBLAS_NUM_THREADS=1,
