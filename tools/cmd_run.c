@@ -8,6 +8,8 @@
  * Runs a graph through a session; fetches are printed as JSON tensors, one
  * per line, after the last step. --restore loads the variables after
  * --init, --save writes them after the last step (docs/checkpoint-format.md).
+ * The steps run through one callable (feeds read once, the executable built
+ * once).
  * With --steps N on a terminal, a progress line goes to stderr at most once a
  * second (step, steps/s, the first fetch when it is a scalar); --quiet
  * silences it. */
