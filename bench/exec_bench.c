@@ -1,9 +1,12 @@
 /* Execution benchmarks (print figures; assert nothing on time).
  *
- *   chain   a chain of 10k scalar Adds: executor overhead per node
+ *   chain   a chain of 10k scalar Adds: executor overhead per node, through
+ *           grt_session_run and a callable, the callable with and without a
+ *           trace (alternating call by call)
  *   matmul  MatMul 1024x1024x1024 through a session, beside a direct
  *           cblas_sgemm call on the same buffers in the same process
- *   mlp     784-256-256-10 with ReLU and Softmax, batch 1 and 256
+ *   mlp     784-256-256-10 with ReLU and Softmax, batch 1 and 256, through
+ *           grt_session_run and a callable (with and without a trace)
  *   mlp2    the batch-256 MLP with two steps in flight (two host threads
  *           running the same session) beside one at a time: the threading
  *           policy's check (oneDNN's OpenMP teams vs the 2 cores)
@@ -21,7 +24,8 @@
  *           and CNN (one training step). Min and median over rounds of the
  *           best run of each round, and their ratios to the table's.
  *
- *   exec_bench [chain|matmul|mlp|mlp2|cifar|conv|libs|all] [--repeats N] [--no-rewrite]
+ *   exec_bench [chain|matmul|mlp|mlp2|cifar|conv|libs|all]... [--repeats N] [--no-rewrite]
+ * (several names run in the order given; none: all but libs)
  * (cifar and libs read examples/cifar10_net.json from the current
  * directory: run from the repository root.)
  * --no-rewrite: sessions without the graph rewrite (no fusion, no weight
@@ -122,6 +126,35 @@ static double best_run(grt_session* s, const char* feed, grt_tensor* value, cons
   return best;
 }
 
+/* Best wall time of a callable's run with one feed and one fetch, tracing
+ * off and on alternating call by call (a fresh trace for each traced call,
+ * made and freed outside the timing), so both figures come from the same
+ * moments of a noisy machine. `warm` calls first, untimed. */
+static void best_call(grt_callable* c, grt_tensor* x, int warm, int repeats, double* off,
+                      double* on) {
+  *off = *on = 1e30;
+  for (int r = 0; r < warm + repeats; r++) {
+    for (int traced = 0; traced < 2; traced++) {
+      grt_trace* trace = NULL;
+      if (traced) check(grt_trace_new(&trace), "trace");
+      grt_tensor* out;
+      double t0 = now_s();
+      check(grt_callable_run(c, &x, &out, trace), "callable run");
+      double dt = now_s() - t0;
+      grt_tensor_free(out);
+      grt_trace_free(trace);
+      double* best = traced ? on : off;
+      if (r >= warm && dt < *best) *best = dt;
+    }
+  }
+}
+
+static grt_callable* callable_for(grt_session* s, const char* feed, const char* fetch) {
+  grt_callable* c;
+  check(grt_session_make_callable_by_name(s, &feed, 1, &fetch, 1, NULL, 0, &c), "callable");
+  return c;
+}
+
 /* With only_run, just the callable runs (for profiling the executor). */
 static void bench_chain(int repeats, int only_run) {
   enum { kNodes = 10000 };
@@ -145,22 +178,18 @@ static void bench_chain(int repeats, int only_run) {
     printf("chain of %d scalar Adds, grt_session_run: %.3f ms per run, %.0f ns per node\n", kNodes,
            t * 1e3, t * 1e9 / kNodes);
 
-  /* The same through a callable: no names, no cache lookup. */
-  const char* feeds[] = {"x"};
-  const char* fetches[] = {prev};
-  grt_callable* c;
-  check(grt_session_make_callable_by_name(s, feeds, 1, fetches, 1, NULL, 0, &c), "callable");
-  double best = 1e30;
-  for (int r = 0; r < repeats + 3; r++) {
-    grt_tensor* out;
-    double t0 = now_s();
-    check(grt_callable_run(c, &x, &out, NULL), "callable run");
-    double dt = now_s() - t0;
-    grt_tensor_free(out);
-    if (r >= 3 && dt < best) best = dt;
-  }
-  printf("chain of %d scalar Adds, grt_callable_run: %.3f ms per run, %.0f ns per node\n", kNodes,
+  /* The same through a callable: no names, no cache lookup; and with a
+   * trace, to show what tracing costs when on (off, the executor tests one
+   * pointer per node). */
+  grt_callable* c = callable_for(s, "x", prev);
+  double best, traced;
+  best_call(c, x, 3, repeats, &best, &traced);
+  printf("chain of %d scalar Adds, grt_callable_run: %.3f ms per run, %.1f ns per node\n", kNodes,
          best * 1e3, best * 1e9 / kNodes);
+  printf(
+      "chain of %d scalar Adds, grt_callable_run with a trace: %.3f ms per run, %.1f ns per "
+      "node (tracing on costs %.1f ns per node)\n",
+      kNodes, traced * 1e3, traced * 1e9 / kNodes, (traced - best) * 1e9 / kNodes);
   grt_callable_free(c);
   if (only_run) repeats = 0;
 
@@ -266,6 +295,7 @@ static void bench_mlp(int repeats) {
   grt_graph* g = mlp_graph();
   unsigned seed = 4;
   grt_session* s = session_for(g);
+  grt_callable* c = callable_for(s, "x", "probs");
   static const int64_t kBatches[] = {1, 256};
   for (int i = 0; i < 2; i++) {
     int64_t dims[] = {kBatches[i], 784};
@@ -274,8 +304,15 @@ static void bench_mlp(int repeats) {
     double t = best_run(s, "x", x, "probs", repeats * (i == 0 ? 100 : 10));
     printf("MLP 784-256-256-10 + softmax, batch %3lld: %.1f us per run\n", (long long)kBatches[i],
            t * 1e6);
+    double off, on;
+    best_call(c, x, 10, repeats * (i == 0 ? 100 : 10), &off, &on);
+    printf(
+        "MLP 784-256-256-10 + softmax, batch %3lld, grt_callable_run: %.1f us per run (with a "
+        "trace: %.1f)\n",
+        (long long)kBatches[i], off * 1e6, on * 1e6);
     grt_tensor_free(x);
   }
+  grt_callable_free(c);
   grt_session_free(s);
   grt_graph_free(g);
 }
@@ -644,24 +681,28 @@ static void bench_libs(int rounds) {
 
 int main(int argc, char** argv) {
   grt_select_blas_core(argv);
-  const char* which = "all";
-  int repeats = 20;
+  const char* names[16];
+  int n_names = 0, repeats = 20;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--repeats") && i + 1 < argc)
       repeats = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--no-rewrite"))
       g_no_rewrite = 1;
-    else
-      which = argv[i];
+    else if (n_names < 16)
+      names[n_names++] = argv[i];
   }
+  if (n_names == 0) names[n_names++] = "all";
   if (repeats < 1) repeats = 1;
-  if (!strcmp(which, "all") || !strcmp(which, "chain")) bench_chain(repeats, 0);
-  if (!strcmp(which, "chain-run")) bench_chain(repeats, 1);
-  if (!strcmp(which, "all") || !strcmp(which, "matmul")) bench_matmul(repeats);
-  if (!strcmp(which, "all") || !strcmp(which, "mlp")) bench_mlp(repeats);
-  if (!strcmp(which, "all") || !strcmp(which, "mlp2")) bench_mlp2(repeats);
-  if (!strcmp(which, "all") || !strcmp(which, "cifar")) bench_cifar(repeats);
-  if (!strcmp(which, "all") || !strcmp(which, "conv")) bench_conv(repeats);
-  if (!strcmp(which, "libs")) bench_libs(repeats);
+  for (int k = 0; k < n_names; k++) {
+    const char* which = names[k];
+    if (!strcmp(which, "all") || !strcmp(which, "chain")) bench_chain(repeats, 0);
+    if (!strcmp(which, "chain-run")) bench_chain(repeats, 1);
+    if (!strcmp(which, "all") || !strcmp(which, "matmul")) bench_matmul(repeats);
+    if (!strcmp(which, "all") || !strcmp(which, "mlp")) bench_mlp(repeats);
+    if (!strcmp(which, "all") || !strcmp(which, "mlp2")) bench_mlp2(repeats);
+    if (!strcmp(which, "all") || !strcmp(which, "cifar")) bench_cifar(repeats);
+    if (!strcmp(which, "all") || !strcmp(which, "conv")) bench_conv(repeats);
+    if (!strcmp(which, "libs")) bench_libs(repeats);
+  }
   return 0;
 }

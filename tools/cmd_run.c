@@ -3,6 +3,8 @@
  * Runs a graph through a session; fetches are printed as JSON tensors, one
  * per line, after the last step. --restore loads the variables after
  * --init, --save writes them after the last step (docs/checkpoint-format.md).
+ * The steps run through one callable (feeds read once, the executable built
+ * once).
  * With --steps N on a terminal, a progress line goes to stderr at most once a
  * second (step, steps/s, the first fetch when it is a scalar); --quiet
  * silences it. */
@@ -404,11 +406,14 @@ static grt_status* run(run_args* a) {
     if (st) st = grt_status_prefix(st, "--init %s", a->init);
   }
   if (!st && a->restore) st = grt_session_restore_variables(s, a->restore);
-  /* --graph-capture: the steps run as one callable, recorded on its second
-   * call and replayed after where the device can record. */
+  /* The steps run through one callable, as a host would: the feeds were
+   * parsed and loaded once above, names are resolved and the executable
+   * built once here, and each step pays only the callable's run (with
+   * --graph-capture, recorded on its second call and replayed after where
+   * the device can record). Fetches are formatted after the last step. */
   grt_callable* c = NULL;
   grt_tensor** fed = NULL;
-  if (!st && a->graph_capture && (a->n_fetches || a->n_targets)) {
+  if (!st && (a->n_fetches || a->n_targets)) {
     fed = calloc((size_t)a->n_feeds + 1, sizeof *fed);
     const char** names = calloc((size_t)a->n_feeds + 1, sizeof *names);
     if (!fed || !names) st = grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
@@ -423,23 +428,19 @@ static grt_status* run(run_args* a) {
   }
   bool progress = !a->quiet && a->steps > 1 && isatty(STDERR_FILENO);
   double start = now_s(), last_line = start;
-  for (long step = 0; !st && step < a->steps && (a->n_fetches || a->n_targets); step++) {
+  for (long step = 0; !st && c && step < a->steps; step++) {
     for (int i = 0; i < a->n_fetches; i++) {
       grt_tensor_free(out[i]);
       out[i] = NULL;
     }
-    if (c)
-      st = grt_callable_run_with_options(c, ro, fed, out, trace);
-    else
-      st = grt_session_run_with_options(s, ro, a->feeds, a->n_feeds, a->fetches, a->n_fetches,
-                                        a->targets, a->n_targets, out, trace);
+    st = grt_callable_run_with_options(c, ro, fed, out, trace);
     if (st && a->steps > 1) st = grt_status_prefix(st, "step %ld", step + 1);
     if (!st && progress && (now_s() - last_line >= 1.0 || step + 1 == a->steps)) {
       print_progress(a, step + 1, start, out);
       last_line = now_s();
     }
   }
-  if (!st && c && !a->quiet) {
+  if (!st && c && a->graph_capture && !a->quiet) {
     char report[600];
     grt_callable_capture_report(c, report, sizeof report);
     fprintf(stderr, "graph capture: %s\n", report);

@@ -46,22 +46,31 @@ typedef void (*apply_row)(void* const* arr, const double* sc, bool nesterov, int
         var[i] -= lr * accum[i];                                                             \
     }                                                                                        \
   }                                                                                          \
-  /* lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t), the powers given as inputs */            \
-  static void adam_##SUF(void* const* arr, const double* sc, bool nesterov, int64_t n) {     \
-    T* var = arr[0];                                                                         \
-    T* m = arr[1];                                                                           \
-    T* v = arr[2];                                                                           \
-    const T* g = arr[3];                                                                     \
+  /* lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t), the powers given as inputs. The          \
+   * arrays never overlap (restrict) and Nesterov is decided outside the loop, so each       \
+   * loop vectorises: the scalar sqrt and divide per element were a fifth of an MLP's        \
+   * training step. */                                                                       \
+  GRT_CPU_CLONES static void adam_##SUF(void* const* arr, const double* sc, bool nesterov,   \
+                                        int64_t n) {                                         \
+    T* restrict var = arr[0];                                                                \
+    T* restrict m = arr[1];                                                                  \
+    T* restrict v = arr[2];                                                                  \
+    const T* restrict g = arr[3];                                                            \
     const T b1p = (T)sc[0], b2p = (T)sc[1], lr = (T)sc[2], b1 = (T)sc[3], b2 = (T)sc[4];     \
-    const T eps = (T)sc[5];                                                                  \
+    const T eps = (T)sc[5], c1 = (T)1 - b1, c2 = (T)1 - b2;                                  \
     const T alpha = lr * SQRT((T)1 - b2p) / ((T)1 - b1p);                                    \
+    if (nesterov) {                                                                          \
+      for (int64_t i = 0; i < n; i++) {                                                      \
+        m[i] += (g[i] - m[i]) * c1;                                                          \
+        v[i] += (g[i] * g[i] - v[i]) * c2;                                                   \
+        var[i] -= ((g[i] * c1 + b1 * m[i]) * alpha) / (SQRT(v[i]) + eps);                    \
+      }                                                                                      \
+      return;                                                                                \
+    }                                                                                        \
     for (int64_t i = 0; i < n; i++) {                                                        \
-      m[i] += (g[i] - m[i]) * ((T)1 - b1);                                                   \
-      v[i] += (g[i] * g[i] - v[i]) * ((T)1 - b2);                                            \
-      if (nesterov)                                                                          \
-        var[i] -= ((g[i] * ((T)1 - b1) + b1 * m[i]) * alpha) / (SQRT(v[i]) + eps);           \
-      else                                                                                   \
-        var[i] -= (m[i] * alpha) / (SQRT(v[i]) + eps);                                       \
+      m[i] += (g[i] - m[i]) * c1;                                                            \
+      v[i] += (g[i] * g[i] - v[i]) * c2;                                                     \
+      var[i] -= (m[i] * alpha) / (SQRT(v[i]) + eps);                                         \
     }                                                                                        \
   }
 ROWS(float, f32, sqrtf)

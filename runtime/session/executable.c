@@ -443,6 +443,8 @@ static grt_status* connect_kernel(builder* b, int32_t x) {
     if (!ivec_push(&b->in_slots, slots[i])) st = OOM();
   grt_free(slots);
   b->nodes[x].run_inline = rw ? cheap(rw->node, rw->kernel) : cheap(n, b->s->kernels[v]);
+  const grt_node* kn = rw ? rw->node : n; /* the node the executor runs */
+  for (int32_t i = 0; i < n_ins; i++) b->nodes[x].ref_inputs |= kn->sig.input_is_ref[i];
   return st;
 }
 

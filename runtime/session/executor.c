@@ -177,7 +177,7 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
   uint64_t forwardable = 0; /* bit i: and this node is its last reader */
   for (; !st && got < ni; got++) {
     int32_t si = r->e->in_slots[x->in_start + got];
-    if (n->sig.input_is_ref[got]) {
+    if (x->ref_inputs && n->sig.input_is_ref[got]) {
       refs[got] = r->slots[si].ref;
       in[got] = NULL;
       writer |= refs[got] != NULL;
@@ -232,14 +232,14 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
         .cancel = &r->cancel,
         .forwardable = forwardable,
     };
-    const grt_cancel_token* prev = grt_cancel_set_current(&r->cancel);
+    /* The thread's current cancel token (grt_parallel_for's) is this run's,
+     * set by drain once for all the nodes it runs. */
     /* Every kernel taking a variable by reference may write it. */
     for (int32_t i = 0; writer && i < ni; i++)
       if (n->sig.input_is_ref[i] && refs[i]) grt_var_write_begin(refs[i]);
     st = dev->ops->launch ? dev->ops->launch(dev, ctx.stream, k, &ctx) : k->compute(&ctx);
     for (int32_t i = 0; writer && i < ni; i++)
       if (n->sig.input_is_ref[i] && refs[i]) grt_var_write_end(refs[i]);
-    grt_cancel_set_current(prev);
     /* A kernel that saw the stop (or whose shards were skipped) returned
      * early with outputs that mean nothing: the run fails here. One that
      * finished before any check saw it has whole outputs: the next node's
@@ -605,6 +605,9 @@ static int32_t arrive(run_state* r, const exec_node* x, work_stack* w) {
  * `remaining` once per drain, not once per node. */
 static void drain(run_state* r, work_stack* w) {
   int32_t done = 0;
+  /* Kernels see the run's token as the thread's current one (for
+   * grt_parallel_for): set once here, not around every node. */
+  const grt_cancel_token* prev = grt_cancel_set_current(&r->cancel);
   for (;;) {
     int32_t x;
     if (w->n > 0)
@@ -619,6 +622,7 @@ static void drain(run_state* r, work_stack* w) {
     finish(r, &r->e->nodes[x], w);
     done++;
   }
+  grt_cancel_set_current(prev);
   if (done && __atomic_sub_fetch(&r->remaining, done, __ATOMIC_ACQ_REL) == 0) {
     pthread_mutex_lock(&r->mu);
     pthread_cond_broadcast(&r->done);

@@ -212,26 +212,35 @@ const grt_plan* grt_session_plan(const grt_session* s) {
 
 /* A fed value must have the tensor's dtype and a shape its inferred shape
  * allows. */
+/* The checks run on every call of a callable: the feed's name is formatted
+ * only for a message (an snprintf per feed was a visible part of a batch-1
+ * step). */
+static bool feed_ok(const grt_node* n, int32_t port, const grt_tensor* value) {
+  return value && value->dtype == n->sig.output_types[port] &&
+         grt_shape_compatible(&value->shape, &n->sig.output_shapes[port]);
+}
+
 grt_status* grt_session_check_feed(const grt_session* s, grt_output at, const char* name,
                                    const grt_tensor* value) {
   const grt_node* n = &s->graph->nodes[at.node];
+  if (feed_ok(n, at.port, value)) return NULL;
   char buf[256];
-  if (!name) {
-    snprintf(buf, sizeof buf, "%s:%d", n->name, (int)at.port);
+  if (!name) { /* a callable's feed: output 0 by the node's name, as feeds are usually given */
+    if (at.port == 0)
+      snprintf(buf, sizeof buf, "%s", n->name);
+    else
+      snprintf(buf, sizeof buf, "%s:%d", n->name, (int)at.port);
     name = buf;
   }
   if (!value) return GRT_ERROR(INVALID_ARGUMENT, "feed '%s': no value", name);
   if (value->dtype != n->sig.output_types[at.port])
     return GRT_ERROR(INVALID_ARGUMENT, "feed '%s': the tensor is %s, but a %s value was fed", name,
                      grt_dtype_name(n->sig.output_types[at.port]), grt_dtype_name(value->dtype));
-  if (!grt_shape_compatible(&value->shape, &n->sig.output_shapes[at.port])) {
-    char a[GRT_SHAPE_STR_MAX], b[GRT_SHAPE_STR_MAX];
-    return GRT_ERROR(INVALID_ARGUMENT,
-                     "feed '%s': cannot feed a value of shape %s for a tensor of shape %s", name,
-                     grt_shape_str(&value->shape, a, sizeof a),
-                     grt_shape_str(&n->sig.output_shapes[at.port], b, sizeof b));
-  }
-  return NULL;
+  char a[GRT_SHAPE_STR_MAX], b[GRT_SHAPE_STR_MAX];
+  return GRT_ERROR(INVALID_ARGUMENT,
+                   "feed '%s': cannot feed a value of shape %s for a tensor of shape %s", name,
+                   grt_shape_str(&value->shape, a, sizeof a),
+                   grt_shape_str(&n->sig.output_shapes[at.port], b, sizeof b));
 }
 
 static grt_status* check_feed(const grt_session* s, const grt_feed* f) {

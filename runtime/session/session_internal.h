@@ -78,7 +78,11 @@ typedef struct exec_node {
   int32_t node;   /* graph node (EXEC_KERNEL), or the copy's source node */
   int32_t device; /* device index */
   uint8_t kind;
-  bool run_inline;              /* cheap enough to run on the thread that readied it */
+  bool run_inline; /* cheap enough to run on the thread that readied it */
+  /* KERNEL: some input is taken by reference. Without one the executor
+   * never reads the node's signature, whose per-node arrays were the most
+   * frequent cache miss of a long chain of small nodes. */
+  bool ref_inputs;
   int32_t n_inputs, in_start;   /* slot index per data input: exe->in_slots[in_start + i] */
   int32_t n_outputs, out_start; /* its outputs are slots out_start .. +n_outputs */
   int32_t succ_start, succ_end; /* exe->succ[]: nodes whose pending count it decrements */

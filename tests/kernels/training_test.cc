@@ -103,6 +103,49 @@ TEST(TrainingKernels, AdamThreeStepsWithTensorFlowsFormula) {
   }
 }
 
+// Long enough for the vectorised loop's body and its tail (67 = 4 x 16 + 3),
+// from nonzero slots, against the formula in double.
+TEST(TrainingKernels, AdamLongTensorMatchesFormula) {
+  const int64_t n = 67;
+  std::vector<double> var0(n), m0(n), v0(n), g(n);
+  for (int64_t i = 0; i < n; i++) {
+    var0[i] = 0.5 - 0.01 * (double)i;
+    m0[i] = 0.002 * (double)(i % 7) - 0.006;
+    v0[i] = 1e-4 * (double)(i % 5 + 1);
+    g[i] = 0.03 * (double)((i * 13) % 11) - 0.15;
+  }
+  for (bool nesterov : {false, true}) {
+    for (grt_dtype t : {GRT_FLOAT32, GRT_FLOAT64}) {
+      const double b1p = 0.9 * 0.9, b2p = 0.999 * 0.999, lr = 0.01, b1 = 0.9, b2 = 0.999;
+      const double eps = 1e-8;
+      grt_tensor* var = MakeTensor(t, {n}, var0);
+      grt_tensor* m = MakeTensor(t, {n}, m0);
+      grt_tensor* v = MakeTensor(t, {n}, v0);
+      OpRun r("ApplyAdam");
+      r.AttrType("T", t).AttrBool("use_nesterov", nesterov).AttrBool("use_locking", false);
+      r.RefInput(t, {n}, grt_tensor_ref(var)).RefInput(t, {n}, grt_tensor_ref(m));
+      r.RefInput(t, {n}, grt_tensor_ref(v));
+      for (double s : {b1p, b2p, lr, b1, b2, eps}) r.Input(MakeTensor(t, {}, {s}));
+      r.Input(MakeTensor(t, {n}, g));
+      ASSERT_OK(r.Run());
+      std::vector<double> rv = var0, rm = m0, rvv = v0;
+      double alpha = lr * std::sqrt(1 - b2p) / (1 - b1p);
+      for (int64_t i = 0; i < n; i++) {
+        rm[i] += (g[i] - rm[i]) * (1 - b1);
+        rvv[i] += (g[i] * g[i] - rvv[i]) * (1 - b2);
+        double num = nesterov ? (g[i] * (1 - b1) + b1 * rm[i]) : rm[i];
+        rv[i] -= num * alpha / (std::sqrt(rvv[i]) + eps);
+      }
+      ExpectNear(var, {n}, rv, Tol(t));
+      ExpectNear(m, {n}, rm, Tol(t));
+      ExpectNear(v, {n}, rvv, Tol(t));
+      grt_tensor_free(var);
+      grt_tensor_free(m);
+      grt_tensor_free(v);
+    }
+  }
+}
+
 TEST(TrainingKernels, UninitialisedSlotFails) {
   OpRun r("ApplyMomentum");
   r.AttrType("T", GRT_FLOAT32);
