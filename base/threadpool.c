@@ -208,8 +208,32 @@ static void pfor_helper(void* arg) {
   pfor_unref(f);
 }
 
-void grt_parallel_for(grt_threadpool* p, int64_t n, int64_t cost_per_unit,
-                      void (*fn)(void* ctx, int64_t begin, int64_t end), void* ctx) {
+/* The longest stretch of a parallel_for (in cost units, rough ns) that
+ * runs without a check of the caller's cancellation: a shard, or a piece of
+ * the work run inline. Costs are rough and shards may be several times
+ * this, still well under a deadline's 50 ms or so; a few thousand shards a
+ * second cost nothing next to the work they carry. */
+enum { kMaxShardCost = 1 << 23 };
+
+/* All of [0, n) on this thread: in pieces with a check between them when
+ * the caller's run can stop and the work is long, else in one call. */
+static void run_inline(void (*fn)(void*, int64_t, int64_t), void* ctx, int64_t n, int64_t total) {
+  const grt_cancel_token* cancel = grt_cancel_current();
+  if (!cancel || total <= kMaxShardCost) {
+    fn(ctx, 0, n);
+    return;
+  }
+  int64_t pieces = total / kMaxShardCost;
+  int64_t step = pieces >= n ? 1 : (n + pieces - 1) / pieces;
+  for (int64_t b = 0; b < n; b += step) {
+    if (b > 0 && grt_cancel_check(cancel) != GRT_OK) return; /* the executor drops the output */
+    fn(ctx, b, b + step < n ? b + step : n);
+  }
+}
+
+/* `cut`: shards and inline pieces of at most about kMaxShardCost. */
+static void parallel_for(grt_threadpool* p, int64_t n, int64_t cost_per_unit,
+                         void (*fn)(void* ctx, int64_t begin, int64_t end), void* ctx, bool cut) {
   if (n <= 0) return;
   if (cost_per_unit < 1) cost_per_unit = 1;
   /* Waking a worker costs tens of microseconds on a busy machine (measured:
@@ -221,11 +245,17 @@ void grt_parallel_for(grt_threadpool* p, int64_t n, int64_t cost_per_unit,
   pfor* f = NULL;
   if (workers > 0 && total >= 2 * kMinShardCost) f = grt_calloc(1, sizeof *f);
   if (!f) {
-    fn(ctx, 0, n);
+    if (cut)
+      run_inline(fn, ctx, n, total);
+    else
+      fn(ctx, 0, n);
     return;
   }
   int64_t shards = (int64_t)(workers + 1) * 4;
   if (shards > total / kMinShardCost) shards = total / kMinShardCost;
+  /* Shards are checked for cancellation between them: none is longer
+   * than about kMaxShardCost, however big the work. */
+  if (cut && shards < total / kMaxShardCost) shards = total / kMaxShardCost;
   if (shards > n) shards = n;
   f->fn = fn;
   f->ctx = ctx;
@@ -244,4 +274,14 @@ void grt_parallel_for(grt_threadpool* p, int64_t n, int64_t cost_per_unit,
   while (f->done < f->shards) pthread_cond_wait(&f->cv, &f->mu);
   pthread_mutex_unlock(&f->mu);
   pfor_unref(f);
+}
+
+void grt_parallel_for(grt_threadpool* p, int64_t n, int64_t cost_per_unit,
+                      void (*fn)(void* ctx, int64_t begin, int64_t end), void* ctx) {
+  parallel_for(p, n, cost_per_unit, fn, ctx, true);
+}
+
+void grt_parallel_for_coarse(grt_threadpool* p, int64_t n, int64_t cost_per_unit,
+                             void (*fn)(void* ctx, int64_t begin, int64_t end), void* ctx) {
+  parallel_for(p, n, cost_per_unit, fn, ctx, false);
 }

@@ -33,9 +33,20 @@ int grt_threadpool_schedule(grt_threadpool* p, void (*fn)(void* arg), void* arg)
 /* Calls fn(ctx, begin, end) over [0, n) split into shards, on the pool's
  * workers and the calling thread, returning when all are done. Work below a
  * few tens of microseconds (n * cost_per_unit, in rough nanoseconds) runs
- * inline in one shard. A NULL pool runs everything inline. */
+ * inline in one shard. A NULL pool runs everything inline. When the calling
+ * thread has a cancel token (grt_cancel_current: a kernel of a run), no
+ * shard or inline piece is much over 8 ms by that cost, and those left
+ * after the run stops are skipped: fn must not count on being called for
+ * every range. */
 void grt_parallel_for(grt_threadpool* p, int64_t n, int64_t cost_per_unit,
                       void (*fn)(void* ctx, int64_t begin, int64_t end), void* ctx);
+
+/* grt_parallel_for for an fn that pays a setup per call (scratch, a
+ * transposed operand) and checks the caller's cancellation itself between
+ * its units (grt_cancel_check(grt_cancel_current())): its shards are as
+ * grt_parallel_for's were before the 8 ms bound, a few per thread. */
+void grt_parallel_for_coarse(grt_threadpool* p, int64_t n, int64_t cost_per_unit,
+                             void (*fn)(void* ctx, int64_t begin, int64_t end), void* ctx);
 
 #ifdef __cplusplus
 }

@@ -153,6 +153,12 @@ static grt_status* coordinates(onnx_import* ctx, const onnx_value* data, const o
         onnx_emit(ctx, "ExpandDims", "coordinate", GRT_INT64, ex, 2, &idx, &parts[a]));
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_type(ctx->g, idx, "Tdim", GRT_INT64));
   }
+  /* 1-D indices have one coordinate, [n, 1] already: ConcatV2 takes two
+   * or more parts. */
+  if (r == 1) {
+    *out = parts[0];
+    return NULL;
+  }
   GRT_RETURN_IF_ERROR(onnx_const_scalar(ctx, GRT_INT32, r, &parts[r]));
   int32_t idx;
   GRT_RETURN_IF_ERROR(

@@ -1,13 +1,16 @@
 /* Cumsum along `axis` (negative counts from the end), with TensorFlow's
  * exclusive (each sum leaves out its own element) and reverse (sums run
  * from the end). Sums run in int64 for integer types (wrapping as the
- * type does when stored) and in float64 otherwise. */
+ * type does when stored) and in float64 otherwise. Each column checks the
+ * run's cancellation as it goes (work_meter.h): one column may be the
+ * whole tensor. */
 #include <inttypes.h>
 
 #include "base/dtype.h"
 #include "base/status.h"
 #include "base/tensor.h"
 #include "backends/cpu/index_kernels.h"
+#include "backends/cpu/work_meter.h"
 
 grt_status* grt_index_cumsum(grt_kernel_ctx* ctx) {
   for (int32_t i = 0; i < 2; i++)
@@ -32,11 +35,13 @@ grt_status* grt_index_cumsum(grt_kernel_ctx* ctx) {
   bool integer = grt_dtype_is_integer(t);
   const void* src = grt_tensor_data(x);
   void* dst = grt_tensor_data(out);
+  grt_work_meter meter = grt_work_meter_start();
   for (int64_t o = 0; o < outer; o++)
     for (int64_t in = 0; in < inner; in++) {
       int64_t si = 0;
       double sf = 0;
       for (int64_t s = 0; s < n; s++) {
+        if (grt_work_meter_stop(&meter, 1)) return grt_work_meter_status(&meter);
         int64_t j = reverse ? n - 1 - s : s;
         int64_t at = (o * n + j) * inner + in;
         if (exclusive) {

@@ -6,7 +6,9 @@
  * outermost), multiplying the inputs' elements and summing in float64
  * (int64 for integer types): plain and exact rather than fast. The
  * equation is parsed by grt_einsum_parse (also used by the shape
- * function). */
+ * function). The walk checks the run's cancellation every millisecond or
+ * so of it (work_meter.h): its length is the product of every label's
+ * size, which a small model can make hours long. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -14,6 +16,7 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "backends/cpu/index_kernels.h"
+#include "backends/cpu/work_meter.h"
 #include "ops/einsum_parse.h"
 
 grt_status* grt_index_einsum(grt_kernel_ctx* ctx) {
@@ -57,10 +60,14 @@ grt_status* grt_index_einsum(grt_kernel_ctx* ctx) {
   bool integer = grt_dtype_is_integer(t) || t == GRT_BOOL;
   int64_t value[GRT_EINSUM_LABELS] = {0};
   void* dst = grt_tensor_data(out);
+  grt_work_meter meter = grt_work_meter_start();
   for (int64_t o = 0; o < total; o++) {
+    if (grt_work_meter_stop(&meter, 1)) return grt_work_meter_status(&meter);
     double acc = 0;
     int64_t acci = 0;
     for (int64_t s = 0; s < inner; s++) {
+      /* per product: one output element may sum over the whole input */
+      if (grt_work_meter_stop(&meter, n * n_order)) return grt_work_meter_status(&meter);
       double prod = 1;
       int64_t prodi = 1;
       for (int32_t k = 0; k < n; k++) {

@@ -1,6 +1,8 @@
 /* GatherV2 and GatherNd: slices of params picked by
  * indices, copied bytewise. Indices out of range are errors, as in
- * TensorFlow's CPU kernels (negative ones too). */
+ * TensorFlow's CPU kernels (negative ones too). The copies check the
+ * run's cancellation as they go (work_meter.h): a few indices can ask for
+ * gigabytes. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -8,6 +10,7 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "backends/cpu/index_kernels.h"
+#include "backends/cpu/work_meter.h"
 #include "grt/op_semantics.h"
 
 static grt_status* input(const grt_kernel_ctx* ctx, int32_t i, const grt_tensor** out) {
@@ -51,9 +54,12 @@ grt_status* grt_index_gather_v2(grt_kernel_ctx* ctx) {
   if (!row) return NULL;
   const char* src = grt_tensor_data(p);
   char* dst = grt_tensor_data(out);
+  grt_work_meter meter = grt_work_meter_start();
   for (int64_t b = 0; b < batches; b++)
     for (int64_t o = 0; o < outer; o++)
       for (int64_t j = 0; j < m; j++) {
+        /* bytes count as units: a memcpy moves several per ns */
+        if (grt_work_meter_stop(&meter, 1 + (int64_t)row / 8)) return grt_work_meter_status(&meter);
         int64_t v = grt_dtype_load_int(ind->dtype, iv, b * m + j);
         memcpy(dst + (size_t)((b * outer + o) * m + j) * row,
                src + (size_t)((b * outer + o) * n + v) * row, row);
@@ -99,7 +105,9 @@ grt_status* grt_index_gather_nd(grt_kernel_ctx* ctx) {
   size_t row = (size_t)slice * grt_dtype_size(p->dtype);
   const char* src = grt_tensor_data(p);
   char* dst = grt_tensor_data(out);
+  grt_work_meter meter = grt_work_meter_start();
   for (int64_t c = 0; c < count; c++) {
+    if (grt_work_meter_stop(&meter, 1 + (int64_t)row / 8)) return grt_work_meter_status(&meter);
     int64_t off = 0;
     for (int64_t j = 0; j < k; j++)
       off += grt_dtype_load_int(ind->dtype, iv, c * k + j) * stride[j];

@@ -2,7 +2,9 @@
  * Pad fills with zeros, PadV2 with constant_values; MirrorPad mirrors the
  * input at each edge, REFLECT without the edge element (counts at most
  * dim - 1), SYMMETRIC with it (at most dim). Each output element is mapped
- * back to its input coordinates. */
+ * back to its input coordinates, with a check of the run's cancellation
+ * every millisecond or so (work_meter.h): small paddings of a small input
+ * can ask for a huge output. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -10,6 +12,7 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "backends/cpu/index_kernels.h"
+#include "backends/cpu/work_meter.h"
 
 typedef enum { PAD_CONSTANT, PAD_REFLECT, PAD_SYMMETRIC } pad_mode;
 
@@ -64,7 +67,9 @@ grt_status* grt_index_pad(grt_kernel_ctx* ctx) {
   const char* src = grt_tensor_data(x);
   char* dst = grt_tensor_data(out);
   int64_t coord[GRT_MAX_RANK] = {0};
+  grt_work_meter meter = grt_work_meter_start();
   for (int64_t o = 0; o < n; o++) {
+    if (grt_work_meter_stop(&meter, 1 + r)) return grt_work_meter_status(&meter);
     /* input offset of this output element, or -1 for the constant */
     int64_t off = 0;
     for (int32_t i = 0; i < r && off >= 0; i++) {

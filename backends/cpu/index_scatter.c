@@ -3,7 +3,8 @@
  * [..., tensor.shape[k:]], applied in index order (so with duplicate
  * indices the last update wins, and Add adds them all). Indices out of
  * range are errors, as in TensorFlow's CPU kernels. Add, Max and Min
- * compute in int64 for integer types and in float64 otherwise. */
+ * compute in int64 for integer types and in float64 otherwise. The updates
+ * check the run's cancellation as they go (work_meter.h). */
 #include <inttypes.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "backends/cpu/index_kernels.h"
+#include "backends/cpu/work_meter.h"
 
 typedef enum { SCATTER_UPDATE, SCATTER_ADD, SCATTER_MAX, SCATTER_MIN } scatter_mode;
 
@@ -92,7 +94,10 @@ grt_status* grt_index_tensor_scatter(grt_kernel_ctx* ctx) {
   if (bytes) memcpy(grt_tensor_data(out), grt_tensor_data(t), bytes);
   char* dst = grt_tensor_data(out);
   const char* src = grt_tensor_data(up);
+  grt_work_meter meter = grt_work_meter_start();
   for (int64_t c = 0; c < count; c++) {
+    if (grt_work_meter_stop(&meter, 1 + (mode == SCATTER_UPDATE ? slice / 8 : slice)))
+      return grt_work_meter_status(&meter);
     int64_t off = 0;
     for (int64_t j = 0; j < k; j++)
       off += grt_dtype_load_int(ind->dtype, iv, c * k + j) * stride[j];

@@ -1,28 +1,107 @@
 /* TopKV2: the k largest entries of each row (the last axis), largest
  * first, equal values in index order (as TensorFlow's; `sorted` = false
  * may return them in any order, and grt sorts them anyway). NaN counts as
- * larger than every number. */
+ * larger than every number; integers compare exactly (int64 beyond 2^53
+ * too).
+ *
+ * Each row goes through a heap of its k best entries so far, worst at the
+ * root: O(n log k) for any input (an insertion sort here was quadratic on
+ * int64 rows), and a loop that checks the run's cancellation every
+ * millisecond or so of work (work_meter.h), which one qsort of a
+ * 40-million-element row could not. */
 #include <inttypes.h>
 #include <math.h>
-#include <stdlib.h>
+#include <stdbool.h>
 
 #include "base/dtype.h"
 #include "base/mem.h"
 #include "base/status.h"
 #include "base/tensor.h"
 #include "backends/cpu/index_kernels.h"
+#include "backends/cpu/work_meter.h"
 
 typedef struct {
-  double v;
-  int64_t i;
+  double v;   /* floating types */
+  int64_t iv; /* integer types, exact */
+  int64_t i;  /* the column */
 } entry;
 
-static int by_value_then_index(const void* pa, const void* pb) {
-  const entry *a = pa, *b = pb;
-  bool an = isnan(a->v), bn = isnan(b->v);
-  if (an != bn) return an ? -1 : 1;
-  if (!an && a->v != b->v) return a->v > b->v ? -1 : 1;
-  return (a->i > b->i) - (a->i < b->i);
+/* Whether a ranks before b: larger first (NaN largest), then lower index. */
+static bool before(const entry* a, const entry* b, bool integer) {
+  if (integer) {
+    if (a->iv != b->iv) return a->iv > b->iv;
+  } else {
+    bool an = isnan(a->v), bn = isnan(b->v);
+    if (an != bn) return an;
+    if (!an && a->v != b->v) return a->v > b->v;
+  }
+  return a->i < b->i;
+}
+
+/* The heap keeps its worst entry at h[0]: every parent ranks after its
+ * children. */
+static void sift_down(entry* h, int64_t size, int64_t at, bool integer) {
+  entry cur = h[at];
+  for (;;) {
+    int64_t c = 2 * at + 1;
+    if (c >= size) break;
+    if (c + 1 < size && before(&h[c], &h[c + 1], integer)) c++; /* the worse child */
+    if (!before(&cur, &h[c], integer)) break;
+    h[at] = h[c];
+    at = c;
+  }
+  h[at] = cur;
+}
+
+static void sift_up(entry* h, int64_t at, bool integer) {
+  entry cur = h[at];
+  while (at > 0) {
+    int64_t parent = (at - 1) / 2;
+    if (!before(&h[parent], &cur, integer)) break;
+    h[at] = h[parent];
+    at = parent;
+  }
+  h[at] = cur;
+}
+
+static entry load(grt_dtype t, const void* src, int64_t at, int64_t col, bool integer) {
+  entry e = {0, 0, col};
+  if (integer)
+    e.iv = grt_dtype_load_int(t, src, at);
+  else
+    e.v = grt_dtype_load_double(t, src, at);
+  return e;
+}
+
+/* The k best of row r into h[0..k), best first. False once the run stopped. */
+static bool select_row(const grt_tensor* x, int64_t r, int64_t n, int64_t k, bool integer, entry* h,
+                       grt_work_meter* meter) {
+  const void* src = grt_tensor_data(x);
+  /* log2(k) + 1: the most one sift can cost, in comparisons */
+  int64_t depth = 1;
+  for (int64_t s = k; s > 1; s >>= 1) depth++;
+  for (int64_t j = 0; j < k; j++) {
+    if (grt_work_meter_stop(meter, depth)) return false;
+    h[j] = load(x->dtype, src, r * n + j, j, integer);
+    sift_up(h, j, integer);
+  }
+  for (int64_t j = k; j < n; j++) {
+    if (grt_work_meter_stop(meter, 1)) return false;
+    entry e = load(x->dtype, src, r * n + j, j, integer);
+    if (!before(&e, &h[0], integer)) continue;
+    h[0] = e;
+    if (grt_work_meter_stop(meter, depth)) return false;
+    sift_down(h, k, 0, integer);
+  }
+  /* Heapsort's second half: the worst goes last, so h ends best first. */
+  for (int64_t size = k; size > 1; size--) {
+    if (grt_work_meter_stop(meter, depth)) return false;
+    entry worst = h[0];
+    h[0] = h[size - 1];
+    h[size - 1] = worst;
+    sift_down(h, size - 1, 0, integer);
+  }
+  return true;
 }
 
 grt_status* grt_index_top_k(grt_kernel_ctx* ctx) {
@@ -46,39 +125,24 @@ grt_status* grt_index_top_k(grt_kernel_ctx* ctx) {
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 1, itype, &shape, &inds));
   int64_t rows = n ? grt_tensor_num_elements(x) / n : 0;
   if (k == 0 || rows == 0) return NULL;
-  entry* e = grt_malloc((size_t)n * sizeof *e);
-  if (!e) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for %" PRId64 " entries", n);
-  const void* src = grt_tensor_data(x);
+  entry* h = grt_malloc((size_t)k * sizeof *h);
+  if (!h) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for %" PRId64 " entries", k);
   bool integer = grt_dtype_is_integer(x->dtype);
+  grt_work_meter meter = grt_work_meter_start();
   for (int64_t r = 0; r < rows; r++) {
-    for (int64_t j = 0; j < n; j++) {
-      /* integers above 2^53 lose order in a double: compare those exactly */
-      e[j].v = grt_dtype_load_double(x->dtype, src, r * n + j);
-      e[j].i = j;
-    }
-    if (integer && x->dtype == GRT_INT64) {
-      /* insertion by exact int64 value (stable) */
-      for (int64_t a = 1; a < n; a++) {
-        entry cur = e[a];
-        int64_t cv = grt_dtype_load_int(x->dtype, src, r * n + cur.i);
-        int64_t b = a - 1;
-        while (b >= 0 && grt_dtype_load_int(x->dtype, src, r * n + e[b].i) < cv)
-          e[b + 1] = e[b], b--;
-        e[b + 1] = cur;
-      }
-    } else {
-      qsort(e, (size_t)n, sizeof *e, by_value_then_index);
+    if (!select_row(x, r, n, k, integer, h, &meter)) {
+      grt_free(h);
+      return grt_work_meter_status(&meter);
     }
     for (int64_t j = 0; j < k; j++) {
-      int64_t from = r * n + e[j].i, to = r * k + j;
+      int64_t to = r * k + j;
       if (integer)
-        grt_dtype_store_int(x->dtype, grt_tensor_data(vals), to,
-                            grt_dtype_load_int(x->dtype, src, from));
+        grt_dtype_store_int(x->dtype, grt_tensor_data(vals), to, h[j].iv);
       else
-        grt_dtype_store_double(x->dtype, grt_tensor_data(vals), to, e[j].v);
-      grt_dtype_store_int(itype, grt_tensor_data(inds), to, e[j].i);
+        grt_dtype_store_double(x->dtype, grt_tensor_data(vals), to, h[j].v);
+      grt_dtype_store_int(itype, grt_tensor_data(inds), to, h[j].i);
     }
   }
-  grt_free(e);
+  grt_free(h);
   return NULL;
 }

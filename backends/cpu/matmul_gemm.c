@@ -150,7 +150,7 @@ static grt_status* blas_split(const grt_gemm_plan* p, const void* a, const void*
   if (n_blocks <= 1)
     gemm_blocks(&j, 0, 1);
   else
-    grt_parallel_for(pool, n_blocks, rows * row_macs, gemm_blocks, &j);
+    grt_parallel_for_coarse(pool, n_blocks, rows * row_macs, gemm_blocks, &j);
   return atomic_load(&j.err);
 }
 
@@ -239,7 +239,10 @@ static void batch_shard(void* arg, int64_t begin, int64_t end) {
   const grt_gemm_plan* p = j->p;
   size_t a_mat = (size_t)(p->m * p->k) * j->esize, b_mat = (size_t)(p->k * p->n) * j->esize;
   size_t c_mat = (size_t)(p->m * p->n) * j->esize;
+  /* Many small GEMMs each run inline without a check of their own. */
+  const grt_cancel_token* cancel = grt_cancel_current();
   for (int64_t bi = begin; bi < end; bi++) {
+    if (bi > begin && grt_cancel_check(cancel) != GRT_OK) return;
     int64_t rem = bi, xo = 0, yo = 0;
     for (int32_t d = p->brank - 1; d >= 0; d--) {
       int64_t i = rem % p->bdims[d];

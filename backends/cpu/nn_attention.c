@@ -20,6 +20,7 @@
 
 #include "backends/cpu/cpu_util.h"
 #include "backends/cpu/nn.h"
+#include "base/cancel.h"
 #include "base/shape.h"
 #include "base/status.h"
 #include "base/tensor.h"
@@ -285,7 +286,14 @@ static void attention_range(void* arg, int64_t u0, int64_t u1) {
     return;
   }
   int64_t kt_batch = -1;
-  for (int64_t u = u0; u < u1; u++) j->unit(j, u, block, block + TQ * skp, &kt_batch);
+  /* A unit is TQ query rows against every key: the run's cancellation is
+   * checked between units, not by cutting ranges (each range transposes
+   * K again). */
+  const grt_cancel_token* cancel = grt_cancel_current();
+  for (int64_t u = u0; u < u1; u++) {
+    if (u > u0 && grt_cancel_check(cancel) != GRT_OK) break;
+    j->unit(j, u, block, block + TQ * skp, &kt_batch);
+  }
   free(block);
 }
 
@@ -393,8 +401,8 @@ grt_status* grt_cpu_attention(grt_kernel_ctx* ctx) {
   j.tiles = (j.sq + TQ - 1) / TQ;
   j.unit = pick_unit();
   atomic_init(&j.oom, false);
-  grt_parallel_for(ctx->intra_op, batch * j.tiles, TQ * j.sk * (j.d + j.dv + 8), attention_range,
-                   &j);
+  grt_parallel_for_coarse(ctx->intra_op, batch * j.tiles, TQ * j.sk * (j.d + j.dv + 8),
+                          attention_range, &j);
   if (atomic_load(&j.oom))
     return GRT_ERROR(RESOURCE_EXHAUSTED, "no memory for the attention's %lld x %lld scratch",
                      (long long)(TQ + j.d), (long long)padded(j.sk));

@@ -146,10 +146,14 @@ GRT_API GRT_MUST_USE grt_status* grt_session_run(grt_session* s, const grt_feed*
 /* ---- per-run options, deadlines and cancellation -------------------------
  * TensorFlow's RunOptions.timeout_in_ms and Session::Close's cancellation.
  * A run stops at the next kernel boundary, or inside a kernel that loops at
- * its next shard boundary (grt_kernel_cancelled), and fails with
- * DEADLINE_EXCEEDED (its deadline passed) or CANCELLED (grt_session_cancel)
- * naming the node it stopped at. Everything the run allocated is freed and
- * the session stays usable: the next run works. */
+ * its next shard boundary or check (grt_kernel_cancelled; the CPU's own
+ * loops check about every millisecond), and fails with DEADLINE_EXCEEDED
+ * (its deadline passed) or CANCELLED (grt_session_cancel) naming the node it
+ * stopped at. A run that is past its deadline, or was cancelled, when its
+ * last kernel ends fails the same way, even if that kernel (one library
+ * call) could not be stopped: a run never reports success late. Everything
+ * the run allocated is freed and the session stays usable: the next run
+ * works. */
 typedef struct grt_run_options grt_run_options;
 
 GRT_API GRT_MUST_USE grt_status* grt_run_options_new(grt_run_options** out);

@@ -138,19 +138,23 @@ static bool still_fits(const grt_capture* c, grt_tensor* const* feeds) {
 
 /* ---- replay --------------------------------------------------------------- */
 
+/* CANCELLED or DEADLINE_EXCEEDED `when` ("before", "after") the replay. */
+static grt_status* stop_status(grt_code stop, const grt_run_options* opts, const char* when) {
+  if (stop == GRT_DEADLINE_EXCEEDED)
+    return grt_status_new(stop,
+                          "deadline exceeded: the run passed its timeout of %lld ms %s "
+                          "the captured step",
+                          (long long)opts->timeout_ms, when);
+  return grt_status_new(stop, "run cancelled (grt_session_cancel) %s the captured step", when);
+}
+
 static grt_status* replay(grt_capture* c, const grt_run_options* opts, grt_tensor* const* feeds,
                           grt_tensor** out_values, grt_trace* trace) {
   recording* r = c->rec;
   grt_cancel_token token;
   grt_cancel_token_init(&token, &c->s->cancel_epoch, opts ? opts->timeout_ms : 0);
   grt_code stop = grt_cancel_check(&token);
-  if (stop == GRT_DEADLINE_EXCEEDED)
-    return grt_status_new(stop,
-                          "deadline exceeded: the run passed its timeout of %lld ms before "
-                          "the captured step",
-                          (long long)opts->timeout_ms);
-  if (stop != GRT_OK)
-    return grt_status_new(stop, "run cancelled (grt_session_cancel) before the captured step");
+  if (stop != GRT_OK) return stop_status(stop, opts, "before");
   /* The last replay has completed (it was synced), so nothing reads these. */
   for (int32_t i = 0; i < c->e->n_feeds; i++)
     memcpy(grt_tensor_data(r->staging[i]), grt_tensor_data(feeds[i]),
@@ -172,6 +176,10 @@ static grt_status* replay(grt_capture* c, const grt_run_options* opts, grt_tenso
                   grt_trace_now_ns() - t0);
   if (st) return grt_status_prefix(st, "replaying the captured step on %s", c->d->name);
   c->replays++;
+  /* A replay cannot be stopped, but a run past its deadline, or cancelled
+   * meanwhile, does not report success (as the executor's runs). */
+  stop = grt_cancel_check(&token);
+  if (stop != GRT_OK) return stop_status(stop, opts, "during");
   /* Fetches are copied out: the next replay writes the same buffers. */
   grt_allocator* a = c->s->device[0]->memory[GRT_MEMORY_HOST];
   for (int32_t i = 0; !st && i < c->e->n_fetches; i++) {

@@ -242,9 +242,8 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
       if (n->sig.input_is_ref[i] && refs[i]) grt_var_write_end(refs[i]);
     /* A kernel that saw the stop (or whose shards were skipped) returned
      * early with outputs that mean nothing: the run fails here. One that
-     * finished before any check saw it has whole outputs: the next node's
-     * check stops the run, and a run whose last kernel finished after the
-     * deadline without being cut short succeeds. */
+     * finished before any check saw it has whole outputs, but the next
+     * node's check, or the end of the run's, stops the run all the same. */
     grt_code stop = grt_cancel_seen(&r->cancel);
     if (stop != GRT_OK) {
       grt_status_free(st);
@@ -689,6 +688,14 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
       grt_status* sst = grt_stream_sync(d->streams[k]);
       if (sst) fail(&r, sst);
     }
+  }
+  /* A run past its deadline, or cancelled while it ran, never reports
+   * success, even when its last kernel could not be stopped (one oneDNN
+   * call) and finished: the caller asked for results by a time, or for
+   * none. */
+  if (!r.status) {
+    grt_code stop = grt_cancel_check(&r.cancel);
+    if (stop != GRT_OK) fail(&r, stop_status(&r, stop, "before it returned"));
   }
   grt_status* st = r.status;
   for (int32_t i = 0; i < e->n_fetches; i++) {

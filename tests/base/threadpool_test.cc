@@ -1,12 +1,18 @@
 // base/threadpool.h: workers start when work first needs them, never more
-// than the pool's size, and idle workers sleep instead of spinning.
+// than the pool's size, and idle workers sleep instead of spinning; a
+// parallel_for is cut into pieces of about 8 ms of nominal work with a
+// check of the caller's cancellation between them.
 #include <gtest/gtest.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 extern "C" {
+#include "base/cancel.h"
 #include "base/threadpool.h"
 }
 
@@ -99,6 +105,81 @@ TEST(ThreadPool, ParallelForStartsWorkersOnlyForWorkWorthSplitting) {
   EXPECT_EQ(sum, 499500);
   EXPECT_GE(grt_threadpool_started(p), 1);
   EXPECT_LE(grt_threadpool_started(p), 2);
+  grt_threadpool_free(p);
+}
+
+// The ranges a parallel_for hands out, and a cancel after the first.
+struct Ranges {
+  std::mutex mu;
+  std::vector<std::pair<int64_t, int64_t>> seen;
+  int64_t* epoch = nullptr;  // bumped by the first call when set
+};
+
+void Record(void* arg, int64_t b, int64_t e) {
+  Ranges* r = static_cast<Ranges*>(arg);
+  std::lock_guard<std::mutex> lock(r->mu);
+  r->seen.push_back({b, e});
+  if (r->epoch) __atomic_add_fetch(r->epoch, 1, __ATOMIC_ACQ_REL);
+}
+
+// Each [b, e) once, covering [0, n); returns the longest.
+int64_t Covered(Ranges& r, int64_t n) {
+  std::sort(r.seen.begin(), r.seen.end());
+  int64_t at = 0, longest = 0;
+  for (auto& [b, e] : r.seen) {
+    EXPECT_EQ(b, at);
+    longest = std::max(longest, e - b);
+    at = e;
+  }
+  EXPECT_EQ(at, n);
+  return longest;
+}
+
+// 1000 units of 2^20 nominal ns (about a second): pieces of 8 units (2^23)
+// whether run inline (no pool) or on a pool, when the caller has a token.
+TEST(ThreadPool, ParallelForCutsLongWorkIntoPiecesOfAbout8ms) {
+  int64_t epoch = 0;
+  grt_cancel_token t;
+  grt_cancel_token_init(&t, &epoch, 0);
+  const grt_cancel_token* prev = grt_cancel_set_current(&t);
+  grt_threadpool* p = nullptr;
+  ASSERT_EQ(grt_threadpool_new(2, "t", &p), nullptr);
+  for (grt_threadpool* pool : {(grt_threadpool*)nullptr, p}) {
+    Ranges r;
+    grt_parallel_for(pool, 1000, 1 << 20, Record, &r);
+    EXPECT_LE(Covered(r, 1000), 8) << (pool ? "pool" : "inline");
+  }
+  // The coarse form keeps a few shards per thread: 12 for 2 workers.
+  Ranges coarse;
+  grt_parallel_for_coarse(p, 1000, 1 << 20, Record, &coarse);
+  EXPECT_GE(Covered(coarse, 1000), 80);
+  // Without a token, work run inline is one call.
+  grt_cancel_set_current(nullptr);
+  Ranges whole;
+  grt_parallel_for(nullptr, 1000, 1 << 20, Record, &whole);
+  EXPECT_EQ(whole.seen.size(), 1u);
+  grt_threadpool_free(p);
+  grt_cancel_set_current(prev);
+}
+
+// A run cancelled during the first piece gets no further piece, inline or
+// on a pool (where the shards in flight finish).
+TEST(ThreadPool, ParallelForStopsBetweenPiecesOnceCancelled) {
+  grt_threadpool* p = nullptr;
+  ASSERT_EQ(grt_threadpool_new(2, "t", &p), nullptr);
+  for (grt_threadpool* pool : {(grt_threadpool*)nullptr, p}) {
+    int64_t epoch = 0;
+    grt_cancel_token t;
+    grt_cancel_token_init(&t, &epoch, 0);
+    const grt_cancel_token* prev = grt_cancel_set_current(&t);
+    Ranges r;
+    r.epoch = &epoch;
+    grt_parallel_for(pool, 1000, 1 << 20, Record, &r);
+    grt_cancel_set_current(prev);
+    EXPECT_GE(r.seen.size(), 1u);
+    EXPECT_LE(r.seen.size(), pool ? 3u : 1u) << (pool ? "pool" : "inline");
+    EXPECT_EQ(grt_cancel_check(&t), GRT_CANCELLED);
+  }
   grt_threadpool_free(p);
 }
 

@@ -5,12 +5,15 @@
 // slope, Gemm's broadcast, Upsample's scales and TopK's k attributes; what
 // has no newer equivalent is refused with one line naming the opsets.
 // Softmax and LogSoftmax before opset 13 flatten to 2D at their axis.
-// Also ONNX Div on integers: truncation, and a fed zero divisor an error
-// naming the node. Results are computed here from the inputs.
+// Also ONNX Div on integers: truncation toward zero on every integer type
+// (negative operands, the most negative value over -1 wrapping), and a fed
+// zero divisor an error naming the node, never a SIGFPE. Results are
+// computed here from the inputs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -273,6 +276,59 @@ TEST(OnnxIntegerDiv, TruncatesTowardZeroAndZeroDivisorIsAnError) {
   grt_tensor_free(at);
   grt_tensor_free(bt);
   grt_tensor_free(zt);
+}
+
+// Div on int32, int16, int8 and uint8: C's truncated quotient (ONNX's
+// integer Div; TensorFlow's TruncateDiv, not FloorDiv: -7 / 2 is -3, not
+// -4), the most negative value over -1 wraps to itself instead of trapping,
+// and a zero divisor is an error for each type.
+template <typename T>
+void ExpectTruncatedDivision(Model& m, const char* sfx, grt_dtype dt, const T (&a)[6],
+                             const T (&b)[3]) {
+  SCOPED_TRACE(sfx);
+  std::string an = std::string("a_") + sfx, bn = std::string("b_") + sfx,
+              qn = std::string("q_") + sfx;
+  grt_tensor* at = Tensor(dt, {2, 3}, a);
+  grt_tensor* bt = Tensor(dt, {3}, b);
+  ASSERT_EQ(m.Run({{an.c_str(), at}, {bn.c_str(), bt}}, {qn.c_str()}), "");
+  ASSERT_EQ(m.Dims(0), Dims({2, 3}));
+  for (int i = 0; i < 6; i++) {
+    int64_t x = a[i], y = b[i % 3];
+    // Truncation, computed wide; INT_MIN / -1 is INT_MIN once narrowed.
+    T want = y == -1 ? (T)(0 - (uint64_t)x) : (T)(x / y);
+    EXPECT_EQ((int64_t)m.Data<T>(0)[i], (int64_t)want) << a[i] << " / " << b[i % 3];
+  }
+  T z[3] = {1, 0, 1};
+  grt_tensor* zt = Tensor(dt, {3}, z);
+  std::string err = m.Run({{an.c_str(), at}, {bn.c_str(), zt}}, {qn.c_str()});
+  EXPECT_NE(err.find("Integer division by zero"), std::string::npos) << err;
+  EXPECT_NE(err.find(qn), std::string::npos) << err;
+  grt_tensor_free(at);
+  grt_tensor_free(bt);
+  grt_tensor_free(zt);
+}
+
+TEST(OnnxIntegerDiv, NarrowTypesTruncateWrapAndRefuseZero) {
+  Model m("int_div_narrow");
+  ASSERT_NE(m.s, nullptr);
+  ExpectTruncatedDivision<int32_t>(m, "i32", GRT_INT32, {7, -7, INT32_MIN, -9, 9, INT32_MIN},
+                                   {2, -4, -1});
+  ExpectTruncatedDivision<int16_t>(m, "i16", GRT_INT16, {7, -7, INT16_MIN, -9, 9, INT16_MIN},
+                                   {2, -4, -1});
+  ExpectTruncatedDivision<int8_t>(m, "i8", GRT_INT8, {7, -7, INT8_MIN, -9, 9, INT8_MIN},
+                                  {2, -4, -1});
+  ExpectTruncatedDivision<uint8_t>(m, "u8", GRT_UINT8, {7, 255, 200, 9, 0, 128}, {2, 4, 255});
+  // The values checked by hand for int32: -7 / 2 = -3, 7 / -4 = -1.
+  Model h("int_div_narrow");
+  const int32_t a[6] = {-7, 7, 1, 0, 0, 0}, b[3] = {2, -4, 3};
+  grt_tensor* at = Tensor(GRT_INT32, {2, 3}, a);
+  grt_tensor* bt = Tensor(GRT_INT32, {3}, b);
+  ASSERT_EQ(h.Run({{"a_i32", at}, {"b_i32", bt}}, {"q_i32"}), "");
+  EXPECT_EQ(h.Data<int32_t>(0)[0], -3);
+  EXPECT_EQ(h.Data<int32_t>(0)[1], -1);
+  EXPECT_EQ(h.Data<int32_t>(0)[2], 0);
+  grt_tensor_free(at);
+  grt_tensor_free(bt);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // ONNX ops added for the conformance work, with their parameters fed at
 // run time and results computed here: Dropout's training_mode and ratio,
-// NegativeLogLikelihoodLoss with fed targets and weights, and Mod's
-// integer division-by-zero error.
+// NegativeLogLikelihoodLoss with fed targets and weights, Mod's integer
+// division-by-zero error, and GatherElements / ScatterElements on 1-D data.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -140,6 +140,47 @@ TEST(OnnxOpsAdded, NegativeLogLikelihoodWithFedTargetsAndWeights) {
   grt_tensor_free(wt);
   grt_tensor_free(at);
   grt_tensor_free(bt);
+}
+
+// 1-D GatherElements and ScatterElements import and run (they were refused
+// with an internal "ConcatV2: attr 'N' is 1"): negative indices count from
+// the end; a plain scatter replaces, reduction "add" adds.
+TEST(OnnxOpsAdded, OneDimensionalGatherAndScatterElements) {
+  Model m("elements_1d");
+  ASSERT_NE(m.s, nullptr);
+  const float x[5] = {10, 11, 12, 13, 14};
+  const int64_t i[4] = {4, 0, -1, -5};
+  const int32_t j[3] = {1, -1, 2};
+  const float u[3] = {0.5f, 0.25f, 2};
+  grt_tensor* xt = Tensor(GRT_FLOAT32, {5}, x);
+  grt_tensor* it = Tensor(GRT_INT64, {4}, i);
+  grt_tensor* jt = Tensor(GRT_INT32, {3}, j);
+  grt_tensor* ut = Tensor(GRT_FLOAT32, {3}, u);
+  std::vector<grt_tensor*> out;
+  ASSERT_EQ(m.Run({{"x", xt}, {"i", it}, {"j", jt}, {"u", ut}}, {"g", "s", "sa"}, &out), "");
+  const float want_g[4] = {14, 10, 14, 10};
+  const float want_s[5] = {10, 0.5f, 2, 13, 0.25f};
+  const float want_sa[5] = {10, 11.5f, 14, 13, 14.25f};
+  ASSERT_EQ(grt_tensor_num_elements(out[0]), 4);
+  ASSERT_EQ(grt_tensor_num_elements(out[1]), 5);
+  ASSERT_EQ(grt_tensor_num_elements(out[2]), 5);
+  for (int k = 0; k < 4; k++) EXPECT_EQ(((const float*)grt_tensor_data(out[0]))[k], want_g[k]) << k;
+  for (int k = 0; k < 5; k++) {
+    EXPECT_EQ(((const float*)grt_tensor_data(out[1]))[k], want_s[k]) << k;
+    EXPECT_EQ(((const float*)grt_tensor_data(out[2]))[k], want_sa[k]) << k;
+  }
+  for (grt_tensor* t : out) grt_tensor_free(t);
+  // An index out of range is an error, not a read outside the data.
+  const int64_t bad[4] = {0, 5, 0, 0};
+  grt_tensor* bt = Tensor(GRT_INT64, {4}, bad);
+  std::string err = m.Run({{"x", xt}, {"i", bt}, {"j", jt}, {"u", ut}}, {"g"}, &out);
+  EXPECT_NE(err, "");
+  for (grt_tensor* t : out) grt_tensor_free(t);
+  grt_tensor_free(bt);
+  grt_tensor_free(xt);
+  grt_tensor_free(it);
+  grt_tensor_free(jt);
+  grt_tensor_free(ut);
 }
 
 }  // namespace
