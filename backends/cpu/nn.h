@@ -29,4 +29,9 @@ GRT_MUST_USE grt_status* grt_cpu_layer_norm(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_gelu(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_attention(grt_kernel_ctx* ctx);
 
+/* The recurrent ops (ops/defs_rnn.c; nn_rnn.c), float32. */
+GRT_MUST_USE grt_status* grt_cpu_rnn(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_gru(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_lstm(grt_kernel_ctx* ctx);
+
 #endif /* GRT_BACKENDS_CPU_NN_H_ */
