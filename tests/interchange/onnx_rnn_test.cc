@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -467,7 +468,8 @@ struct Model {
 };
 
 // Feeds d in the spec's layout; runs; the message ("" on success).
-std::string RunModel(Model* m, const Spec& c, const Data& d, std::vector<grt_tensor*>* out) {
+std::string RunModel(Model* m, const Spec& c, const Data& d, std::vector<grt_tensor*>* out,
+                     const grt_run_options* ro = nullptr, grt_code* code = nullptr) {
   int D = c.D(), GH = c.G() * c.H;
   std::vector<int64_t> xd =
       c.layout ? std::vector<int64_t>{c.B, c.S, c.I} : std::vector<int64_t>{c.S, c.B, c.I};
@@ -489,9 +491,11 @@ std::string RunModel(Model* m, const Spec& c, const Data& d, std::vector<grt_ten
   std::vector<const char*> fetch;
   for (auto& n : names) fetch.push_back(n.c_str());
   out->assign(fetch.size(), nullptr);
-  std::string msg =
-      Message(grt_session_run(m->s, f.data(), (int32_t)f.size(), fetch.data(),
-                              (int32_t)fetch.size(), nullptr, 0, out->data(), nullptr));
+  grt_status* st =
+      grt_session_run_with_options(m->s, ro, f.data(), (int32_t)f.size(), fetch.data(),
+                                   (int32_t)fetch.size(), nullptr, 0, out->data(), nullptr);
+  if (code) *code = grt_status_code(st);
+  std::string msg = Message(st);
   for (auto& p : feeds) grt_tensor_free(p.second);
   return msg;
 }
@@ -636,6 +640,38 @@ TEST(OnnxRnn, SymbolicSequenceOfTenThousandSteps) {
       for (grt_tensor* t : out) grt_tensor_free(t);
     }
   }
+}
+
+// A long recurrence stops between steps once its run's deadline passes:
+// DEADLINE_EXCEEDED, long before the whole sequence would have run.
+TEST(OnnxRnn, ADeadlineStopsTheRecurrenceBetweenSteps) {
+  Spec c;
+  c.op = "GRU";
+  c.S = 40000;
+  c.I = 4;
+  c.H = 32;
+  ModelBuilder mb;
+  Model m(mb.Build(c, InputNames(c), OutputNames(c)));
+  ASSERT_EQ(m.error, "");
+  Data d = MakeData(c, 11);
+  std::vector<grt_tensor*> out;
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(RunModel(&m, c, d, &out), "");
+  double full = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (grt_tensor* t : out) grt_tensor_free(t);
+  grt_run_options* ro = nullptr;
+  ASSERT_EQ(Message(grt_run_options_new(&ro)), "");
+  int64_t ms = (int64_t)(full * 1000 / 20);
+  ASSERT_EQ(Message(grt_run_options_set_timeout_ms(ro, ms > 0 ? ms : 1)), "");
+  t0 = std::chrono::steady_clock::now();
+  grt_code code = GRT_OK;
+  std::string msg = RunModel(&m, c, d, &out, ro, &code);
+  double stopped = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(code, GRT_DEADLINE_EXCEEDED) << msg;
+  EXPECT_EQ(out[0], nullptr);
+  EXPECT_LT(stopped, 0.5 * full) << "deadline run " << stopped << " s, full run " << full << " s";
+  for (grt_tensor* t : out) grt_tensor_free(t);
+  grt_run_options_free(ro);
 }
 
 // ---- bad input -------------------------------------------------------------
