@@ -212,13 +212,6 @@ static grt_status* recurrent(grt_kernel_ctx* ctx) {
       return grt_cpu_no_kernel(ctx, ctx->inputs[i]->dtype);
     shapes[i] = ctx->inputs[i]->shape;
   }
-  for (int32_t i = 0; i < 3; i++)
-    if (shapes[i].rank != 3)
-      return GRT_ERROR(INVALID_ARGUMENT, "input %s has rank %d; want 3",
-                       i == 0   ? "X"
-                       : i == 1 ? "W"
-                                : "R",
-                       (int)shapes[i].rank);
   grt_rnn_dims dims;
   GRT_RETURN_IF_ERROR(grt_rnn_check_inputs(&a, shapes, n_in, &dims));
   rnn_io io = {
