@@ -34,6 +34,7 @@ extern const grt_op_table grt_ops_training;
 extern const grt_op_table grt_ops_conv;
 extern const grt_op_table grt_ops_fused;
 extern const grt_op_table grt_ops_fused_seq;
+extern const grt_op_table grt_ops_rnn;
 extern const grt_op_table grt_ops_index;
 extern const grt_op_table grt_ops_collective;
 

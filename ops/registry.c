@@ -23,7 +23,7 @@ static const grt_op_table* const kTables[] = {
     &grt_ops_array,     &grt_ops_math,       &grt_ops_nn,    &grt_ops_state,
     &grt_ops_random,    &grt_ops_training,   &grt_ops_conv,  &grt_ops_fused,
     &grt_ops_math_more, &grt_ops_array_more, &grt_ops_index, &grt_ops_collective,
-    &grt_ops_fused_seq,
+    &grt_ops_fused_seq, &grt_ops_rnn,
 };
 
 typedef struct registry {

@@ -34,4 +34,9 @@ GRT_MUST_USE grt_status* grt_cpu_attention(grt_kernel_ctx* ctx);
  * -1 (and no change) for a width the CPU cannot run. */
 int grt_cpu_attention_force_width(int width);
 
+/* The recurrent ops (ops/defs_rnn.c; nn_rnn.c), float32. */
+GRT_MUST_USE grt_status* grt_cpu_rnn(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_gru(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_lstm(grt_kernel_ctx* ctx);
+
 #endif /* GRT_BACKENDS_CPU_NN_H_ */

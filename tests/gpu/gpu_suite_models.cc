@@ -59,7 +59,9 @@ void CheckModel(const char* name, bool rewrite) {
   grt_session_options_free(o);
   ASSERT_EQ(err, "");
   auto [gpu, all] = GpuNodes(s);
-  if (!Dry()) {
+  // The recurrent ops (_LSTM: ops/defs_rnn.c) have CPU kernels only, and
+  // lstm_tiny is little else: it runs on the CPU beside the GPU.
+  if (!Dry() && std::string(name) != "lstm_tiny") {
     EXPECT_GT(gpu, all / 2) << "most of the model should run on the GPU";
   }
   double ms = 0;

@@ -101,6 +101,7 @@ TEST(InterchangeAllocFailure, OnnxModels) {
   EveryFailure("tests/interchange/onnx/shapes_subgraph.onnx", grt_onnx_parse);
   EveryFailure("tests/interchange/onnx/shapes_ceil_pool.onnx", grt_onnx_parse);
   EveryFailure("tests/interchange/onnx/shapes_layernorm.onnx", grt_onnx_parse);
+  EveryFailure("tests/interchange/onnx/rnn_every_attr.onnx", grt_onnx_parse);
 }
 
 }  // namespace

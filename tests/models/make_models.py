@@ -25,7 +25,20 @@ BatchNorm is the identity, which would hide a wrong folding); eval mode.
   transformer_tiny  torch.nn.TransformerEncoder: d_model 32, 2 heads, 2
                     layers, feed-forward 64, batch first, sequence 16
   lstm_tiny         torch.nn.LSTM: input 8, hidden 16, 2 layers, batch
-                    first, sequence 5 (the output sequence)"""
+                    first, sequence 5 (the output sequence)
+
+The recurrent models below export the sequence axis as dynamic too ("S")
+and are run at a different length per batch (7 at batch 1, 13 at batch 2),
+so the graph must not depend on it:
+
+  lstm_seq          torch.nn.LSTM: input 8, hidden 16, 2 layers,
+                    bidirectional, batch first; the output sequence
+  gru_seq           torch.nn.GRU: input 8, hidden 16, 2 layers, sequence
+                    first ([S, N, 8]); the output sequence plus the last
+                    layer's final state (output = concat over features)
+
+Run with model names to write only those (the others' files stay as they
+are): /usr/bin/python3 tests/models/make_models.py lstm_seq gru_seq"""
 import os
 import sys
 import warnings
@@ -78,6 +91,26 @@ class TinyLSTM(torch.nn.Module):
         return self.lstm(x)[0]
 
 
+class SeqLSTM(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = torch.nn.LSTM(input_size=8, hidden_size=16, num_layers=2, batch_first=True,
+                                 bidirectional=True)
+
+    def forward(self, x):
+        return self.rnn(x)[0]
+
+
+class SeqGRU(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = torch.nn.GRU(input_size=8, hidden_size=16, num_layers=2)
+
+    def forward(self, x):
+        y, h = self.rnn(x)  # y [S, N, 16], h [2, N, 16]
+        return torch.cat([y, h[-1:].expand(y.shape[0], -1, -1)], dim=2)
+
+
 def tiny_efficientnet():
     setting, last = efficientnet._efficientnet_conf("efficientnet_b0", width_mult=0.25,
                                                     depth_mult=0.5)
@@ -108,6 +141,13 @@ MODELS = {
     "lstm_tiny": (TinyLSTM, (5, 8)),
 }
 
+# The recurrent models: name: (builder, input shape at batch b, dynamic axes).
+SEQ_LENGTH = {1: 7, 2: 13}
+SEQ_MODELS = {
+    "lstm_seq": (SeqLSTM, lambda b: (b, SEQ_LENGTH[b], 8), {0: "N", 1: "S"}),
+    "gru_seq": (SeqGRU, lambda b: (SEQ_LENGTH[b], b, 8), {0: "S", 1: "N"}),
+}
+
 
 def randomize_batchnorm(m, gen):
     for bn in m.modules():
@@ -122,7 +162,25 @@ def randomize_batchnorm(m, gen):
 def main():
     warnings.simplefilter("ignore")  # the tracer's notes on constant shapes and asserts
     os.makedirs(OUT, exist_ok=True)
+    only = set(sys.argv[1:])
+    for name, (build, shape_at, axes) in SEQ_MODELS.items():
+        if only and name not in only:
+            continue
+        torch.manual_seed(0)
+        m = build().eval()
+        x1 = torch.from_numpy(np.random.default_rng(1).standard_normal(shape_at(1), dtype=np.float32))
+        torch.onnx.export(m, (x1,), f"{OUT}/{name}.onnx", opset_version=17,
+                          input_names=["input"], output_names=["output"],
+                          dynamic_axes={"input": axes, "output": axes})
+        with torch.no_grad():
+            for b in BATCHES:
+                x = np.random.default_rng(b).standard_normal(shape_at(b), dtype=np.float32)
+                np.save(f"{OUT}/{name}.b{b}.in.npy", x)
+                np.save(f"{OUT}/{name}.b{b}.torch.npy", m(torch.from_numpy(x)).numpy())
+        print(f"{name}: {os.path.getsize(f'{OUT}/{name}.onnx') / 1e3:.0f} kB")
     for name, (build, shape) in MODELS.items():
+        if only and name not in only:
+            continue
         torch.manual_seed(0)
         m = build()
         with torch.no_grad():

@@ -41,6 +41,7 @@ struct ModelCase {
 const ModelCase kModels[] = {
     {"resnet18_tiny", "", ""}, {"mobilenet_v2", "", ""},     {"efficientnet_b0", "", ""},
     {"vit_tiny", "", ""},      {"transformer_tiny", "", ""}, {"lstm_tiny", "", ""},
+    {"lstm_seq", "", ""},      {"gru_seq", "", ""},
 };
 
 struct Param {
