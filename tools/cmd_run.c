@@ -405,7 +405,7 @@ static grt_status* run(run_args* a) {
     st = grt_session_run_with_options(s, ro, NULL, 0, NULL, 0, init, 1, NULL, trace);
     if (st) st = grt_status_prefix(st, "--init %s", a->init);
   }
-  if (!st && a->restore) st = grt_session_restore_variables(s, a->restore);
+  if (!st && a->restore) st = grt_session_restore_variables_with_options(s, a->restore, ro);
   /* The steps run through one callable, as a host would: the feeds were
    * parsed and loaded once above, names are resolved and the executable
    * built once here, and each step pays only the callable's run (with
@@ -447,7 +447,7 @@ static grt_status* run(run_args* a) {
   }
   grt_callable_free(c);
   free(fed);
-  if (!st && a->save) st = grt_session_save_variables(s, a->save);
+  if (!st && a->save) st = grt_session_save_variables_with_options(s, a->save, ro);
   for (int i = 0; !st && i < a->n_fetches; i++)
     st = print_tensor(a->fetches[i], out[i], a->compact);
   if (!st && trace) st = grt_write_file_atomic(a->trace, write_trace, trace);

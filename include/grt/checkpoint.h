@@ -34,6 +34,18 @@ GRT_API GRT_MUST_USE grt_status* grt_session_save_variables(grt_session* s, cons
  * Saver does. */
 GRT_API GRT_MUST_USE grt_status* grt_session_restore_variables(grt_session* s, const char* path);
 
+/* The same with per-run options (`opts` may be NULL): like a run, a save or
+ * restore fails with DEADLINE_EXCEEDED once it has taken the options'
+ * timeout, or CANCELLED after grt_session_cancel, checked between
+ * variables and between reading, checking, copying and writing (so the
+ * wait is bounded by the largest single variable's work). A stopped save
+ * leaves the previous file at `path` whole; a stopped restore assigns
+ * nothing. The plain calls above stop on grt_session_cancel too. */
+GRT_API GRT_MUST_USE grt_status* grt_session_save_variables_with_options(
+    grt_session* s, const char* path, const grt_run_options* opts);
+GRT_API GRT_MUST_USE grt_status* grt_session_restore_variables_with_options(
+    grt_session* s, const char* path, const grt_run_options* opts);
+
 #ifdef __cplusplus
 }
 #endif

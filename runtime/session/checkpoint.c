@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cancel.h"
 #include "base/mem.h"
 #include "base/shape.h"
 #include "base/status.h"
@@ -66,16 +67,43 @@ static grt_status* copy_sync(grt_device* dev, grt_stream_kind kind, void* dst, c
   return grt_stream_sync(s);
 }
 
+/* ---- deadlines and cancellation ---------------------------------------- */
+
+/* A save or restore stops, as a run does, once grt_session_cancel is called
+ * or its options' timeout passes: checked between variables and between the
+ * reading, checking, copying and writing phases, so the wait is bounded by
+ * the largest single tensor's work. Nothing is assigned and no file
+ * replaced once it has stopped. */
+static grt_status* stopped(const grt_cancel_token* t, const char* what, const char* path,
+                           const grt_run_options* opts) {
+  grt_code c = grt_cancel_check(t);
+  if (c == GRT_OK) return NULL;
+  if (c == GRT_DEADLINE_EXCEEDED)
+    return grt_status_new(c, "deadline exceeded: %s %s passed its timeout of %lld ms", what, path,
+                          (long long)opts->timeout_ms);
+  return grt_status_new(c, "%s %s cancelled (grt_session_cancel)", what, path);
+}
+
+static void token_for(grt_session* s, const grt_run_options* opts, grt_cancel_token* t) {
+  grt_cancel_token_init(t, &s->cancel_epoch, opts ? opts->timeout_ms : 0);
+}
+
 /* ---- saving ---------------------------------------------------------- */
 
 typedef struct {
   grt_ckpt_var* vars;
   int32_t n;
+  const grt_cancel_token* token;
+  const char* path;
+  const grt_run_options* opts;
 } save_ctx;
 
+/* A stop seen after the entries are written fails the write: the atomic
+ * writer then drops the new file and the old checkpoint stays. */
 static grt_status* write_checkpoint(void* ctx, FILE* f) {
   save_ctx* c = ctx;
-  return grt_ckpt_write(f, c->vars, c->n);
+  GRT_RETURN_IF_ERROR(grt_ckpt_write(f, c->vars, c->n));
+  return stopped(c->token, "saving variables to", c->path, c->opts);
 }
 
 /* The variable's current value in host memory (a new reference). */
@@ -106,7 +134,14 @@ static grt_status* host_value(grt_var* v, grt_device* dev, grt_tensor** out) {
 }
 
 grt_status* grt_session_save_variables(grt_session* s, const char* path) {
+  return grt_session_save_variables_with_options(s, path, NULL);
+}
+
+grt_status* grt_session_save_variables_with_options(grt_session* s, const char* path,
+                                                    const grt_run_options* opts) {
   if (!s || !path) return GRT_ERROR(INVALID_ARGUMENT, "NULL session or path");
+  grt_cancel_token token;
+  token_for(s, opts, &token);
   var_list l;
   GRT_RETURN_IF_ERROR(var_list_make(s, &l));
   grt_ckpt_var* vars = grt_calloc((size_t)l.n + 1, sizeof *vars);
@@ -114,15 +149,19 @@ grt_status* grt_session_save_variables(grt_session* s, const char* path) {
   for (int32_t i = 0; !st && i < l.n; i++) {
     vars[i].name = s->graph->nodes[l.node[i]].name;
     grt_tensor* t = NULL;
-    st = host_value(l.var[i], l.dev[i], &t);
+    st = stopped(&token, "saving variables to", path, opts);
+    if (!st) st = host_value(l.var[i], l.dev[i], &t);
     vars[i].value = t;
   }
-  save_ctx ctx = {vars, l.n};
+  if (!st) st = stopped(&token, "saving variables to", path, opts);
+  save_ctx ctx = {vars, l.n, &token, path, opts};
   if (!st) st = grt_write_file_atomic(path, write_checkpoint, &ctx);
   for (int32_t i = 0; vars && i < l.n; i++) grt_tensor_free((grt_tensor*)vars[i].value);
   grt_free(vars);
   var_list_clear(&l);
-  return st ? grt_status_prefix(st, "saving a checkpoint to %s", path) : NULL;
+  if (st && grt_status_code(st) != GRT_DEADLINE_EXCEEDED && grt_status_code(st) != GRT_CANCELLED)
+    return grt_status_prefix(st, "saving a checkpoint to %s", path);
+  return st; /* a stop names the path already */
 }
 
 /* ---- restoring ------------------------------------------------------- */
@@ -164,7 +203,15 @@ static grt_status* device_value(grt_device* dev, const grt_ckpt_entry* x, const 
 }
 
 grt_status* grt_session_restore_variables(grt_session* s, const char* path) {
+  return grt_session_restore_variables_with_options(s, path, NULL);
+}
+
+grt_status* grt_session_restore_variables_with_options(grt_session* s, const char* path,
+                                                       const grt_run_options* opts) {
   if (!s || !path) return GRT_ERROR(INVALID_ARGUMENT, "NULL session or path");
+  grt_cancel_token token;
+  token_for(s, opts, &token);
+  const char* what = "restoring variables from";
   char* bytes = NULL;
   size_t len = 0;
   grt_ckpt_entry* entries = NULL;
@@ -172,7 +219,9 @@ grt_status* grt_session_restore_variables(grt_session* s, const char* path) {
   var_list l = {0};
   grt_tensor** fresh = NULL;
   grt_status* st = grt_read_file(path, &bytes, &len);
+  if (!st) st = stopped(&token, what, path, opts);
   if (!st) st = grt_ckpt_parse(path, bytes, len, &entries, &ne);
+  if (!st) st = stopped(&token, what, path, opts);
   if (!st) grt_ckpt_sort_by_name(entries, ne);
   if (!st) st = var_list_make(s, &l);
   if (!st) {
@@ -185,6 +234,7 @@ grt_status* grt_session_restore_variables(grt_session* s, const char* path) {
     const grt_ckpt_entry* x = NULL;
     st = match(path, n, entries, ne, &x);
     if (!st) st = device_value(l.dev[i], x, n->name, &fresh[i]);
+    if (!st) st = stopped(&token, what, path, opts);
   }
   for (int32_t i = 0; !st && i < l.n; i++) {
     grt_var_write_begin(l.var[i]);
@@ -202,6 +252,8 @@ grt_status* grt_session_restore_variables(grt_session* s, const char* path) {
   grt_free(entries);
   grt_free(bytes);
   if (!st) return NULL;
+  if (grt_status_code(st) == GRT_DEADLINE_EXCEEDED || grt_status_code(st) == GRT_CANCELLED)
+    return st; /* names the path already */
   /* The reader's and match's messages name the file; the rest (memory,
    * a device's copy) do not, so they get it here. */
   if (strstr(grt_status_message(st), path)) return grt_status_prefix(st, "restoring variables");

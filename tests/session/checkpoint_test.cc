@@ -176,6 +176,44 @@ TEST(Checkpoint, RoundTripIntoAFreshSessionAndBack) {
   EXPECT_EQ(c.Get("b"), std::vector<float>({8, 9}));
 }
 
+// A save or restore honours the run options' deadline as a run does: one
+// that takes longer than its timeout (16 MiB of w written with fsync, or
+// read and checksummed, against 1 ms) fails DEADLINE_EXCEEDED naming the
+// file, a save leaves the previous checkpoint whole and a restore assigns
+// nothing; with no timeout the same calls succeed.
+TEST(Checkpoint, SaveAndRestoreHonourTheDeadline) {
+  std::string dir = TempDir(), path = dir + "/big.ckpt";
+  const int n = 1 << 22;
+  std::vector<float> w(n), b = {1, 2};
+  for (int i = 0; i < n; i++) w[i] = (float)(i % 1000);
+  Sess a(Graph(n));
+  ASSERT_OK(a.Init(w, b));
+  ASSERT_OK(grt_session_save_variables_with_options(a.s, path.c_str(), nullptr));
+  std::string before = ReadAll(path);
+  grt_run_options* o = nullptr;
+  ASSERT_OK(grt_run_options_new(&o));
+  ASSERT_OK(grt_run_options_set_timeout_ms(o, 1));
+  ASSERT_OK(a.Step());  // the variables now differ from the file
+  grt_status* st = grt_session_save_variables_with_options(a.s, path.c_str(), o);
+  ASSERT_NE(st, nullptr) << "a 16 MiB save within 1 ms";
+  EXPECT_EQ(grt_status_code(st), GRT_DEADLINE_EXCEEDED);
+  std::string m = Msg(st);
+  EXPECT_NE(m.find(path), std::string::npos) << m;
+  EXPECT_NE(m.find("timeout of 1 ms"), std::string::npos) << m;
+  EXPECT_TRUE(ReadAll(path) == before) << "the previous checkpoint was replaced";
+  st = grt_session_restore_variables_with_options(a.s, path.c_str(), o);
+  ASSERT_NE(st, nullptr) << "a 16 MiB restore within 1 ms";
+  EXPECT_EQ(grt_status_code(st), GRT_DEADLINE_EXCEEDED);
+  m = Msg(st);
+  EXPECT_NE(m.find("restoring variables from " + path), std::string::npos) << m;
+  EXPECT_EQ(a.Get("b"), std::vector<float>({2, 3})) << "a stopped restore assigned b";
+  // No deadline: the same restore goes through.
+  ASSERT_OK(grt_run_options_set_timeout_ms(o, 0));
+  ASSERT_OK(grt_session_restore_variables_with_options(a.s, path.c_str(), o));
+  EXPECT_EQ(a.Get("b"), b);
+  grt_run_options_free(o);
+}
+
 TEST(Checkpoint, SavingAnUninitialisedVariableNamesItAndLeavesTheFileAlone) {
   std::string dir = TempDir(), path = dir + "/m.ckpt";
   WriteAll(path, "previous");
