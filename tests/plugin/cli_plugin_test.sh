@@ -64,7 +64,8 @@ grep -q "test.copy_delay_us" "$tmp/out" && { echo "FAIL: test key listed without
 GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" run "$tmp/g.json" --option test.copy_delay_us=0 --fetch y >"$tmp/out" 2>&1
 check "y with no copy delay" "$tmp/out" '"values": [8, 12, 18, 26]'
 GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" run "$tmp/g.json" --option test.copy_delay_us=soon --fetch y >"$tmp/out" 2>&1
-[ $? -eq 1 ] && echo "ok: exit 1 for a bad value" || { echo "FAIL: exit status for a bad value"; fails=$((fails + 1)); }
+# A malformed value is a usage error (2), as for every flag value.
+[ $? -eq 2 ] && echo "ok: exit 2 for a bad value" || { echo "FAIL: exit status for a bad value"; fails=$((fails + 1)); }
 check "bad value named" "$tmp/out" "grt run: --option test.copy_delay_us=soon: option test.copy_delay_us: 'soon' is not a number of microseconds in [0, 1000000]"
 GRT_PLUGIN_PATH="$plugin_dir/libgrt_backend_test.so" "$grt" run "$tmp/g.json" --option test.delay=1 --fetch y >"$tmp/out" 2>&1
 check "unknown test key" "$tmp/out" "unknown session option 'test.delay' (device type TEST has: test.copy_delay_us, test.kernel_delay_us, test.separate_host_memory)"
