@@ -3,14 +3,15 @@
  *              [--init TARGET] [--restore CKPT] [--steps N] [--quiet]
  *              [--save CKPT] [--trace OUT.json]
  *              [--memory-limit BYTES[K|M|G]] [--timeout-ms MS] [--compact] [--no-mmap]
- *              [--graph-capture] [--option KEY=VALUE]...
+ *              [--graph-capture] [--cluster JOB:N,...] [--option KEY=VALUE]...
  * grt run --help: this, and every session option (grt_session_options_describe).
  * Runs a graph through a session; fetches are printed as JSON tensors, one
  * per line, after the last step. --restore loads the variables after
  * --init, --save writes them after the last step (docs/checkpoint-format.md).
  * With --steps N on a terminal, a progress line goes to stderr at most once a
  * second (step, steps/s, the first fetch when it is a scalar); --quiet
- * silences it. */
+ * silences it. With --cluster (under mpirun: docs/distributed.md) every rank
+ * runs its task's part and rank 0 alone prints the fetches. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,13 +31,15 @@ static const char kUsage[] =
     "               [--init TARGET] [--restore CKPT] [--steps N] [--quiet]\n"
     "               [--save CKPT] [--trace OUT.json]\n"
     "               [--memory-limit BYTES[K|M|G]] [--timeout-ms MS] [--compact] [--no-mmap]\n"
-    "               [--graph-capture] [--option KEY=VALUE]...\n"
+    "               [--graph-capture] [--cluster JOB:N,...] [--option KEY=VALUE]...\n"
     "  VALUE: a JSON tensor {\"dtype\",\"shape\",\"values\"} or @file.npy\n"
-    "  --option KEY=VALUE: a session option (listed below by --help), set after the flags' own\n";
+    "  --option KEY=VALUE: a session option (listed below by --help), set after the flags' own\n"
+    "  --cluster ps:1,worker:2: one task of a cluster of processes; run under mpirun -np N\n";
 
 typedef struct {
   const char* file;
   const char* devices;
+  const char* cluster; /* session option cluster */
   bool soft, log;
   bool no_rewrite;       /* session option rewrite=false */
   bool optimizer_report; /* the optimizer's report on stderr once the session is made */
@@ -95,6 +98,8 @@ static int parse_args(int argc, char** argv, run_args* a) {
       a->log = true;
     } else if ((v = value_of(argc, argv, &i, "--devices"))) {
       a->devices = v;
+    } else if ((v = value_of(argc, argv, &i, "--cluster"))) {
+      a->cluster = v;
     } else if ((v = value_of(argc, argv, &i, "--feed"))) {
       const char* eq = strchr(v, '=');
       if (!eq || eq == v) return usage("--feed needs NAME=VALUE");
@@ -298,6 +303,8 @@ static grt_status* run(run_args* a) {
     if (st) st = grt_status_prefix(st, "--memory-limit");
   }
   if (!st && a->graph_capture) st = grt_session_options_set(o, "graph_capture", "true");
+  if (!st && a->cluster && (st = grt_session_options_set(o, "cluster", a->cluster)))
+    st = grt_status_prefix(st, "--cluster");
   for (int i = 0; !st && i < a->n_options; i++) {
     const char* eq = strchr(a->options[i], '=');
     char* key = strndup(a->options[i], (size_t)(eq - a->options[i]));
@@ -339,7 +346,9 @@ static grt_status* run(run_args* a) {
                                              a->targets, a->n_targets, &c);
     free(names);
   }
-  bool progress = !a->quiet && a->steps > 1 && isatty(STDERR_FILENO);
+  /* In a cluster, rank 0 speaks for every task (fetches are gathered to it). */
+  bool speaks = !s || grt_session_cluster_rank(s) <= 0;
+  bool progress = !a->quiet && a->steps > 1 && isatty(STDERR_FILENO) && speaks;
   double start = now_s(), last_line = start;
   for (long step = 0; !st && step < a->steps && (a->n_fetches || a->n_targets); step++) {
     for (int i = 0; i < a->n_fetches; i++) {
@@ -365,7 +374,7 @@ static grt_status* run(run_args* a) {
   grt_callable_free(c);
   free(fed);
   if (!st && a->save) st = grt_session_save_variables(s, a->save);
-  for (int i = 0; !st && i < a->n_fetches; i++)
+  for (int i = 0; !st && speaks && i < a->n_fetches; i++)
     st = print_tensor(a->fetches[i], out[i], a->compact);
   if (!st && trace) st = grt_write_file_atomic(a->trace, write_trace, trace);
   for (int i = 0; out && i < a->n_fetches; i++) grt_tensor_free(out[i]);

@@ -46,8 +46,8 @@ static int mpi_init(int32_t* rank, int32_t* size, char* why, size_t why_size) {
     rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
     if (rc == MPI_SUCCESS && provided < MPI_THREAD_SERIALIZED) {
       pthread_mutex_unlock(&g_mu);
-      snprintf(why, why_size, "MPI: this MPI gives thread level %d, grt needs MPI_THREAD_SERIALIZED",
-               provided);
+      snprintf(why, why_size,
+               "MPI: this MPI gives thread level %d, grt needs MPI_THREAD_SERIALIZED", provided);
       return 1;
     }
     if (rc == MPI_SUCCESS) atexit(finalize_at_exit);
@@ -87,7 +87,8 @@ static int mpi_all_gather(const void* in, size_t bytes, void* out, int64_t timeo
   }
   MPI_Request req;
   pthread_mutex_lock(&g_mu);
-  int rc = MPI_Iallgather(in, (int)bytes, MPI_BYTE, out, (int)bytes, MPI_BYTE, MPI_COMM_WORLD, &req);
+  int rc =
+      MPI_Iallgather(in, (int)bytes, MPI_BYTE, out, (int)bytes, MPI_BYTE, MPI_COMM_WORLD, &req);
   pthread_mutex_unlock(&g_mu);
   if (rc != MPI_SUCCESS) return mpi_fail(rc, "all-gather", why, why_size);
   int64_t end = now_ms() + timeout_ms;
