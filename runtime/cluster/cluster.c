@@ -81,7 +81,10 @@ static grt_status* make_devices(const grt_cluster* c, const join_record* recs,
   return NULL;
 }
 
-static grt_status* join(grt_cluster* c, const char* spec, const grt_device_set* local) {
+static grt_status* join(grt_cluster* c, const char* spec) {
+  if (strlen(spec) >= sizeof c->spec_text)
+    return GRT_ERROR(INVALID_ARGUMENT, "cluster spec of %zu characters: at most %zu", strlen(spec),
+                     sizeof c->spec_text - 1);
   GRT_RETURN_IF_ERROR(grt_cluster_spec_parse(spec, &c->spec));
   GRT_RETURN_IF_ERROR(grt_transport_open("mpi", &c->t));
   char why[256] = "";
@@ -114,7 +117,7 @@ grt_status* grt_cluster_join(const char* spec, const grt_device_set* local, grt_
   grt_cluster* c = &g_cluster;
   grt_status* st = NULL;
   if (!c->joined) {
-    st = join(c, spec, local);
+    st = join(c, spec);
     if (!st) {
       c->joined = true;
       snprintf(c->spec_text, sizeof c->spec_text, "%s", spec);

@@ -701,18 +701,30 @@ static void pause_poll(int32_t idle) {
  * failure every receive left is cancelled and completed with no value. */
 static void poll_recvs(run_state* r, work_stack* w) {
   const grt_executable* e = r->e;
-  int32_t left = 0;
-  for (int32_t i = 0; i < e->n_remote_recvs; i++) left += r->recvs[i] != NULL;
+  /* A receive not posted (the run failed while posting) completes too. */
+  uint8_t* finished = grt_calloc((size_t)e->n_remote_recvs + 1, 1);
+  if (!finished) {
+    fail(r, GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory running a step"));
+    for (int32_t i = 0; i < e->n_remote_recvs; i++) {
+      grt_wire_recv_cancel(r->s->cluster, r->recvs[i]);
+      r->recvs[i] = NULL;
+      finish(r, &e->nodes[e->remote_recvs[i]], w);
+      __atomic_sub_fetch(&r->remaining, 1, __ATOMIC_ACQ_REL);
+      drain(r, w);
+    }
+    return;
+  }
+  int32_t left = e->n_remote_recvs;
   for (int32_t idle = 0; left > 0; idle++) {
     bool failed = __atomic_load_n(&r->failed, __ATOMIC_ACQUIRE);
     grt_code stop = failed ? GRT_OK : grt_cancel_check(&r->cancel);
     for (int32_t i = 0; i < e->n_remote_recvs; i++) {
-      if (!r->recvs[i]) continue;
+      if (finished[i]) continue;
       const exec_node* x = &e->nodes[e->remote_recvs[i]];
       bool done = false;
       grt_tensor* t = NULL;
       grt_status* st = NULL;
-      if (!failed && stop == GRT_OK) {
+      if (!failed && stop == GRT_OK && r->recvs[i]) {
         st = grt_wire_recv_poll(r->s->cluster, r->recvs[i],
                                 r->s->device[x->device]->memory[GRT_MEMORY_DEVICE], &done, &t);
       } else {
@@ -730,11 +742,13 @@ static void poll_recvs(run_state* r, work_stack* w) {
         char what[400];
         describe_crossing(r, x, "from", what, sizeof what);
         fail(r, grt_status_prefix(st, "receive of %s", what));
+        grt_wire_recv_cancel(r->s->cluster, r->recvs[i]);
         failed = true;
         done = true;
       }
       if (!done) continue;
       r->recvs[i] = NULL;
+      finished[i] = 1;
       left--;
       idle = 0;
       if (x->n_outputs && r->uses[x->out_start] > 0)
@@ -747,6 +761,7 @@ static void poll_recvs(run_state* r, work_stack* w) {
     }
     if (left > 0) pause_poll(idle);
   }
+  grt_free(finished);
 }
 
 /* The run's sends, each until its bytes have left (the peer took them),
