@@ -51,13 +51,21 @@ for net in tcp shm; do
   same "3 ranks over $net give one process's bits" "$tmp/local" "$tmp/cluster_$net"
 done
 
-"$grt" run "$tmp/variable_local.json" --devices cpu:3 --no-rewrite --init v_init \
-  --fetch update --fetch twice --steps 3 >"$tmp/var_local" 2>&1
+"$grt" run "$tmp/variable_local.json" --devices cpu:3 --no-rewrite --soft-placement --init v_init \
+  --fetch update --fetch twice --fetch far_plus --steps 3 >"$tmp/var_local" 2>&1
 timeout 120 mpirun -np 3 "${tcp[@]}" "$grt" run "$tmp/variable_cluster.json" --cluster ps:1,worker:2 \
-  --init v_init --fetch update --fetch twice --steps 3 --timeout-ms 60000 >"$tmp/var_cluster" 2>&1
+  --soft-placement --init v_init --fetch update --fetch twice --fetch far_plus --steps 3 \
+  --timeout-ms 60000 >"$tmp/var_cluster" 2>"$tmp/var_err"
 check "the variable on /job:ps took 3 updates from a worker" "$tmp/var_cluster" \
   '{"dtype": "float32", "shape": [2], "values": [1.75, 2.1875]}'
 same "the variable's steps match one process's" "$tmp/var_local" "$tmp/var_cluster"
+timeout 120 mpirun -np 3 "${tcp[@]}" "$grt" run "$tmp/variable_cluster.json" --cluster ps:1,worker:2 \
+  --soft-placement --log --fetch far_plus >"$tmp/var_log" 2>&1
+check "colocation across tasks" "$tmp/var_log" "v_read: (Identity): /job:ps/replica:0/task:0/device:CPU:0"
+check "soft placement away from a task the cluster lacks" "$tmp/var_log" \
+  "far: (Const): /job:worker/replica:0/task:0/device:CPU:0"
+check "every task's devices are known to every task" "$tmp/var_log" \
+  "/job:worker/replica:0/task:1/device:CPU:0 -> device: 0, name: logical CPU device (declared; not on this machine)"
 
 timeout 120 mpirun "${tcp[@]}" -np 1 "$grt" run "$tmp/variable_cluster.json" --cluster ps:1,worker:2 \
   --fetch twice : -np 2 "$grt" run "$tmp/crossings_cluster.json" --cluster ps:1,worker:2 \

@@ -14,6 +14,8 @@ TASKS = {
     "P": ("/job:ps/task:0/device:CPU:0", "/cpu:0"),
     "W0": ("/job:worker/task:0/device:CPU:0", "/cpu:1"),
     "W1": ("/job:worker/task:1/device:CPU:0", "/cpu:2"),
+    # A task the cluster lacks: soft placement moves what is pinned there.
+    "FAR": ("/job:worker/task:7/device:CPU:0", "/cpu:7"),
 }
 
 
@@ -80,6 +82,11 @@ def variable():
         node("update", "AssignAdd", ["v", "delta2"], "P"),
         const("two", "W0", "float32", [], [2]),
         node("twice", "Mul", ["update", "two"], "W0"),
+        # Placed by the rules, not by a pin: colocated with v (on ps), and
+        # moved by soft placement from a task the cluster lacks.
+        {"name": "v_read", "op": "Identity", "inputs": ["v"], "colocate_with": ["v"]},
+        const("far", "FAR", "float32", [], [4]),
+        node("far_plus", "Add", ["far", "two"], "W0"),
     ]
 
 
@@ -95,7 +102,8 @@ def write(path, nodes, which):
     out = []
     for n in nodes:
         n = dict(n)
-        n["device"] = TASKS[n["device"]][which]
+        if "device" in n:
+            n["device"] = TASKS[n["device"]][which]
         out.append(n)
     with open(path, "w") as f:
         json.dump({"format": "grt.graph", "version": 1, "nodes": out}, f)
