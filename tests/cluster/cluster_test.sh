@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # grt run --cluster under mpirun (docs/distributed.md): 3 ranks over TCP on
 # loopback and over shared memory; values of every dtype, empty, scalar, a
-# control edge and a 64 MiB tensor crossing tasks, bit-identical to the same
-# graph on logical CPUs of one process; a variable on /job:ps updated from a
-# worker; ranks with different graphs or the wrong rank count refused at
-# start-up; a receive whose sender never sends ending at the run's deadline.
+# control edge and a 68 MiB tensor (two chunks) crossing tasks, bit-identical
+# to the same graph on logical CPUs of one process; a variable on /job:ps
+# updated from a worker, with colocation and soft placement across tasks;
+# ranks with different graphs or the wrong rank count refused at start-up;
+# a receive whose sender never sends ending at the run's deadline.
 # Where mpirun or the plugin is missing (a machine without Open MPI) it says
 # so and passes; CI installs Open MPI (scripts/setup.sh), so it runs there.
 set -uo pipefail
@@ -40,7 +41,7 @@ for f in w_float32 w_float64 w_int32 w_int64 w_uint8 w_int8 w_int16 w_bool w_flo
   empty_w1 scalar_p after_ctl bad_P bad_W1 checksum_P checksum_W1; do fetches+=(--fetch "$f"); done
 "$grt" run "$tmp/crossings_local.json" --devices cpu:3 --no-rewrite --option intra_op_threads=1 \
   "${fetches[@]}" >"$tmp/local" 2>&1 || { echo "FAIL: one process"; cat "$tmp/local"; exit 1; }
-check "the 64 MiB tensor arrives whole" "$tmp/local" '{"dtype": "float32", "shape": [], "values": [0]}'
+check "the 68 MiB tensor arrives whole" "$tmp/local" '{"dtype": "float32", "shape": [], "values": [0]}'
 for net in tcp shm; do
   declare -n mca="$net"
   timeout 120 mpirun -np 3 "${mca[@]}" "$grt" run "$tmp/crossings_cluster.json" \

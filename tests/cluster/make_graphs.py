@@ -4,7 +4,7 @@ the tasks of a cluster (NAME_cluster.json) and to logical CPUs of one
 process (NAME_local.json), so the test can compare their results bit for bit.
 
   crossings: every dtype, an empty and a scalar tensor, a control edge and a
-             64 MB tensor crossing between tasks ps:0, worker:0, worker:1
+             68 MiB tensor crossing between tasks ps:0, worker:0, worker:1
   variable:  a variable on /job:ps updated by a value computed on a worker
   deadline:  a value worker:0 sends to ps:0 only when asked for it"""
 import json
@@ -51,15 +51,16 @@ def crossings():
     # A control edge across tasks: ctl runs on worker:1 after c_int32 on worker:0.
     g.append(node("ctl", "NoOp", ["^c_int32"], "W1"))
     g.append(node("after_ctl", "Identity", ["scalar", "^ctl"], "W1"))
-    # 2^24 float32 values (64 MiB) made on worker:0, compared on ps:0 and
-    # worker:1 with the same range made there: 0 when every chunk landed.
+    # 2^24 + 2^20 float32 values (68 MiB: two chunks of the wire) made on
+    # worker:0, compared on ps:0 and worker:1 with the same range made
+    # there: 0 when every chunk landed in its place.
     g.append(const("zero", "W0", "float32", [], [0]))
-    g.append(const("limit", "W0", "float32", [], [16777216]))
+    g.append(const("limit", "W0", "float32", [], [17825792]))
     g.append(const("one", "W0", "float32", [], [1]))
     g.append(node("big", "Range", ["zero", "limit", "one"], "W0", {"Tidx": "float32"}))
     for t in ("P", "W1"):
         g.append(const("zero_" + t, t, "float32", [], [0]))
-        g.append(const("limit_" + t, t, "float32", [], [16777216]))
+        g.append(const("limit_" + t, t, "float32", [], [17825792]))
         g.append(const("one_" + t, t, "float32", [], [1]))
         g.append(const("axis_" + t, t, "int32", [1], [0]))
         g.append(node("mine_" + t, "Range", ["zero_" + t, "limit_" + t, "one_" + t], t,
