@@ -20,6 +20,10 @@ export GRT_PLUGIN_PATH="$(cd "$(dirname "$plugin")" && pwd)"
 # CI runs as root; Open MPI refuses that unless told.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
+# Under --config=asan: Open MPI keeps memory until exit, much of it allocated
+# by components that MPI_Finalize unloads, so LeakSanitizer can neither
+# name nor suppress it; the ranks check addresses and UB, not leaks.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 tmp="$(mktemp -d)"
 export TMPDIR="$tmp"
 trap 'rm -rf "$tmp"' EXIT
@@ -68,8 +72,8 @@ check "soft placement away from a task the cluster lacks" "$tmp/var_log" \
 check "every task's devices are known to every task" "$tmp/var_log" \
   "/job:worker/replica:0/task:1/device:CPU:0 -> device: 0, name: logical CPU device (declared; not on this machine)"
 
-timeout 120 mpirun "${tcp[@]}" -np 1 "$grt" run "$tmp/variable_cluster.json" --cluster ps:1,worker:2 \
-  --fetch twice : -np 2 "$grt" run "$tmp/crossings_cluster.json" --cluster ps:1,worker:2 \
+timeout 120 mpirun "${tcp[@]}" -np 1 "$grt" run "$tmp/deadline_cluster.json" --cluster ps:1,worker:2 \
+  --fetch s : -np 2 "$grt" run "$tmp/crossings_cluster.json" --cluster ps:1,worker:2 \
   --fetch w_int8 >"$tmp/mismatch" 2>&1
 rc=$?
 [ $rc -ne 0 ] || { echo "FAIL: ranks with different graphs ran"; fails=$((fails + 1)); }
