@@ -25,6 +25,7 @@ LAYERS = [
     "parallel",
     "backends/cpu",
     "optimizer",
+    "runtime/cluster",
     "runtime/session",
     "tools",
 ]

@@ -4,8 +4,10 @@
 #   bash scripts/install.sh PREFIX
 #
 #   PREFIX/lib/libgrt.so.X.Y.Z with the libgrt.so.X and libgrt.so links
-#   PREFIX/lib/libgrt_backend_*.so  backend plugins (Bazel targets named so,
-#                                   outside tests/), beside the library
+#   PREFIX/lib/libgrt_backend_*.so  backend plugins and the transport plugin
+#   PREFIX/lib/libgrt_transport_*.so (libgrt_transport_mpi.so where Open MPI
+#                                   is installed): Bazel targets named so,
+#                                   outside tests/, beside the library
 #   PREFIX/lib/pkgconfig/grt.pc     so hosts build with
 #                                   cc app.c $(pkg-config --cflags --libs grt)
 #   PREFIX/include/grt/*.h          the public headers
@@ -26,7 +28,7 @@ esac
 cd "$(dirname "$0")/.."
 
 plugins=$(bazel query --noshow_progress \
-  'filter(":libgrt_backend_[^:/]*\.so$", kind("cc_binary", //... except //tests/...))' 2>/dev/null || true)
+  'filter(":libgrt_(backend|transport)_[^:/]*\.so$", kind("cc_binary", //... except //tests/...))' 2>/dev/null || true)
 # shellcheck disable=SC2086
 bazel build -c opt //:libgrt.so //tools:grt $plugins
 

@@ -4,7 +4,7 @@
 #   install_layout.sh PREFIX LIBGRT_SO GRT_BIN INCLUDE_DIR [PLUGIN.so...]
 #
 #   PREFIX/lib/libgrt.so.X.Y.Z, libgrt.so.X -> it, libgrt.so -> libgrt.so.X
-#   PREFIX/lib/libgrt_backend_*.so      the backend plugins given, beside it
+#   PREFIX/lib/libgrt_backend_*.so      the plugins given (backends, transports), beside it
 #   PREFIX/lib/pkgconfig/grt.pc         for `pkg-config --cflags --libs grt`
 #   PREFIX/include/grt/*.h              INCLUDE_DIR/grt/*.h, the public headers
 #   PREFIX/bin/grt                      the command

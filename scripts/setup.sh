@@ -20,6 +20,7 @@ packages=(
   gnuplot-nox                        # examples:fashion_mnist's loss plot
   libprotobuf-c-dev protobuf-c-compiler protobuf-compiler  # GraphDef and ONNX import (interchange/)
   libonnx-dev libonnx-testdata python3-onnx  # onnx.proto, the ONNX conformance tests, bench model
+  libopenmpi-dev openmpi-bin         # the MPI transport plugin and its multi-process tests (transport/mpi)
 )
 
 missing=()

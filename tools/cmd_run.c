@@ -7,7 +7,8 @@
  * once).
  * With --steps N on a terminal, a progress line goes to stderr at most once a
  * second (step, steps/s, the first fetch when it is a scalar); --quiet
- * silences it. */
+ * silences it. With --cluster (under mpirun: docs/distributed.md) every rank
+ * runs its task's part and rank 0 alone prints the fetches. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@ typedef struct {
   const char* restore;
   bool quiet;
   const char* memory_limit;
+  const char* cluster; /* session option cluster */
   const char* timeout_text;
   long long timeout_ms;
   bool compact;
@@ -93,6 +95,8 @@ static const grt_cli_option kOptions[] = {
      "read a .grt FILE into memory instead of mapping it"},
     {"--graph-capture", NULL, GRT_CLI_FLAG, offsetof(run_args, graph_capture), NULL,
      "the steps run as one callable, recorded once and replayed where the device can"},
+    {"--cluster", NULL, GRT_CLI_VALUE, offsetof(run_args, cluster), "JOB:N,...",
+     "one task of a cluster of processes, run under mpirun -np N (docs/distributed.md)"},
     {"--option", NULL, GRT_CLI_LIST, offsetof(run_args, options), "KEY=VALUE",
      "a session option (listed below), set after the flags' own"},
 };
@@ -381,6 +385,8 @@ static grt_status* run(run_args* a) {
   if (!st) st = check_names(g, a);
   if (!st) st = grt_session_options_new(&o);
   if (!st && a->devices) st = apply_devices(a->devices, o);
+  if (!st && a->cluster && (st = grt_session_options_set(o, "cluster", a->cluster)))
+    st = grt_status_prefix(st, "--cluster");
   if (!st && a->soft) st = grt_session_options_set(o, "allow_soft_placement", "true");
   if (!st && a->log) st = grt_session_options_set(o, "log_device_placement", "true");
   if (!st && a->no_rewrite) st = grt_session_options_set(o, "rewrite", "false");
@@ -426,7 +432,9 @@ static grt_status* run(run_args* a) {
                                              a->targets, a->n_targets, &c);
     free(names);
   }
-  bool progress = !a->quiet && a->steps > 1 && isatty(STDERR_FILENO);
+  /* In a cluster, rank 0 speaks for every task (fetches are gathered to it). */
+  bool speaks = !s || grt_session_cluster_rank(s) <= 0;
+  bool progress = !a->quiet && a->steps > 1 && isatty(STDERR_FILENO) && speaks;
   double start = now_s(), last_line = start;
   for (long step = 0; !st && c && step < a->steps; step++) {
     for (int i = 0; i < a->n_fetches; i++) {
@@ -448,7 +456,7 @@ static grt_status* run(run_args* a) {
   grt_callable_free(c);
   free(fed);
   if (!st && a->save) st = grt_session_save_variables_with_options(s, a->save, ro);
-  for (int i = 0; !st && i < a->n_fetches; i++)
+  for (int i = 0; !st && speaks && i < a->n_fetches; i++)
     st = print_tensor(a->fetches[i], out[i], a->compact);
   if (!st && trace) st = grt_write_file_atomic(a->trace, write_trace, trace);
   if (st) {

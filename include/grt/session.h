@@ -52,6 +52,13 @@ extern "C" {
  *                          device that can capture (a GPU: CUDA Graphs) records its
  *                          step's launches on its second call and replays them from
  *                          then on (grt_callable_capture_report).
+ *   cluster                "JOB:N,..." (default ""): this process is one task of a
+ *                          cluster of processes started by mpirun, tasks given to
+ *                          ranks in this order ("ps:1,worker:2": rank 0 is
+ *                          /job:ps/task:0); the placer plans over every task's
+ *                          devices and each rank runs its own task's part, values
+ *                          crossing tasks sent over MPI (the plugin
+ *                          libgrt_transport_mpi.so; docs/distributed.md).
  * Keys "type.KEY" belong to the backend of device type TYPE, which declares
  * and checks them (grt_backend.options in grt/backend.h); built in:
  *   cpu.devices            logical CPU devices, 1 to 4096, default 1
@@ -95,6 +102,12 @@ GRT_API void grt_session_free(grt_session* s); /* NULL is a no-op */
  * the optimized graph runs, its nodes pinned where this plan put the
  * nodes they stand for. */
 GRT_API const grt_plan* grt_session_plan(const grt_session* s);
+
+/* With the session option `cluster`: this process's MPI rank (its task is
+ * the rank-th of the spec's tasks); -1 for a session of one process. A
+ * fetch of a node another task runs comes back on rank 0 only (NULL on the
+ * others); a fetch of this task's node comes back here too. */
+GRT_API int32_t grt_session_cluster_rank(const grt_session* s);
 
 /* ---- the graph optimizer ----------------------------------------------- */
 /* With the session option rewrite (default true) a session runs its graph

@@ -124,7 +124,15 @@ typedef struct {
   /* per graph node: its exec node, -1 when pruned (-2 while pruning) */
   int32_t* exec_of;
   int32_t n_kernels; /* exec nodes [0, n_kernels) run graph nodes, in graph order */
+  /* A cluster session's crossings between tasks, (src, port + 1, dst rank)
+   * sorted: a crossing's index is its tag (cluster_crossings). */
+  int64_t* crossings;
+  int32_t n_crossings;
+  ivec remote_recvs;
 } builder;
+
+/* A node another task runs: exec_of marks it so while building. */
+enum { kRemote = -3 };
 
 static grt_status* add_exec(builder* b, int32_t node, int32_t device, uint8_t kind,
                             int32_t n_outputs, int32_t* out_index) {
@@ -143,6 +151,7 @@ static grt_status* add_exec(builder* b, int32_t node, int32_t device, uint8_t ki
   x->n_outputs = n_outputs;
   x->out_start = b->n_slots;
   x->peer = -1;
+  x->remote_peer = -1;
   b->n_slots += n_outputs;
   *out_index = b->n_nodes++;
   return NULL;
@@ -291,6 +300,152 @@ static grt_status* index_signature(builder* b, const grt_run_signature* sig) {
   return NULL;
 }
 
+/* ---- crossings between the tasks of a cluster (runtime/cluster) ------- */
+
+static int32_t rank_of(const builder* b, int32_t node) {
+  return grt_cluster_device_rank(b->s->cluster, b->s->devices,
+                                 grt_plan_node_device(b->s->plan, node));
+}
+
+/* (src, port, dst rank) as one sortable key. */
+static int64_t crossing_key(int32_t src, int32_t port, int32_t rank) {
+  return ((int64_t)src << 26) | ((int64_t)(port + 1) << 10) | rank;
+}
+
+static int cmp_i64(const void* a, const void* b) {
+  int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
+  return x < y ? -1 : x > y;
+}
+
+static grt_status* push_crossing(builder* b, int32_t src, int32_t port, int32_t rank,
+                                 int32_t* cap) {
+  if (b->n_crossings == *cap) {
+    int32_t n = *cap ? *cap * 2 : 64;
+    int64_t* v = grt_realloc(b->crossings, (size_t)n * sizeof *v);
+    if (!v) return OOM();
+    b->crossings = v;
+    *cap = n;
+  }
+  b->crossings[b->n_crossings++] = crossing_key(src, port, rank);
+  return NULL;
+}
+
+/* Every value (and control signal) the run sends from one task to another,
+ * with fetches to rank 0, sorted: every rank computes the same list from
+ * the same graph, plan and pruning, so an index names one message. */
+static grt_status* cluster_crossings(builder* b) {
+  if (!b->s->cluster) return NULL;
+  int32_t cap = 0;
+  for (int32_t v = 0; v < b->g->n_nodes; v++) {
+    if (b->exec_of[v] == -1) continue;
+    const grt_node* n = &b->g->nodes[v];
+    int32_t rv = rank_of(b, v);
+    for (int32_t i = 0; i < n->n_inputs; i++)
+      if (fed_index(b, n->inputs[i].src, n->inputs[i].port) < 0 &&
+          rank_of(b, n->inputs[i].src) != rv)
+        GRT_RETURN_IF_ERROR(push_crossing(b, n->inputs[i].src, n->inputs[i].port, rv, &cap));
+    for (int32_t i = 0; i < n->n_controls; i++)
+      if (rank_of(b, n->controls[i].src) != rv)
+        GRT_RETURN_IF_ERROR(push_crossing(b, n->controls[i].src, -1, rv, &cap));
+  }
+  for (int32_t i = 0; i < b->nx; i++)
+    if (fed_index(b, b->fetch_node[i], b->fetch_port[i]) < 0 && rank_of(b, b->fetch_node[i]) != 0)
+      GRT_RETURN_IF_ERROR(push_crossing(b, b->fetch_node[i], b->fetch_port[i], 0, &cap));
+  if (b->n_crossings) qsort(b->crossings, (size_t)b->n_crossings, sizeof *b->crossings, cmp_i64);
+  int32_t m = 0;
+  for (int32_t i = 0; i < b->n_crossings; i++)
+    if (m == 0 || b->crossings[m - 1] != b->crossings[i]) b->crossings[m++] = b->crossings[i];
+  b->n_crossings = m;
+  return NULL;
+}
+
+static int32_t crossing_index(const builder* b, int32_t src, int32_t port, int32_t rank) {
+  int64_t key = crossing_key(src, port, rank);
+  const int64_t* f = bsearch(&key, b->crossings, (size_t)b->n_crossings, sizeof key, cmp_i64);
+  return f ? (int32_t)(f - b->crossings) : -1;
+}
+
+/* Copy-map keys of remote crossings: device fields no device set reaches. */
+enum { kRemoteRecvDev = 2047, kRemoteSendDev = 2048 };
+
+/* The receive of (src, port) from the task that runs src, on local device
+ * `dev`: one per value and task, shared by the task's host-addressable
+ * devices (the value arrives in host memory). */
+static grt_status* remote_recv(builder* b, int32_t src, int32_t port, int32_t dev,
+                               int32_t* out_recv) {
+  int32_t* slot = copy_slot(&b->copies, copy_key(src, port, kRemoteRecvDev));
+  if (*slot < 0) {
+    if (!host_addressable(b, dev))
+      return GRT_ERROR(UNIMPLEMENTED,
+                       "'%s' crosses from task %s into %s, whose memory the host cannot address: "
+                       "values between tasks travel in host memory only (not yet built)",
+                       b->g->nodes[src].name, grt_cluster_task_name(b->s->cluster, rank_of(b, src)),
+                       grt_device_set_name(b->s->devices, dev));
+    int32_t recv;
+    GRT_RETURN_IF_ERROR(add_exec(b, src, dev, EXEC_RECV, port >= 0 ? 1 : 0, &recv));
+    exec_node* x = &b->nodes[recv];
+    x->remote_peer = rank_of(b, src);
+    x->crossing = crossing_index(b, src, port, grt_cluster_rank(b->s->cluster));
+    x->remote_port = port;
+    /* Not ready at the start: the run's thread completes it when its
+     * message has landed (executor.c). */
+    x->pending = 1;
+    if (x->crossing < 0 || !ivec_push(&b->remote_recvs, recv))
+      return x->crossing < 0 ? GRT_ERROR(INTERNAL, "no crossing for '%s'", b->g->nodes[src].name)
+                             : OOM();
+    *slot = recv;
+  }
+  *out_recv = *slot;
+  return NULL;
+}
+
+/* The send of (src, port) from this task to `rank`, one per value and
+ * destination task. */
+static grt_status* remote_send(builder* b, int32_t src, int32_t port, int32_t rank) {
+  int32_t* slot = copy_slot(&b->copies, copy_key(src, port, kRemoteSendDev + rank));
+  if (*slot >= 0) return NULL;
+  int32_t from = b->exec_of[src], dev = b->nodes[from].device;
+  if (port >= 0 && !host_addressable(b, dev) &&
+      !grt_plan_output_in_host_memory(b->s->plan, src, port))
+    return GRT_ERROR(UNIMPLEMENTED,
+                     "'%s' crosses from %s to task %s: values between tasks travel in host memory "
+                     "only (not yet built)",
+                     b->g->nodes[src].name, grt_device_set_name(b->s->devices, dev),
+                     grt_cluster_task_name(b->s->cluster, rank));
+  int32_t send;
+  GRT_RETURN_IF_ERROR(add_exec(b, src, dev, EXEC_SEND, 0, &send));
+  exec_node* x = &b->nodes[send];
+  x->remote_peer = rank;
+  x->crossing = crossing_index(b, src, port, rank);
+  x->remote_port = port;
+  if (x->crossing < 0) return GRT_ERROR(INTERNAL, "no crossing for '%s'", b->g->nodes[src].name);
+  x->in_start = b->in_slots.n;
+  if (port >= 0) {
+    x->n_inputs = 1;
+    if (!ivec_push(&b->in_slots, b->nodes[from].out_start + port)) return OOM();
+  }
+  *slot = send;
+  return b->nodes[from].preset ? NULL : add_edge(b, from, send);
+}
+
+/* The sends of this task's values to the nodes other tasks run. */
+static grt_status* connect_remote(builder* b) {
+  for (int32_t v = 0; b->s->cluster && v < b->g->n_nodes; v++) {
+    if (b->exec_of[v] != kRemote) continue;
+    const grt_node* n = &b->g->nodes[v];
+    int32_t rv = rank_of(b, v);
+    for (int32_t i = 0; i < n->n_inputs; i++) {
+      int32_t src = n->inputs[i].src;
+      if (fed_index(b, src, n->inputs[i].port) < 0 && b->exec_of[src] >= 0)
+        GRT_RETURN_IF_ERROR(remote_send(b, src, n->inputs[i].port, rv));
+    }
+    for (int32_t i = 0; i < n->n_controls; i++)
+      if (b->exec_of[n->controls[i].src] >= 0)
+        GRT_RETURN_IF_ERROR(remote_send(b, n->controls[i].src, -1, rv));
+  }
+  return NULL;
+}
+
 /* Step 2, prune: marks with exec_of -2 what the fetches and targets reach
  * through unfed edges. */
 static grt_status* prune(builder* b, const grt_run_signature* sig) {
@@ -333,6 +488,10 @@ static grt_status* add_kernels(builder* b) {
       b->exec_of[v] = -1;
       continue;
     }
+    if (grt_session_node_is_remote(b->s, v)) {
+      b->exec_of[v] = kRemote;
+      continue;
+    }
     GRT_RETURN_IF_ERROR(add_exec(b, v, grt_plan_node_device(b->s->plan, v), EXEC_KERNEL,
                                  b->g->nodes[v].sig.n_outputs, &b->exec_of[v]));
     b->nodes[b->exec_of[v]].rw = grt_remap_for(b->s->remap, v, b->touched);
@@ -348,7 +507,7 @@ static grt_status* add_kernels(builder* b) {
 /* An empty copy map with room for the crossings of n_kernels nodes. */
 static grt_status* copies_init(builder* b) {
   b->copies.cap = 64;
-  while (b->copies.cap < (size_t)b->n_kernels * 4) b->copies.cap *= 2;
+  while (b->copies.cap < ((size_t)b->n_kernels + (size_t)b->n_crossings) * 4) b->copies.cap *= 2;
   b->copies.keys = grt_malloc(b->copies.cap * sizeof *b->copies.keys);
   b->copies.send = grt_malloc(b->copies.cap * sizeof *b->copies.send);
   if (!b->copies.keys || !b->copies.send) return OOM();
@@ -389,6 +548,8 @@ static grt_status* connect_input(builder* b, int32_t x, int32_t i, int32_t src, 
   if (fi >= 0) {
     copy_source cs = {-1, b->g->n_nodes + fi, 0, b->e->feed_slots[fi], kHostDevice, true};
     GRT_RETURN_IF_ERROR(crossing(b, &cs, dev, dst_host, &recv));
+  } else if (b->exec_of[src] == kRemote) {
+    GRT_RETURN_IF_ERROR(remote_recv(b, src, port, dev, &recv));
   } else if (b->nodes[b->exec_of[src]].device == dev) {
     int32_t from = b->exec_of[src];
     bool src_host = grt_plan_output_in_host_memory(b->s->plan, src, port);
@@ -426,10 +587,13 @@ static grt_status* connect_kernel(builder* b, int32_t x) {
     st = connect_input(b, x, i, ins[i].src, ins[i].port, slots);
   for (int32_t i = 0; !st && i < n->n_controls; i++) {
     int32_t src = n->controls[i].src;
-    if (b->nodes[b->exec_of[src]].device == dev) {
+    int32_t recv;
+    if (b->exec_of[src] == kRemote) {
+      st = remote_recv(b, src, -1, dev, &recv);
+      if (!st) st = add_edge(b, recv, x);
+    } else if (b->nodes[b->exec_of[src]].device == dev) {
       st = add_edge(b, b->exec_of[src], x);
     } else {
-      int32_t recv;
       st = plan_crossing(b, b->exec_of, src, -1, dev, false, &recv);
       if (!st) st = add_edge(b, recv, x);
     }
@@ -453,7 +617,7 @@ static grt_status* connect_kernels(builder* b) {
   GRT_RETURN_IF_ERROR(copies_init(b));
   preset_constants(b);
   for (int32_t x = 0; x < b->n_kernels; x++) GRT_RETURN_IF_ERROR(connect_kernel(b, x));
-  return NULL;
+  return connect_remote(b);
 }
 
 /* Step 5, fetch slots: values come back in host memory, so a fetch from a
@@ -469,7 +633,21 @@ static grt_status* route_fetches(builder* b) {
     int32_t v = b->fetch_node[i], port = b->fetch_port[i], from = b->exec_of[v];
     if (fi >= 0) {
       e->fetch_slots[i] = e->feed_slots[fi];
-    } else if (host_addressable(b, b->nodes[from].device)) {
+      continue;
+    }
+    if (from == kRemote) {
+      /* Fetches are gathered to rank 0; elsewhere another task's is NULL. */
+      int32_t recv;
+      e->fetch_slots[i] = -1;
+      if (grt_cluster_rank(b->s->cluster) == 0) {
+        st = remote_recv(b, v, port, kHostDevice, &recv);
+        if (!st) e->fetch_slots[i] = b->nodes[recv].out_start;
+      }
+      continue;
+    }
+    if (b->s->cluster && grt_cluster_rank(b->s->cluster) != 0 && (st = remote_send(b, v, port, 0)))
+      break;
+    if (host_addressable(b, b->nodes[from].device)) {
       e->fetch_slots[i] = b->nodes[from].out_start + port;
     } else {
       copy_source cs = {from,
@@ -554,7 +732,11 @@ static grt_status* link_successors(builder* b) {
       e->slot_uses[e->in_slots[e->nodes[x].in_start + i]]++;
     if (e->nodes[x].pending == 0) e->initial[e->n_initial++] = x;
   }
-  for (int32_t i = 0; i < b->nx; i++) e->slot_uses[e->fetch_slots[i]]++;
+  for (int32_t i = 0; i < b->nx; i++)
+    if (e->fetch_slots[i] >= 0) e->slot_uses[e->fetch_slots[i]]++;
+  e->n_remote_recvs = b->remote_recvs.n;
+  e->remote_recvs = b->remote_recvs.v;
+  b->remote_recvs.v = NULL;
   return NULL;
 }
 
@@ -563,6 +745,7 @@ static grt_status* build(builder* b, const grt_run_signature* sig) {
   GRT_RETURN_IF_ERROR(index_signature(b, sig));
   GRT_RETURN_IF_ERROR(prune(b, sig));
   GRT_RETURN_IF_ERROR(add_kernels(b));
+  GRT_RETURN_IF_ERROR(cluster_crossings(b));
   GRT_RETURN_IF_ERROR(connect_kernels(b));
   GRT_RETURN_IF_ERROR(route_fetches(b));
   GRT_RETURN_IF_ERROR(list_async_devices(b));
@@ -586,6 +769,8 @@ static void builder_clear(builder* b) {
   grt_free(b->exec_of);
   grt_free(b->has_feed);
   grt_free(b->touched);
+  grt_free(b->crossings);
+  grt_free(b->remote_recvs.v);
 }
 
 void grt_executable_free(grt_executable* e) {
@@ -602,6 +787,7 @@ void grt_executable_free(grt_executable* e) {
   grt_free(e->presets);
   grt_free(e->groups);
   grt_free(e->group_members);
+  grt_free(e->remote_recvs);
   grt_free(e);
 }
 

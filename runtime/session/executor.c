@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/cancel.h"
 #include "base/dtype.h"
@@ -47,6 +48,12 @@ typedef struct run_state {
   grt_cancel_token cancel;    /* grt_session_cancel and the deadline */
   const grt_capture_run* cap; /* a recording run (capture.c), or NULL */
   int64_t timeout_ms;         /* for messages */
+  /* A cluster session's messages (runtime/cluster): a receive per remote
+   * RECV, posted at the start and polled by the run's thread; the sends
+   * posted by remote SENDs (under mu), waited for at the end. */
+  grt_wire_recv** recvs;
+  grt_wire_send** sends;
+  int32_t n_sends, cap_sends;
   pthread_mutex_t mu;
   pthread_cond_t done;
 } run_state;
@@ -388,6 +395,53 @@ static grt_status* run_send(run_state* r, const exec_node* x) {
   return NULL;
 }
 
+/* "'node:0' from /job:ps/replica:0/task:0 (crossing 3, step 7)"; a control
+ * edge's is "'^node'". */
+static void describe_crossing(const run_state* r, const exec_node* x, const char* dir, char* buf,
+                              size_t size) {
+  const grt_node* n = &r->s->graph->nodes[x->node];
+  char port[16] = "";
+  if (x->remote_port >= 0) snprintf(port, sizeof port, ":%d", (int)x->remote_port);
+  snprintf(buf, size, "'%s%.200s%s' %s %s (crossing %d, step %lld)", x->remote_port < 0 ? "^" : "",
+           n->name, port, dir, grt_cluster_task_name(r->s->cluster, x->remote_peer),
+           (int)x->crossing, (long long)r->step);
+}
+
+/* A remote SEND: the value goes to its task; the run waits for it at the
+ * end (wait_sends), holding a reference to the tensor until then. */
+static grt_status* run_remote_send(run_state* r, const exec_node* x) {
+  grt_tensor* t = NULL;
+  if (x->n_inputs) GRT_RETURN_IF_ERROR(read_slot(r, r->e->in_slots[x->in_start], &t));
+  int64_t tag;
+  grt_wire_send* ws = NULL;
+  grt_status* st = grt_cluster_tag(r->s->cluster, x->crossing, r->step, &tag);
+  if (!st) st = grt_wire_send_start(r->s->cluster, x->remote_peer, tag, t, &ws);
+  grt_tensor_free(t);
+  if (!st) {
+    pthread_mutex_lock(&r->mu);
+    if (r->n_sends == r->cap_sends) {
+      int32_t cap = r->cap_sends ? r->cap_sends * 2 : 16;
+      grt_wire_send** v = grt_realloc(r->sends, (size_t)cap * sizeof *v);
+      if (v) {
+        r->sends = v;
+        r->cap_sends = cap;
+      }
+    }
+    if (r->n_sends < r->cap_sends)
+      r->sends[r->n_sends++] = ws;
+    else
+      st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+    pthread_mutex_unlock(&r->mu);
+    if (st) grt_wire_send_abandon(r->s->cluster, ws);
+  }
+  if (st) {
+    char what[400];
+    describe_crossing(r, x, "to", what, sizeof what);
+    return grt_status_prefix(st, "send of %s", what);
+  }
+  return NULL;
+}
+
 /* A small id per thread for trace tracks: 0 for the first thread that ran
  * a node, then 1, 2, ... */
 static int thread_id(void) {
@@ -516,6 +570,8 @@ static void run_node(run_state* r, int32_t xi) {
   grt_status* st = NULL;
   if (x->kind == EXEC_KERNEL && !x->preset)
     st = run_kernel(r, x);
+  else if (x->kind == EXEC_SEND && x->remote_peer >= 0)
+    st = run_remote_send(r, x);
   else if (x->kind == EXEC_SEND)
     st = run_send(r, x);
   if (st) fail(r, st);
@@ -629,6 +685,124 @@ static void drain(run_state* r, work_stack* w) {
   }
 }
 
+/* ---- messages between the tasks of a cluster ------------------------- */
+
+/* Posts a receive for every remote RECV of the run. */
+static grt_status* post_recvs(run_state* r) {
+  const grt_executable* e = r->e;
+  r->recvs = grt_calloc((size_t)e->n_remote_recvs + 1, sizeof *r->recvs);
+  if (!r->recvs) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory starting a run");
+  for (int32_t i = 0; i < e->n_remote_recvs; i++) {
+    const exec_node* x = &e->nodes[e->remote_recvs[i]];
+    int64_t tag;
+    GRT_RETURN_IF_ERROR(grt_cluster_tag(r->s->cluster, x->crossing, r->step, &tag));
+    GRT_RETURN_IF_ERROR(grt_wire_recv_start(r->s->cluster, x->remote_peer, tag, &r->recvs[i]));
+  }
+  return NULL;
+}
+
+static void pause_poll(int32_t idle) {
+  if (idle < 64) return;
+  struct timespec ts = {0, idle < 1024 ? 20000 : 200000};
+  nanosleep(&ts, NULL);
+}
+
+/* The run's thread waits here for its messages, and completes each remote
+ * RECV as its message lands (its successors then run as for any node), so
+ * no kernel and no pool thread ever blocks on another task. A deadline or
+ * cancel fails the run naming the first receive still waiting; after any
+ * failure every receive left is cancelled and completed with no value. */
+static void poll_recvs(run_state* r, work_stack* w) {
+  const grt_executable* e = r->e;
+  /* A receive not posted (the run failed while posting) completes too. */
+  uint8_t* finished = grt_calloc((size_t)e->n_remote_recvs + 1, 1);
+  if (!finished) {
+    fail(r, GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory running a step"));
+    for (int32_t i = 0; i < e->n_remote_recvs; i++) {
+      grt_wire_recv_cancel(r->s->cluster, r->recvs[i]);
+      r->recvs[i] = NULL;
+      finish(r, &e->nodes[e->remote_recvs[i]], w);
+      __atomic_sub_fetch(&r->remaining, 1, __ATOMIC_ACQ_REL);
+      drain(r, w);
+    }
+    return;
+  }
+  int32_t left = e->n_remote_recvs;
+  for (int32_t idle = 0; left > 0; idle++) {
+    bool failed = __atomic_load_n(&r->failed, __ATOMIC_ACQUIRE);
+    grt_code stop = failed ? GRT_OK : grt_cancel_check(&r->cancel);
+    for (int32_t i = 0; i < e->n_remote_recvs; i++) {
+      if (finished[i]) continue;
+      const exec_node* x = &e->nodes[e->remote_recvs[i]];
+      bool done = false;
+      grt_tensor* t = NULL;
+      grt_status* st = NULL;
+      if (!failed && stop == GRT_OK && r->recvs[i]) {
+        st = grt_wire_recv_poll(r->s->cluster, r->recvs[i],
+                                r->s->device[x->device]->memory[GRT_MEMORY_DEVICE], &done, &t);
+      } else {
+        if (stop != GRT_OK && !failed) {
+          char what[400], where[480];
+          describe_crossing(r, x, "from", what, sizeof what);
+          snprintf(where, sizeof where, "waiting for %s", what);
+          fail(r, stop_status(r, stop, where));
+          failed = true;
+        }
+        grt_wire_recv_cancel(r->s->cluster, r->recvs[i]);
+        done = true;
+      }
+      if (st) {
+        char what[400];
+        describe_crossing(r, x, "from", what, sizeof what);
+        fail(r, grt_status_prefix(st, "receive of %s", what));
+        grt_wire_recv_cancel(r->s->cluster, r->recvs[i]);
+        failed = true;
+        done = true;
+      }
+      if (!done) continue;
+      r->recvs[i] = NULL;
+      finished[i] = 1;
+      left--;
+      idle = 0;
+      if (x->n_outputs && r->uses[x->out_start] > 0)
+        r->slots[x->out_start].t = t;
+      else
+        grt_tensor_free(t);
+      finish(r, x, w);
+      __atomic_sub_fetch(&r->remaining, 1, __ATOMIC_ACQ_REL);
+      drain(r, w);
+    }
+    if (left > 0) pause_poll(idle);
+  }
+  grt_free(finished);
+}
+
+/* The run's sends, each until its bytes have left (the peer took them),
+ * bounded by the run's deadline; a send given up keeps its tensor. */
+static void wait_sends(run_state* r) {
+  for (int32_t idle = 0; r->n_sends > 0; idle++) {
+    grt_code stop = grt_cancel_check(&r->cancel);
+    for (int32_t i = r->n_sends - 1; i >= 0; i--) {
+      bool done = false;
+      grt_status* st =
+          stop == GRT_OK ? grt_wire_send_poll(r->s->cluster, r->sends[i], &done) : NULL;
+      if (st || stop != GRT_OK) {
+        if (st)
+          fail(r, st);
+        else
+          fail(r, stop_status(r, stop, "waiting for a send to another task to be taken"));
+        grt_wire_send_abandon(r->s->cluster, r->sends[i]);
+        done = true;
+      }
+      if (done) {
+        r->sends[i] = r->sends[--r->n_sends];
+        idle = 0;
+      }
+    }
+    if (r->n_sends > 0) pause_poll(idle);
+  }
+}
+
 static grt_status* execute(grt_session* s, const grt_executable* e, const grt_run_options* opts,
                            grt_tensor* const* feeds, grt_tensor** out_values, grt_trace* trace,
                            const grt_capture_run* cap) {
@@ -669,8 +843,13 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
 
   work_stack w = {.v = NULL, .n = 0, .cap = 64};
   w.v = w.small;
+  if (e->n_remote_recvs) {
+    grt_status* pst = post_recvs(&r);
+    if (pst) fail(&r, pst);
+  }
   for (int32_t i = e->n_initial - 1; i >= 0; i--) push(&r, &w, e->initial[i]);
   drain(&r, &w);
+  if (e->n_remote_recvs) poll_recvs(&r, &w);
   if (w.v != w.small) grt_free(w.v);
   pthread_mutex_lock(&r.mu);
   /* Every node finished, and every pool task gone: a task may still be in
@@ -679,6 +858,9 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
          __atomic_load_n(&r.tasks, __ATOMIC_ACQUIRE) > 0)
     pthread_cond_wait(&r.done, &r.mu);
   pthread_mutex_unlock(&r.mu);
+  wait_sends(&r);
+  grt_free(r.sends);
+  grt_free(r.recvs);
 
   /* Wait for what asynchronous devices still have queued (TensorFlow's
    * sessions sync their devices at the end of a step too). */
@@ -700,9 +882,10 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
   grt_status* st = r.status;
   for (int32_t i = 0; i < e->n_fetches; i++) {
     out_values[i] = NULL;
-    if (!st) st = read_slot(&r, e->fetch_slots[i], &out_values[i]);
+    if (!st && e->fetch_slots[i] >= 0) st = read_slot(&r, e->fetch_slots[i], &out_values[i]);
   }
-  for (int32_t i = 0; i < e->n_fetches; i++) release_slot(&r, e->fetch_slots[i]);
+  for (int32_t i = 0; i < e->n_fetches; i++)
+    if (e->fetch_slots[i] >= 0) release_slot(&r, e->fetch_slots[i]);
   /* Slots nobody consumed because the run failed early. */
   for (size_t i = 0; i < ns; i++) clear_slot(&r, &r.slots[i]);
   if (st) {
@@ -725,7 +908,10 @@ grt_status* grt_executor_run_ex(grt_session* s, const grt_executable* e,
    * work must not land in it. (A recording run itself is under it.) */
   bool shared = s->opts.graph_capture && !cap;
   if (shared) pthread_rwlock_rdlock(&s->capture_lock);
+  /* A cluster's ranks must number their steps alike: one run at a time. */
+  if (s->cluster) pthread_mutex_lock(&s->cluster_mu);
   grt_status* st = execute(s, e, opts, feeds, out_values, trace, cap);
+  if (s->cluster) pthread_mutex_unlock(&s->cluster_mu);
   if (shared) pthread_rwlock_unlock(&s->capture_lock);
   return st;
 }

@@ -10,6 +10,7 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "ops/op_def.h"
+#include "runtime/cluster/cluster.h"
 #include "runtime/device/device.h"
 #include "runtime/session/dims.h"
 #include "runtime/session/session_internal.h"
@@ -25,9 +26,24 @@ grt_status* grt_session_place_graph(grt_session* s, grt_graph* g, grt_plan** out
   return st;
 }
 
+/* With a cluster, the devices are every task's (exchanged when the
+ * process joins) and every rank checks the others placed as it did. */
 static grt_status* place(grt_session* s) {
   GRT_RETURN_IF_ERROR(grt_session_options_device_set(&s->opts, &s->devices));
-  return grt_session_place_graph(s, s->graph, &s->plan);
+  if (s->opts.cluster[0]) {
+    grt_device_set* all = NULL;
+    GRT_RETURN_IF_ERROR(grt_cluster_join(s->opts.cluster, s->devices, &s->cluster, &all));
+    grt_device_set_free(s->devices);
+    s->devices = all;
+  }
+  GRT_RETURN_IF_ERROR(grt_session_place_graph(s, s->graph, &s->plan));
+  return s->cluster ? grt_cluster_check_plan(s->cluster, s->graph, s->plan) : NULL;
+}
+
+bool grt_session_node_is_remote(const grt_session* s, int32_t node) {
+  return s->cluster &&
+         grt_cluster_device_rank(s->cluster, s->devices, grt_plan_node_device(s->plan, node)) !=
+             grt_cluster_rank(s->cluster);
 }
 
 /* A device for every device in the set this machine has, each made by the
@@ -89,6 +105,7 @@ grt_status* grt_session_make_kernels(grt_session* s, const grt_session* parent) 
     const grt_node* n = &s->graph->nodes[i];
     int32_t d = grt_plan_node_device(s->plan, i);
     grt_device* dev = d >= 0 && d < s->n_devices ? s->device[d] : NULL;
+    if (!dev && grt_session_node_is_remote(s, i)) continue; /* another task runs it */
     if (!dev)
       return GRT_ERROR(UNAVAILABLE, "node '%s' (%s) is placed on %s, which this machine cannot run",
                        n->name, n->op, grt_plan_node_device_name(s->plan, i));
@@ -136,6 +153,7 @@ grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_s
   if (!s) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   s->graph = g;
   pthread_mutex_init(&s->cache_mu, NULL);
+  pthread_mutex_init(&s->cluster_mu, NULL);
   pthread_rwlockattr_t rw;
   pthread_rwlockattr_init(&rw);
   /* A recording waits for runs in flight, then goes before new ones. */
@@ -149,6 +167,9 @@ grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_s
     if (!st) s->graph = s->bound;
   }
   if (!st) st = place(s);
+  /* Every rank must run the same executable: the optimizer and the rewrite
+   * are not yet made cluster-aware, so a cluster runs the graph as placed. */
+  if (s->cluster) s->opts.rewrite = false;
   if (!st && s->opts.rewrite) st = grt_session_optimize(s);
   if (!st) st = make_devices(s);
   if (!st) st = grt_session_make_kernels(s, NULL);
@@ -201,8 +222,13 @@ void grt_session_free(grt_session* s) {
   grt_graph_free(s->bound); /* after the states and plans that read it */
   grt_session_options_clear(&s->opts);
   pthread_mutex_destroy(&s->cache_mu);
+  pthread_mutex_destroy(&s->cluster_mu);
   pthread_rwlock_destroy(&s->capture_lock);
   grt_free(s);
+}
+
+int32_t grt_session_cluster_rank(const grt_session* s) {
+  return s && s->cluster ? grt_cluster_rank(s->cluster) : -1;
 }
 
 /* The user's graph's plan: what the placement log shows, whatever runs. */

@@ -12,6 +12,7 @@
 #include "optimizer/optimizer.h"
 #include "grt/session.h"
 #include "ops/graph.h"
+#include "runtime/cluster/cluster.h"
 #include "runtime/device/device.h"
 #include "kernels/op_kernel.h"
 #include "runtime/session/rewrite_remap.h"
@@ -53,7 +54,14 @@ struct grt_session {
    * no other run queues work on the recorded device's streams meanwhile;
    * runs and replays hold it shared. Unused without the option. */
   pthread_rwlock_t capture_lock;
+  /* With the cluster option: the process's cluster (runtime/cluster), whose
+   * devices s->devices are; each rank runs its own task's nodes. */
+  grt_cluster* cluster;
+  pthread_mutex_t cluster_mu; /* one run at a time: every rank's steps in one order */
 };
+
+/* True when the node is placed on another task of the session's cluster. */
+bool grt_session_node_is_remote(const grt_session* s, int32_t node);
 
 /* Session creation steps shared with optimize.c (session.c). */
 GRT_MUST_USE grt_status* grt_session_place_graph(grt_session* s, grt_graph* g, grt_plan** out);
@@ -100,6 +108,11 @@ typedef struct exec_node {
   /* KERNEL: 1 + its NcclAllReduce group in exe->groups (gang scheduled:
    * collective_groups.c), 0 for none. */
   int32_t collective;
+  /* SEND or RECV between tasks of a cluster: the peer's rank and the
+   * crossing's index (its tag, with the step); remote_peer -1 otherwise. A
+   * remote SEND has no local peer; a remote RECV waits for its message,
+   * which the run's own thread polls (executor.c). */
+  int32_t remote_peer, crossing, remote_port;
 } exec_node;
 
 /* The NcclAllReduce nodes of one executable sharing a shared_name: they run
@@ -133,6 +146,8 @@ struct grt_executable {
   int32_t n_groups;
   exec_group* groups; /* collective groups (collective_groups.c) */
   int32_t* group_members;
+  int32_t n_remote_recvs;
+  int32_t* remote_recvs; /* remote RECV exec nodes, in crossing order */
 };
 
 /* A run's feeds, fetches and targets resolved to graph nodes. */

@@ -17,6 +17,7 @@
 #include "base/status.h"
 #include "base/strbuf.h"
 #include "optimizer/optimizer.h"
+#include "runtime/cluster/cluster.h"
 #include "runtime/session/dims.h"
 #include "runtime/device/device.h"
 
@@ -101,6 +102,13 @@ static grt_status* parse_dims(const char* key, const char* v, void* field) {
   return parse_string(key, v, field);
 }
 
+/* "JOB:N,...", checked by the cluster's parser (runtime/cluster). */
+static grt_status* parse_cluster(const char* key, const char* v, void* field) {
+  grt_cluster_spec spec;
+  if (*v) GRT_RETURN_IF_ERROR(grt_cluster_spec_parse(v, &spec));
+  return parse_string(key, v, field);
+}
+
 typedef struct {
   const char* key;
   const char* type;          /* what a value looks like */
@@ -151,6 +159,10 @@ static const option_row kOptions[] = {
     ROW("graph_capture", "bool", "false",
         "callables record their step once and replay it on a device that can capture", parse_bool,
         graph_capture),
+    ROW("cluster", "comma-separated JOB:N", "",
+        "runs the session as one task of a cluster of processes (one per MPI rank, tasks in "
+        "this order; docs/distributed.md); \"\": this process alone",
+        parse_cluster, cluster),
 };
 #undef ROW
 enum { kNumOptions = sizeof kOptions / sizeof kOptions[0] };
@@ -178,6 +190,8 @@ void grt_session_options_clear(grt_session_options* o) {
   o->optimizer_off = NULL;
   grt_free(o->dims);
   o->dims = NULL;
+  grt_free(o->cluster);
+  o->cluster = NULL;
   grt_backend_values_free(o->backend);
   o->ps_devices = o->ps_strategy = NULL;
   o->backend = NULL;
@@ -200,10 +214,12 @@ grt_status* grt_session_options_copy_into(const grt_session_options* in, grt_ses
   out->ps_strategy = grt_strdup(in->ps_strategy);
   out->optimizer_off = grt_strdup(in->optimizer_off);
   out->dims = grt_strdup(in->dims);
+  out->cluster = grt_strdup(in->cluster);
   out->backend = NULL;
   grt_status* st = grt_backend_values_copy(in->backend, &out->backend);
   grt_session_options_free(defaults);
-  if (!st && (!out->ps_devices || !out->ps_strategy || !out->optimizer_off || !out->dims))
+  if (!st &&
+      (!out->ps_devices || !out->ps_strategy || !out->optimizer_off || !out->dims || !out->cluster))
     st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
   if (st) grt_session_options_clear(out);
   return st;

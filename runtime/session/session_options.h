@@ -22,6 +22,7 @@ struct grt_session_options {
   int64_t fold_max_bytes; /* constant folding's cap per value */
   char* dims;             /* symbolic dimensions bound to sizes ("N=1,seq=16"; "" for none) */
   bool graph_capture;     /* callables record and replay their step (capture.c) */
+  char* cluster;          /* "JOB:N,..." (runtime/cluster), "" for none */
   /* The backends' own keys (cpu.devices, gpu.*, a plugin's), checked by
    * their declarations and handed to the backends (backend_options.h). */
   grt_backend_values* backend;

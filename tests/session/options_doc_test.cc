@@ -131,7 +131,7 @@ TEST(OptionsDoc, TheComparisonNoticesAMissingOrExtraKey) {
   ASSERT_TRUE(table.count("verify_constants"));
   ASSERT_TRUE(table.count("gpu.virtual_devices"));
   ASSERT_TRUE(table.count("cpu.devices"));
-  std::string extra = " * ---- options\n *   cluster  x\n */\n";
+  std::string extra = " * ---- options\n *   clusters  x\n */\n";
   EXPECT_FALSE(table.count(*HeaderKeys(extra).begin()));
   std::map<std::string, std::string> one = DocKeys("| `rewrite` | bool | `true` | x |\n");
   ASSERT_EQ(one.size(), 1u);
@@ -150,11 +150,12 @@ TEST(OptionsDoc, EveryKeyTakesItsDefaultAndUnknownKeysAreListed) {
     EXPECT_EQ(s, nullptr) << kv.first << "=" << kv.second << ": " << grt_status_message(s);
     grt_status_free(s);
   }
-  grt_status* s = grt_session_options_set(o, "cluster", "x");
+  grt_status* s = grt_session_options_set(o, "clusters", "x");
   ASSERT_NE(s, nullptr);
   std::string m = grt_status_message(s);
   grt_status_free(s);
-  EXPECT_EQ(m.rfind("unknown session option 'cluster' (known: allow_soft_placement, ", 0), 0u) << m;
+  EXPECT_EQ(m.rfind("unknown session option 'clusters' (known: allow_soft_placement, ", 0), 0u)
+      << m;
   for (const std::string& k : Keys(Described()))
     EXPECT_NE(m.find(k), std::string::npos) << k << " not in: " << m;
   s = grt_session_options_set(o, "gpu.allow_grow", "true");

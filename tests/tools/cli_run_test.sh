@@ -91,8 +91,8 @@ run 0 "$grt" run "$tmp/g.json" --option cpu.devices=2 --option gpu.virtual_devic
 has out '{"dtype": "float32", "shape": [2], "values": [12, 8]}'
 run 2 "$grt" run "$tmp/g.json" --option gpu.memory_fraction=2 --fetch c
 has err "grt run: --option gpu.memory_fraction=2: option gpu.memory_fraction: '2' is not a fraction in (0, 1]"
-run 2 "$grt" run "$tmp/g.json" --option cluster=x --fetch c
-has err "unknown session option 'cluster' (known: "
+run 2 "$grt" run "$tmp/g.json" --option clusters=x --fetch c
+has err "unknown session option 'clusters' (known: "
 run 2 "$grt" run "$tmp/g.json" --option nokey --fetch c
 has err "--option needs KEY=VALUE"
 run 2 "$grt" run "$tmp/g.json"

@@ -1,0 +1,104 @@
+// The cluster spec's parser and the session option `cluster`, with no MPI:
+// a spec maps onto ranks in order, bad specs name what is wrong, and a
+// session asking for a cluster without the transport plugin fails with one
+// line naming the plugin. (The multi-process runs: cluster_test.sh.)
+#include <stdlib.h>
+
+#include <string>
+
+#include "grt/grt.h"
+#include "gtest/gtest.h"
+#include "runtime/cluster/cluster.h"
+
+namespace {
+
+std::string Message(grt_status* st) {
+  std::string m = st ? grt_status_message(st) : "OK";
+  grt_status_free(st);
+  return m;
+}
+
+TEST(ClusterSpec, MapsJobsOntoRanksInOrder) {
+  grt_cluster_spec s;
+  ASSERT_EQ(Message(grt_cluster_spec_parse("ps:1,worker:2", &s)), "OK");
+  EXPECT_EQ(s.n_jobs, 2);
+  EXPECT_EQ(s.n_tasks, 3);
+  const char* job;
+  int32_t task;
+  grt_cluster_spec_task(&s, 0, &job, &task);
+  EXPECT_STREQ(job, "ps");
+  EXPECT_EQ(task, 0);
+  grt_cluster_spec_task(&s, 1, &job, &task);
+  EXPECT_STREQ(job, "worker");
+  EXPECT_EQ(task, 0);
+  grt_cluster_spec_task(&s, 2, &job, &task);
+  EXPECT_STREQ(job, "worker");
+  EXPECT_EQ(task, 1);
+  grt_cluster_spec_task(&s, 3, &job, &task);
+  EXPECT_EQ(task, -1);
+}
+
+TEST(ClusterSpec, BadSpecsNameWhatIsWrong) {
+  struct {
+    const char* spec;
+    const char* says;
+  } cases[] = {
+      {"", "empty cluster spec"},
+      {"ps", "cannot parse 'ps' (expected JOB:N)"},
+      {"ps:0", "task count '0' of job 'ps' must be from 1 to 1024"},
+      {"ps:x", "task count 'x'"},
+      {"ps:1,ps:2", "job 'ps' is given twice"},
+      {"ps:1,", "ends with ','"},
+      {"p s:1", "job name 'p s' must be letters"},
+      {"9ps:1", "job name '9ps'"},
+      {"a:1,b:1,c:1,d:1,e:1,f:1,g:1,h:1,i:1", "more than 8 jobs"},
+      {"ps:1000,worker:100", "more than 1024 tasks in all"},
+  };
+  for (const auto& c : cases) {
+    grt_cluster_spec s;
+    std::string m = Message(grt_cluster_spec_parse(c.spec, &s));
+    EXPECT_NE(m.find(c.says), std::string::npos) << c.spec << ": " << m;
+  }
+}
+
+TEST(ClusterOption, CheckedWhenSet) {
+  grt_session_options* o;
+  ASSERT_EQ(Message(grt_session_options_new(&o)), "OK");
+  std::string m = Message(grt_session_options_set(o, "cluster", "ps:1,worker"));
+  EXPECT_NE(m.find("cluster spec 'ps:1,worker': cannot parse 'worker'"), std::string::npos) << m;
+  EXPECT_EQ(Message(grt_session_options_set(o, "cluster", "ps:1,worker:2")), "OK");
+  EXPECT_EQ(Message(grt_session_options_set(o, "cluster", "")), "OK");
+  grt_session_options_free(o);
+}
+
+// Without libgrt_transport_mpi.so (this test does not carry it, and
+// GRT_PLUGIN_PATH is emptied) the session says what is missing.
+TEST(ClusterOption, WithoutThePluginSaysWhatIsMissing) {
+  setenv("GRT_PLUGIN_PATH", "", 1);
+  const char* json =
+      "{\"format\":\"grt.graph\",\"version\":1,\"nodes\":[{\"name\":\"a\",\"op\":\"Const\","
+      "\"attrs\":{\"dtype\":\"float32\",\"value\":{\"dtype\":\"float32\",\"shape\":[],"
+      "\"values\":[1]}}}]}";
+  grt_graph* g;
+  ASSERT_EQ(Message(grt_graph_from_json(json, strlen(json), &g)), "OK");
+  grt_session_options* o;
+  ASSERT_EQ(Message(grt_session_options_new(&o)), "OK");
+  ASSERT_EQ(Message(grt_session_options_set(o, "cluster", "ps:1")), "OK");
+  grt_session* s = nullptr;
+  std::string m = Message(grt_session_new(g, o, &s));
+  EXPECT_EQ(s, nullptr);
+  EXPECT_NE(m.find("a cluster needs the mpi transport plugin libgrt_transport_mpi.so, found "
+                   "neither beside the library nor on GRT_PLUGIN_PATH"),
+            std::string::npos)
+      << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  // A session without the option is as before.
+  ASSERT_EQ(Message(grt_session_options_set(o, "cluster", "")), "OK");
+  ASSERT_EQ(Message(grt_session_new(g, o, &s)), "OK");
+  EXPECT_EQ(grt_session_cluster_rank(s), -1);
+  grt_session_free(s);
+  grt_session_options_free(o);
+  grt_graph_free(g);
+}
+
+}  // namespace
