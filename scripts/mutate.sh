@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# Mutation testing: scripts/mutate.sh [--only PATTERN] [--list] [--check]
+#                                     [--jobs N] [--timeout S] [--all-tests]
+#
+# Plants each one-line bug of tests/mutants/catalogue.tsv, one at a time, in
+# a scratch copy of this tree ($GRT_MUTATE_WORK/tree, default
+# /tmp/grt-mutate/tree; never the caller's tree), runs the test targets that
+# depend on the mutated file, puts the file back, and prints killed/total
+# with the survivors. A test that no mutant can make fail checks nothing
+# (docs/testing.md).
+#
+# A catalogue row is tab-separated: id, file, the original text (found
+# exactly once in the file), its replacement, a short description, and
+# optionally the test targets to try first (space-separated). Rows whose
+# text is not found exactly once are reported as stale, never skipped
+# silently (//tests/mutants:catalogue_test checks the same in the test
+# command). The tests run are those of `bazel test //...` whose
+# dependencies include the file (bazel query rdeps); with a "first" list
+# those run first and the rest only if they all pass, which saves whole
+# runs of the suite for mutants of base/ (--all-tests runs every dependent
+# test regardless, to name every test that kills a mutant).
+#
+# Outcomes: killed (a test failed or timed out), killed by the compiler (the
+# mutant does not build: -Werror), survived (every dependent test passed),
+# stale, no tests (nothing depends on the file). Results are also written to
+# $GRT_MUTATE_WORK/results.tsv. Exit status 1 when a mutant survived or is
+# stale.
+#
+#   --only PATTERN  the rows whose id or file matches the extended regex
+#   --list          print the rows (id, file, description) and stop
+#   --check         only check that every row applies; run nothing
+#   --jobs N        Bazel's --jobs and --local_test_jobs (default 2)
+#   --timeout S     Bazel's --test_timeout for each test (default 300)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+src=$(pwd)
+catalogue=$src/tests/mutants/catalogue.tsv
+work=${GRT_MUTATE_WORK:-/tmp/grt-mutate}
+
+only=""
+list=0
+check=0
+jobs=2
+timeout=300
+all_tests=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --only) only=${2:?--only needs a pattern}; shift 2 ;;
+    --list) list=1; shift ;;
+    --check) check=1; shift ;;
+    --jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
+    --timeout) timeout=${2:?--timeout needs seconds}; shift 2 ;;
+    --all-tests) all_tests=1; shift ;;
+    -h | --help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "mutate: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+# The catalogue's rows as "id<TAB>file<TAB>description<TAB>first", filtered.
+rows() {
+  awk -F'\t' -v only="$only" '
+    /^#/ || NF == 0 { next }
+    NF < 5 { printf "mutate: catalogue line %d has %d fields, not 5 or 6\n", NR, NF > "/dev/stderr"; next }
+    only == "" || $1 ~ only || $2 ~ only { print $1 "\t" $2 "\t" $5 "\t" $6 }
+  ' "$catalogue"
+}
+
+# Applies row ID to ROOT (the text replaced where it occurs exactly once),
+# or with "check" only counts. Prints nothing and returns 0 on success;
+# prints why and returns 1 when the row is stale.
+apply() {
+  python3 - "$catalogue" "$1" "$2" "$3" <<'EOF'
+import sys
+catalogue, want, root, mode = sys.argv[1:]
+for line in open(catalogue, encoding="utf-8"):
+    line = line.rstrip("\n")
+    if not line or line.startswith("#"):
+        continue
+    f = line.split("\t")
+    if f[0] != want:
+        continue
+    path = root + "/" + f[1]
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError as e:
+        print(f"{f[1]}: cannot read ({e.strerror})")
+        sys.exit(1)
+    n = text.count(f[2])
+    if n != 1:
+        print(f"{f[1]}: original text found {n} times, not once: {f[2]!r}")
+        sys.exit(1)
+    if f[2] == f[3]:
+        print(f"{f[1]}: the replacement is the original")
+        sys.exit(1)
+    if mode == "apply":
+        open(path, "w", encoding="utf-8").write(text.replace(f[2], f[3]))
+    sys.exit(0)
+print(f"no row with id {want}")
+sys.exit(1)
+EOF
+}
+
+if [ "$list" -eq 1 ]; then
+  rows | awk -F'\t' '{ printf "%-28s %-44s %s\n", $1, $2, $3 }'
+  exit 0
+fi
+
+if [ "$check" -eq 1 ]; then
+  n=0
+  bad=0
+  while IFS=$'\t' read -r id file desc first; do
+    n=$((n + 1))
+    if ! why=$(apply "$id" "$src" check); then
+      echo "stale $id: $why"
+      bad=$((bad + 1))
+    fi
+  done < <(rows)
+  echo "mutate --check: $n rows, $bad stale"
+  [ "$bad" -eq 0 ]
+  exit
+fi
+
+# The scratch copy: the caller's tracked and untracked (not ignored) files,
+# uncommitted changes included. Kept between runs so its Bazel output base
+# stays warm; the shared disk cache serves what the caller already built.
+tree=$work/tree
+mkdir -p "$tree"
+find "$tree" -mindepth 1 -maxdepth 1 ! -name 'bazel-*' -exec rm -rf {} +
+git ls-files -co --exclude-standard -z | tar --null -T - -cf - | (cd "$tree" && tar -xf -)
+results=$work/results.tsv
+: >"$results"
+
+bazel_flags=(--jobs="$jobs" --local_test_jobs="$jobs" --test_timeout="$timeout"
+  --keep_going --test_output=summary --noshow_progress)
+
+# The Bazel label of a file: the package is the nearest folder with a BUILD.
+label_of() {
+  local dir file=$1
+  dir=$(dirname "$file")
+  while [ "$dir" != "." ] && [ ! -e "$tree/$dir/BUILD" ] && [ ! -e "$tree/$dir/BUILD.bazel" ]; do
+    dir=$(dirname "$dir")
+  done
+  if [ "$dir" = "." ]; then echo "//:$file"; else echo "//$dir:${file#"$dir"/}"; fi
+}
+
+# Runs tests "$@" in the scratch tree; sets rc and the failing targets.
+failing=""
+run_tests() {
+  local log=$work/bazel.log
+  (cd "$tree" && bazel test "${bazel_flags[@]}" "$@") >"$log" 2>&1
+  rc=$?
+  failing=$(grep -oE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD)' "$log" |
+    awk '{ print $1 }' | tr '\n' ' ')
+}
+
+total=0
+killed=0
+compiler=0
+survived=()
+stale=()
+untested=()
+errors=()
+while IFS=$'\t' read -r id file desc first; do
+  total=$((total + 1))
+  if ! why=$(apply "$id" "$tree" check); then
+    stale+=("$id ($why)")
+    printf '%s\tstale\t%s\n' "$id" "$why" >>"$results"
+    echo "[$total] $id: STALE: $why"
+    continue
+  fi
+  label=$(label_of "$file")
+  mapfile -t deps < <(cd "$tree" && bazel query --noshow_progress \
+    "kind('.*_test', rdeps(//..., $label)) except attr(tags, 'manual', //...)" 2>/dev/null)
+  if [ ${#deps[@]} -eq 0 ]; then
+    untested+=("$id")
+    printf '%s\tno tests\t%s\n' "$id" "$label" >>"$results"
+    echo "[$total] $id: no test depends on $label"
+    continue
+  fi
+  apply "$id" "$tree" apply >/dev/null
+  outcome=""
+  read -r -a firsts <<<"$first"
+  if [ ${#firsts[@]} -gt 0 ] && [ "$all_tests" -eq 0 ]; then
+    run_tests "${firsts[@]}"
+    case $rc in
+      3) outcome=killed ;;
+      1) outcome=compiler ;;
+    esac
+  fi
+  if [ -z "$outcome" ]; then
+    run_tests "${deps[@]}"
+    case $rc in
+      0) outcome=survived ;;
+      3) outcome=killed ;;
+      1) outcome=compiler ;;
+      *) outcome="error (bazel exit $rc, $work/bazel.log)" ;;
+    esac
+  fi
+  cp "$src/$file" "$tree/$file"
+  case $outcome in
+    killed) killed=$((killed + 1)) ;;
+    compiler) compiler=$((compiler + 1)); failing="" ;;
+    survived) survived+=("$id: $file: $desc") ;;
+    *) errors+=("$id: $outcome") ;;
+  esac
+  printf '%s\t%s\t%s\n' "$id" "$outcome" "$failing" >>"$results"
+  echo "[$total] $id: $outcome ${failing:+(by $failing)}"
+done < <(rows)
+
+run=$((total - ${#stale[@]} - ${#untested[@]} - ${#errors[@]}))
+echo
+echo "mutate: $((killed + compiler))/$run killed ($killed by tests, $compiler by the compiler)," \
+  "${#survived[@]} survived; ${#stale[@]} stale, ${#untested[@]} without tests," \
+  "${#errors[@]} errors; $total rows"
+[ "$run" -gt 0 ] && echo "score: $(((killed + compiler) * 100 / run))% (tests alone: $((killed * 100 / run))%)"
+for s in "${survived[@]}"; do echo "survived: $s"; done
+for s in "${stale[@]}"; do echo "stale: $s"; done
+for s in "${untested[@]}"; do echo "no tests: $s"; done
+for s in "${errors[@]}"; do echo "error: $s"; done
+[ ${#survived[@]} -eq 0 ] && [ ${#stale[@]} -eq 0 ]
