@@ -65,38 +65,47 @@ rows() {
   ' "$catalogue"
 }
 
-# Applies row ID to ROOT (the text replaced where it occurs exactly once),
-# or with "check" only counts. Prints nothing and returns 0 on success;
-# prints why and returns 1 when the row is stale.
+# Applies row ID to ROOT (its text replaced where it occurs exactly once);
+# with ID "--all" only checks every row, printing "stale ID: why" for each
+# that does not apply (one Python run: the check is in the test command).
+# Returns 0 when all is well; otherwise prints why and returns 1.
 apply() {
-  python3 - "$catalogue" "$1" "$2" "$3" <<'EOF'
+  python3 - "$catalogue" "$1" "$2" <<'EOF'
 import sys
-catalogue, want, root, mode = sys.argv[1:]
-for line in open(catalogue, encoding="utf-8"):
-    line = line.rstrip("\n")
-    if not line or line.startswith("#"):
-        continue
-    f = line.split("\t")
-    if f[0] != want:
-        continue
-    path = root + "/" + f[1]
+catalogue, want, root = sys.argv[1:]
+
+def why_stale(f):
     try:
-        text = open(path, encoding="utf-8").read()
+        text = open(root + "/" + f[1], encoding="utf-8").read()
     except OSError as e:
-        print(f"{f[1]}: cannot read ({e.strerror})")
-        sys.exit(1)
+        return None, (f"{f[1]}: cannot read ({e.strerror}; in //tests/mutants:catalogue_test,"
+                      " a file missing from its data in tests/mutants/BUILD)")
     n = text.count(f[2])
     if n != 1:
-        print(f"{f[1]}: original text found {n} times, not once: {f[2]!r}")
-        sys.exit(1)
+        return None, f"{f[1]}: original text found {n} times, not once: {f[2]!r}"
     if f[2] == f[3]:
-        print(f"{f[1]}: the replacement is the original")
+        return None, f"{f[1]}: the replacement is the original"
+    return text, None
+
+bad = 0
+for line in open(catalogue, encoding="utf-8"):
+    f = line.rstrip("\n").split("\t")
+    if not f[0] or f[0].startswith("#") or (want != "--all" and f[0] != want):
+        continue
+    text, why = why_stale(f)
+    if want == "--all":
+        if why:
+            print(f"stale {f[0]}: {why}")
+            bad += 1
+        continue
+    if why:
+        print(why)
         sys.exit(1)
-    if mode == "apply":
-        open(path, "w", encoding="utf-8").write(text.replace(f[2], f[3]))
+    open(root + "/" + f[1], "w", encoding="utf-8").write(text.replace(f[2], f[3]))
     sys.exit(0)
-print(f"no row with id {want}")
-sys.exit(1)
+if want != "--all":
+    print(f"no row with id {want}")
+sys.exit(1 if bad or want != "--all" else 0)
 EOF
 }
 
@@ -106,18 +115,10 @@ if [ "$list" -eq 1 ]; then
 fi
 
 if [ "$check" -eq 1 ]; then
-  n=0
-  bad=0
-  while IFS=$'\t' read -r id file desc first; do
-    n=$((n + 1))
-    if ! why=$(apply "$id" "$src" check); then
-      echo "stale $id: $why"
-      bad=$((bad + 1))
-    fi
-  done < <(rows)
-  echo "mutate --check: $n rows, $bad stale"
-  [ "$bad" -eq 0 ]
-  exit
+  apply --all "$src"
+  rc=$?
+  echo "mutate --check: $(rows | wc -l) rows, $([ $rc -eq 0 ] && echo none || echo some) stale"
+  exit $rc
 fi
 
 # The scratch copy: the caller's tracked and untracked (not ignored) files,
@@ -153,6 +154,11 @@ run_tests() {
     awk '{ print $1 }' | tr '\n' ' ')
 }
 
+# The mutated file is put back after each row, and on the way out.
+restore=""
+trap '[ -n "$restore" ] && cp "$work/original" "$tree/$restore"' EXIT
+trap 'exit 130' INT TERM
+
 total=0
 killed=0
 compiler=0
@@ -162,22 +168,26 @@ untested=()
 errors=()
 while IFS=$'\t' read -r id file desc first; do
   total=$((total + 1))
-  if ! why=$(apply "$id" "$tree" check); then
+  label=$(label_of "$file")
+  # Not catalogue_test: it reads every mutated file and fails on them all.
+  mapfile -t deps < <(cd "$tree" && bazel query --noshow_progress \
+    "kind('.*_test', rdeps(//..., $label)) except attr(tags, 'manual', //...)
+     except //tests/mutants:catalogue_test" 2>/dev/null)
+  cp "$tree/$file" "$work/original"
+  restore="$file"
+  if ! why=$(apply "$id" "$tree"); then
     stale+=("$id ($why)")
     printf '%s\tstale\t%s\n' "$id" "$why" >>"$results"
     echo "[$total] $id: STALE: $why"
     continue
   fi
-  label=$(label_of "$file")
-  mapfile -t deps < <(cd "$tree" && bazel query --noshow_progress \
-    "kind('.*_test', rdeps(//..., $label)) except attr(tags, 'manual', //...)" 2>/dev/null)
   if [ ${#deps[@]} -eq 0 ]; then
+    cp "$work/original" "$tree/$file"
     untested+=("$id")
     printf '%s\tno tests\t%s\n' "$id" "$label" >>"$results"
     echo "[$total] $id: no test depends on $label"
     continue
   fi
-  apply "$id" "$tree" apply >/dev/null
   outcome=""
   read -r -a firsts <<<"$first"
   if [ ${#firsts[@]} -gt 0 ] && [ "$all_tests" -eq 0 ]; then
@@ -196,7 +206,8 @@ while IFS=$'\t' read -r id file desc first; do
       *) outcome="error (bazel exit $rc, $work/bazel.log)" ;;
     esac
   fi
-  cp "$src/$file" "$tree/$file"
+  cp "$work/original" "$tree/$file"
+  restore=""
   case $outcome in
     killed) killed=$((killed + 1)) ;;
     compiler) compiler=$((compiler + 1)); failing="" ;;
