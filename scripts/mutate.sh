@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Mutation testing: scripts/mutate.sh [--only PATTERN] [--list] [--check]
 #                                     [--jobs N] [--timeout S] [--all-tests]
+#                                     [--first-only]
 #
 # Plants each one-line bug of tests/mutants/catalogue.tsv, one at a time, in
 # a scratch copy of this tree ($GRT_MUTATE_WORK/tree, default
@@ -17,8 +18,8 @@
 # command). The tests run are those of `bazel test //...` whose
 # dependencies include the file (bazel query rdeps); with a "first" list
 # those run first and the rest only if they all pass, which saves whole
-# runs of the suite for mutants of base/ (--all-tests runs every dependent
-# test regardless, to name every test that kills a mutant).
+# runs of the suite for mutants of base/ (--all-tests skips the first
+# list). Bazel stops at the first test that fails.
 #
 # Outcomes: killed (a test failed or timed out), killed by the compiler (the
 # mutant does not build: -Werror), survived (every dependent test passed),
@@ -31,6 +32,9 @@
 #   --check         only check that every row applies; run nothing
 #   --jobs N        Bazel's --jobs and --local_test_jobs (default 2)
 #   --timeout S     Bazel's --test_timeout for each test (default 300)
+#   --first-only    run each row's first tests only: quick, but a mutant
+#                   they miss is reported as survived without the rest
+#                   of its dependents run (say so when quoting the score)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 src=$(pwd)
@@ -43,6 +47,7 @@ check=0
 jobs=2
 timeout=300
 all_tests=0
+first_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --only) only=${2:?--only needs a pattern}; shift 2 ;;
@@ -51,7 +56,8 @@ while [ $# -gt 0 ]; do
     --jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
     --timeout) timeout=${2:?--timeout needs seconds}; shift 2 ;;
     --all-tests) all_tests=1; shift ;;
-    -h | --help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --first-only) first_only=1; shift ;;
+    -h | --help) sed -n "2,/^set -uo/p" "$0" | sed "$ d" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "mutate: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -131,8 +137,9 @@ git ls-files -co --exclude-standard -z | tar --null -T - -cf - | (cd "$tree" && 
 results=$work/results.tsv
 : >"$results"
 
+# --notest_keep_going: the first failing test is enough to kill a mutant.
 bazel_flags=(--jobs="$jobs" --local_test_jobs="$jobs" --test_timeout="$timeout"
-  --keep_going --test_output=summary --noshow_progress)
+  --notest_keep_going --test_output=summary --noshow_progress)
 
 # The Bazel label of a file: the package is the nearest folder with a BUILD.
 label_of() {
@@ -144,14 +151,24 @@ label_of() {
   if [ "$dir" = "." ]; then echo "//:$file"; else echo "//$dir:${file#"$dir"/}"; fi
 }
 
-# Runs tests "$@" in the scratch tree; sets rc and the failing targets.
+# Runs tests "$@" in the scratch tree, stopping at the first that fails;
+# sets verdict (killed, compiler, passed or an error) and the failing tests.
 failing=""
 run_tests() {
-  local log=$work/bazel.log
+  local log=$work/bazel.log rc
   (cd "$tree" && bazel test "${bazel_flags[@]}" "$@") >"$log" 2>&1
   rc=$?
-  failing=$(grep -oE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD)' "$log" |
-    awk '{ print $1 }' | tr '\n' ' ')
+  failing=$(grep -oE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS)( |$)' "$log" | awk '{ print $1 }' |
+    sort -u | tr '\n' ' ')
+  if [ -n "$failing" ]; then
+    verdict=killed
+  elif grep -qE 'FAILED TO BUILD|^ERROR: .*(Compiling|Linking|C\+\+ compilation)' "$log"; then
+    verdict=compiler
+  elif [ "$rc" -eq 0 ]; then
+    verdict=passed
+  else
+    verdict="error (bazel exit $rc, $log)"
+  fi
 }
 
 # The mutated file is put back after each row, and on the way out.
@@ -192,19 +209,13 @@ while IFS=$'\t' read -r id file desc first; do
   read -r -a firsts <<<"$first"
   if [ ${#firsts[@]} -gt 0 ] && [ "$all_tests" -eq 0 ]; then
     run_tests "${firsts[@]}"
-    case $rc in
-      3) outcome=killed ;;
-      1) outcome=compiler ;;
-    esac
+    [ "$verdict" != passed ] && outcome=$verdict
+    [ -z "$outcome" ] && [ "$first_only" -eq 1 ] && outcome=survived
   fi
   if [ -z "$outcome" ]; then
     run_tests "${deps[@]}"
-    case $rc in
-      0) outcome=survived ;;
-      3) outcome=killed ;;
-      1) outcome=compiler ;;
-      *) outcome="error (bazel exit $rc, $work/bazel.log)" ;;
-    esac
+    outcome=$verdict
+    [ "$outcome" = passed ] && outcome=survived
   fi
   cp "$work/original" "$tree/$file"
   restore=""
@@ -223,6 +234,7 @@ echo
 echo "mutate: $((killed + compiler))/$run killed ($killed by tests, $compiler by the compiler)," \
   "${#survived[@]} survived; ${#stale[@]} stale, ${#untested[@]} without tests," \
   "${#errors[@]} errors; $total rows"
+[ "$first_only" -eq 1 ] && echo "(--first-only: survivors ran only their rows' first tests)"
 [ "$run" -gt 0 ] && echo "score: $(((killed + compiler) * 100 / run))% (tests alone: $((killed * 100 / run))%)"
 for s in "${survived[@]}"; do echo "survived: $s"; done
 for s in "${stale[@]}"; do echo "stale: $s"; done
