@@ -158,7 +158,7 @@ run_tests() {
   local log=$work/bazel.log rc
   (cd "$tree" && bazel test "${bazel_flags[@]}" "$@") >"$log" 2>&1
   rc=$?
-  failing=$(grep -oE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS)( |$)' "$log" | awk '{ print $1 }' |
+  failing=$(grep -oE '^//[^ ]+ +(FAILED|TIMEOUT)( in|$)' "$log" | awk '{ print $1 }' |
     sort -u | tr '\n' ' ')
   if [ -n "$failing" ]; then
     verdict=killed
