@@ -108,6 +108,11 @@ run 1 "$grt" replicate "$tmp/poly.json" "$tmp/o.json" --towers 2 --inputs x,z --
 has err "input 'z': the graph has no node 'z'"
 run 1 "$grt" replicate "$tmp/poly.json" "$tmp/o.json" --towers 3 --tower-devices /cpu:0,/cpu:1 --inputs x,y --outputs loss
 has err "3 towers but 2 tower devices"
+# The option parser (tools/options.c, every table-driven command's).
+run 2 "$grt" replicate "$tmp/poly.json" "$tmp/o.json" --towers 2 --towers 3 --inputs x,y --outputs loss
+has err "grt replicate: --towers given twice"
+run 2 "$grt" replicate "$tmp/poly.json" "$tmp/o.json" --towers= --inputs x,y --outputs loss
+has err "grt replicate: --towers needs a non-empty value"
 
 [ "$fails" -eq 0 ] && echo PASS
 exit "$fails"
