@@ -190,9 +190,9 @@ while IFS=$'\t' read -r id file desc first; do
   mapfile -t deps < <(cd "$tree" && bazel query --noshow_progress \
     "kind('.*_test', rdeps(//..., $label)) except attr(tags, 'manual', //...)
      except //tests/mutants:catalogue_test" 2>/dev/null)
-  cp "$tree/$file" "$work/original"
-  restore="$file"
-  if ! why=$(apply "$id" "$tree"); then
+  [ -f "$tree/$file" ] && cp "$tree/$file" "$work/original" && restore="$file"
+  if ! why=$(apply "$id" "$tree" 2>&1); then
+    restore=""
     stale+=("$id ($why)")
     printf '%s\tstale\t%s\n' "$id" "$why" >>"$results"
     echo "[$total] $id: STALE: $why"
@@ -200,6 +200,7 @@ while IFS=$'\t' read -r id file desc first; do
   fi
   if [ ${#deps[@]} -eq 0 ]; then
     cp "$work/original" "$tree/$file"
+    restore=""
     untested+=("$id")
     printf '%s\tno tests\t%s\n' "$id" "$label" >>"$results"
     echo "[$total] $id: no test depends on $label"
