@@ -14,7 +14,8 @@
 #   $GRT_COVERAGE_WORK/folders.md    the table, as in docs/testing.md
 #
 # Not `bazel coverage`: Debian's Bazel lacks the coverage tools that
-# command runs. Tests that fail still count what they ran; the script says
+# command runs. Without the disk cache: it returns objects without the
+# notes gcov needs. Tests that fail still count what they ran; the script says
 # how many failed. Long: the whole suite, built without the disk cache's
 # usual objects, takes an hour or more on two cores.
 set -uo pipefail
@@ -44,15 +45,22 @@ fi
 mkdir -p "$work"
 bz=(bazel --output_base="$work/output_base")
 exec_root=$("${bz[@]}" info execution_root 2>/dev/null) || { echo "coverage: bazel info failed" >&2; exit 2; }
-# Counters of an earlier run would add to this one's.
-[ -d "$exec_root/bazel-out" ] && find "$exec_root/bazel-out/" -name '*.gcda' -delete
+# Counters of an earlier run would add to this one's. An object without its
+# notes file (.gcno) came from a cache, which keeps only the declared
+# outputs: deleting it makes Bazel compile it again, here (--disk_cache=).
+if [ -d "$exec_root/bazel-out" ]; then
+  find "$exec_root/bazel-out/" -name '*.gcda' -delete
+  find "$exec_root/bazel-out/" -path '*/_objs/*' -name '*.o' | while read -r o; do
+    [ -e "${o%.o}.gcno" ] || rm -f "$o"
+  done
+fi
 
 # Bazel compiles with PWD=/proc/self/cwd, so a test would write its
 # counters under its own runfiles; GCOV_PREFIX puts them back beside the
 # objects' notes (.gcno) in the execution root, where every test adds to
 # the same files.
 log=$work/bazel.log
-"${bz[@]}" test --copt=--coverage --copt=-Og --linkopt=--coverage --nocache_test_results \
+"${bz[@]}" test --disk_cache= --copt=--coverage --copt=-Og --linkopt=--coverage --nocache_test_results \
   --test_env=GCOV_PREFIX="$exec_root" --test_env=GCOV_PREFIX_STRIP=3 \
   --keep_going --jobs="$jobs" --local_test_jobs="$jobs" --test_output=summary \
   "${targets[@]}" >"$log" 2>&1
