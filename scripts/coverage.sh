@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Line and branch coverage of grt's product code from its test suites:
-#   scripts/coverage.sh [--jobs N] [TARGET...]      (default: //...)
+#   scripts/coverage.sh [--jobs N] [--report-only] [TARGET...]   (default: //...)
 #
 # Builds and runs the tests with gcc's --coverage (-Og, so lines map to the
 # code) in an output base of its own ($GRT_COVERAGE_WORK/output_base,
@@ -16,18 +16,22 @@
 # Not `bazel coverage`: Debian's Bazel lacks the coverage tools that
 # command runs. Without the disk cache: it returns objects without the
 # notes gcov needs. Tests that fail still count what they ran; the script says
-# how many failed. Long: the whole suite, built without the disk cache's
+# how many failed. --report-only reads the counters of the last run again.
+# Threads update counters atomically (-fprofile-update=atomic); a line gcov
+# still prints with a negative count is skipped (gcovr reports it). Long: the whole suite, built without the disk cache's
 # usual objects, takes an hour or more on two cores.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 src=$(pwd)
 work=${GRT_COVERAGE_WORK:-/tmp/grt-coverage}
 jobs=2
+report_only=0
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
-    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --report-only) report_only=1; shift ;;
+    -h | --help) sed -n "2,/^set -uo/p" "$0" | sed "$ d" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -45,29 +49,32 @@ fi
 mkdir -p "$work"
 bz=(bazel --output_base="$work/output_base")
 exec_root=$("${bz[@]}" info execution_root 2>/dev/null) || { echo "coverage: bazel info failed" >&2; exit 2; }
-# Counters of an earlier run would add to this one's. An object without its
-# notes file (.gcno) came from a cache, which keeps only the declared
-# outputs: deleting it makes Bazel compile it again, here (--disk_cache=).
-if [ -d "$exec_root/bazel-out" ]; then
-  find "$exec_root/bazel-out/" -name '*.gcda' -delete
-  find "$exec_root/bazel-out/" -path '*/_objs/*' -name '*.o' | while read -r o; do
-    [ -e "${o%.o}.gcno" ] || rm -f "$o"
-  done
-fi
+if [ "$report_only" -eq 0 ]; then
+  # Counters of an earlier run would add to this one's. An object without its
+  # notes file (.gcno) came from a cache, which keeps only the declared
+  # outputs: deleting it makes Bazel compile it again, here (--disk_cache=).
+  if [ -d "$exec_root/bazel-out" ]; then
+    find "$exec_root/bazel-out/" -name '*.gcda' -delete
+    find "$exec_root/bazel-out/" -path '*/_objs/*' -name '*.o' | while read -r o; do
+      [ -e "${o%.o}.gcno" ] || rm -f "$o"
+    done
+  fi
 
-# Bazel compiles with PWD=/proc/self/cwd, so a test would write its
-# counters under its own runfiles; GCOV_PREFIX puts them back beside the
-# objects' notes (.gcno) in the execution root, where every test adds to
-# the same files.
-log=$work/bazel.log
-"${bz[@]}" test --disk_cache= --copt=--coverage --copt=-Og --linkopt=--coverage --nocache_test_results \
-  --test_env=GCOV_PREFIX="$exec_root" --test_env=GCOV_PREFIX_STRIP=3 \
-  --keep_going --jobs="$jobs" --local_test_jobs="$jobs" --test_output=summary \
-  "${targets[@]}" >"$log" 2>&1
-rc=$?
-passed=$(grep -cE '^//.* PASSED in' "$log" || true)
-failed=$(grep -cE '^//.* (FAILED|TIMEOUT|NO STATUS)' "$log" || true)
-echo "coverage: $passed test targets passed, $failed failed (bazel exit $rc; $log)"
+  # Bazel compiles with PWD=/proc/self/cwd, so a test would write its
+  # counters under its own runfiles; GCOV_PREFIX puts them back beside the
+  # objects' notes (.gcno) in the execution root, where every test adds to
+  # the same files.
+  log=$work/bazel.log
+  "${bz[@]}" test --disk_cache= --copt=--coverage --copt=-Og \
+    --copt=-fprofile-update=atomic --linkopt=--coverage --nocache_test_results \
+    --test_env=GCOV_PREFIX="$exec_root" --test_env=GCOV_PREFIX_STRIP=3 \
+    --keep_going --jobs="$jobs" --local_test_jobs="$jobs" --test_output=summary \
+    "${targets[@]}" >"$log" 2>&1
+  rc=$?
+  passed=$(grep -cE '^//.* PASSED in' "$log" || true)
+  failed=$(grep -cE '^//.* (FAILED|TIMEOUT|NO STATUS)' "$log" || true)
+  echo "coverage: $passed test targets passed, $failed failed (bazel exit $rc; $log)"
+fi
 
 # gcov resolves the sources through the execution root's links into this
 # tree; gcovr matches its filter against paths relative to the working
@@ -76,7 +83,7 @@ echo "coverage: $passed test targets passed, $failed failed (bazel exit $rc; $lo
 filter=$(printf '%s|' "${folders[@]}")
 filter="^(${filter%|})/[^/]+\.(c|h)$"
 (gcovr --root "$src" --object-directory "$exec_root/bazel-out" \
-  --filter "$filter" --exclude-unreachable-branches \
+  --filter "$filter" --exclude-unreachable-branches --gcov-ignore-parse-errors \
   --json-summary "$work/summary.json" --txt "$work/files.txt" "$exec_root/bazel-out") \
   >"$work/gcovr.log" 2>&1 ||
   { echo "coverage: gcovr failed ($work/gcovr.log)" >&2; exit 1; }
