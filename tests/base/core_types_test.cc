@@ -150,6 +150,19 @@ TEST(Shape, NumElementsMergeAndPrint) {
 static int g_released = 0;
 static void count_release(grt_buffer*) { g_released++; }
 
+// Equal shapes agree in every dimension, whichever side is larger (a
+// comparison that only noticed a smaller left dimension passed every other
+// test: the mutation catalogue's base-shape-equal-dims).
+TEST(Shape, EqualComparesEveryDimensionBothWays) {
+  int64_t a[] = {2, 5, 3}, b[] = {2, 4, 3};
+  grt_shape sa = grt_shape_make(3, a), sb = grt_shape_make(3, b);
+  EXPECT_TRUE(grt_shape_equal(&sa, &sa));
+  EXPECT_FALSE(grt_shape_equal(&sa, &sb));
+  EXPECT_FALSE(grt_shape_equal(&sb, &sa));
+  grt_shape sc = grt_shape_make(2, a);
+  EXPECT_FALSE(grt_shape_equal(&sa, &sc));
+}
+
 TEST(Tensor, RefcountsAndViews) {
   int64_t dims[] = {2, 3};
   grt_tensor* t = nullptr;
@@ -251,4 +264,21 @@ TEST(StrMap, PutGetAndDuplicates) {
   EXPECT_EQ(grt_strmap_getn(&m, "node_12xyz", 7), 12);
   grt_strmap_clear(&m);
   EXPECT_EQ(grt_strmap_get(&m, "node_1"), -1);
+}
+
+// A key whose hash equals a longer key's (FNV-1a is 32 bits: "a" and
+// "a+r$:?" collide) is still a different key: the lookup compares the whole
+// key, its end included. Without the end check (the mutation catalogue's
+// base-strmap-prefix) "a" found "a+r$:?"; no other test collides.
+TEST(StrMap, AKeyIsNotItsLongerCollidingKey) {
+  ASSERT_EQ(grt_hash_bytes("a", 1), grt_hash_bytes("a+r$:?", 6));
+  grt_strmap m;
+  grt_strmap_init(&m);
+  EXPECT_EQ(grt_strmap_put(&m, "a+r$:?", 1, nullptr), 1);
+  EXPECT_EQ(grt_strmap_get(&m, "a"), -1);
+  EXPECT_EQ(grt_strmap_put(&m, "a", 2, nullptr), 1);
+  EXPECT_EQ(grt_strmap_get(&m, "a"), 2);
+  EXPECT_EQ(grt_strmap_get(&m, "a+r$:?"), 1);
+  EXPECT_EQ(grt_strmap_getn(&m, "a+r$:?", 1), 2);
+  grt_strmap_clear(&m);
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -41,6 +42,21 @@ TEST(ThreadPool, MakingAPoolStartsNoThread) {
   EXPECT_EQ(grt_threadpool_size(p), 8);
   EXPECT_EQ(grt_threadpool_started(p), 0);
   grt_threadpool_free(p);
+}
+
+// The size is capped at 1024 threads: 1024 is a pool (its workers start
+// only when needed, so this starts none), 1025 an error naming the count.
+TEST(ThreadPool, SizeUpTo1024) {
+  grt_threadpool* p = nullptr;
+  ASSERT_EQ(grt_threadpool_new(1024, "t", &p), nullptr);
+  EXPECT_EQ(grt_threadpool_size(p), 1024);
+  grt_threadpool_free(p);
+  grt_status* s = grt_threadpool_new(1025, "t", &p);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(grt_status_code(s), GRT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(grt_status_message(s)).find("1025 threads"), std::string::npos);
+  EXPECT_EQ(p, nullptr);
+  grt_status_free(s);
 }
 
 TEST(ThreadPool, TasksThatRunTogetherStartOneWorkerEachUpToTheSize) {

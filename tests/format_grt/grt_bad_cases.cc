@@ -218,6 +218,20 @@ std::vector<BadCase> BadCases() {
                      "8-aligned range inside the metadata [64, ",
                      entry);
                }});
+  // A section that starts exactly at data_offset and so lies wholly in the
+  // tensor data: only the length check refuses it (one that let a section
+  // run 8 bytes past the metadata passed every other case).
+  c.push_back({"section_in_data", GRT_DATA_LOSS, [](std::string* b) {
+                 uint64_t entry = Section(*b, GRT_SECTION_WORDS).entry;
+                 uint64_t data = Get64(*b, 40);
+                 Put64(b, entry + 8, data);
+                 Put64(b, entry + 16, 8);  // one 8-byte record: [data, data + 8)
+                 FixChecksum(b);
+                 return Fmt(
+                     "WORDS section at offset %llu+8 (entry at offset %llu) is not an "
+                     "8-aligned range inside the metadata [",
+                     (unsigned long long)data, (unsigned long long)entry);
+               }});
   c.push_back(Patch64(
       "section_overlaps_table", GRT_DATA_LOSS,
       [](S b) { return Section(b, GRT_SECTION_NODES).entry + 8; }, [](S, uint64_t) { return 64; },

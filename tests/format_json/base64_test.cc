@@ -55,6 +55,8 @@ TEST(Base64, AllByteValuesRoundTrip) {
 TEST(Base64, RejectsMalformedText) {
   EXPECT_EQ(Decode("Zg="), "bad@len");  // not a multiple of 4
   EXPECT_EQ(Decode("Zm9v\n"), "bad@len");
+  EXPECT_EQ(Decode("Zm"), "bad@len");  // even but not a multiple of 4
+  EXPECT_EQ(Decode("Zm9vYm"), "bad@len");
   EXPECT_EQ(Decode("Zm 9"), "bad@2");      // whitespace
   EXPECT_EQ(Decode("Zm-v"), "bad@2");      // URL-safe alphabet is not ours
   EXPECT_EQ(Decode("Z==="), "bad@1");      // '=' too early

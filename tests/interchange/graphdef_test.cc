@@ -360,10 +360,11 @@ TEST(GraphdefFiles, SniffedWithoutAnExtension) {
 }
 
 TEST(GraphdefBadInput, EachCaseNamesItsFault) {
-  const char* cases[] = {"absurd_fill",   "bad_class",        "big_rank",       "colocate_ghost",
-                         "content_size",  "control_first",    "dangling_input", "duplicate_node",
-                         "nul_in_string", "placeholder_attr", "string_const",   "too_many_values",
-                         "unknown_attr",  "unknown_dtype",    "unknown_op",     "wrong_attr_kind"};
+  const char* cases[] = {"absurd_fill",     "bad_class",     "big_rank",         "colocate_ghost",
+                         "content_size",    "control_first", "dangling_input",   "duplicate_node",
+                         "nul_at_end",      "nul_in_string", "placeholder_attr", "string_const",
+                         "too_many_values", "unknown_attr",  "unknown_dtype",    "unknown_op",
+                         "wrong_attr_kind"};
   for (const char* c : cases) {
     SCOPED_TRACE(c);
     std::string base = std::string("tests/interchange/bad/") + c;

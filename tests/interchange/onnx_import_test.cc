@@ -127,8 +127,9 @@ TEST(OnnxImport, SplitReduceConcatWhereBroadcasting) {
 }
 
 TEST(OnnxImport, ErrorsNameTheNodeAndOp) {
-  for (const char* c : {"unsupported_op", "unsupported_attr", "unsupported_dtype", "dangling_input",
-                        "newer_opset", "raw_data_size"}) {
+  for (const char* c :
+       {"unsupported_op", "unsupported_attr", "unsupported_dtype", "dangling_input", "newer_opset",
+        "raw_data_size", "conv_stride_zero", "layernorm_axis_rank"}) {
     SCOPED_TRACE(c);
     std::string base = std::string("tests/interchange/onnx/") + c;
     std::ifstream f(base + ".textproto");

@@ -173,6 +173,23 @@ TEST(OnnxLegacy, Opset9SliceAndTopKAttributes) {
   grt_tensor_free(xt);
 }
 
+// Opset 10: Clip's bounds are attributes (read as inputs, the opset-11
+// form, they were no bounds at all); Flatten's default axis is 1.
+TEST(OnnxLegacy, Opset10ClipAttributesAndFlattenDefaultAxis) {
+  Model m("legacy_opset10");
+  ASSERT_NE(m.s, nullptr);
+  float x[24];
+  for (int i = 0; i < 24; i++) x[i] = (float)(i - 12) / 8.0f;
+  grt_tensor* xt = Tensor(GRT_FLOAT32, {2, 3, 4}, x);
+  ASSERT_EQ(m.Run({{"x", xt}}, {"clipped", "flat"}), "");
+  ASSERT_EQ(m.Dims(0), Dims({2, 3, 4}));
+  for (int i = 0; i < 24; i++)
+    EXPECT_EQ(m.Data<float>(0)[i], std::min(std::max(x[i], -0.5f), 0.25f));
+  ASSERT_EQ(m.Dims(1), Dims({2, 12}));
+  EXPECT_EQ(memcmp(m.Data<float>(1), x, sizeof x), 0);
+  grt_tensor_free(xt);
+}
+
 // Softmax (or LogSoftmax) of x over axes [first, last] taken together: the
 // values whose indices differ only there are normalised as one.
 std::vector<float> SoftmaxOver(const std::vector<float>& x, const Dims& dims, int first, int last,

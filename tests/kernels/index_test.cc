@@ -56,10 +56,10 @@ TEST(IndexKernels, RangeIntegerAndFloat) {
     for (int64_t i = 0; i < n; i++) want.push_back(0.5 + i * -0.3);
     ExpectNear(r.Output(0), {n}, want, 1e-12);
   }
-  {
-    OpRun r("Range");  // an empty range
+  for (double delta : {-2.0, 2.0}) {
+    OpRun r("Range");  // an empty range, start == limit, either direction
     r.AttrType("Tidx", GRT_INT64).Input(T_<int64_t>({}, {5})).Input(T_<int64_t>({}, {5}));
-    r.Input(T_<int64_t>({}, {-2}));
+    r.Input(T_<int64_t>({}, {delta}));
     ASSERT_OK(r.Run());
     ExpectNear(r.Output(0), {0}, {});
   }
@@ -283,6 +283,16 @@ TEST(IndexKernels, CumsumEveryMode) {
         ASSERT_OK(r.Run());
         ExpectNear(r.Output(0), xd, want, 1e-5);
       }
+}
+
+TEST(IndexKernels, CumsumAxisOutOfRange) {
+  for (int axis : {3, -4}) {
+    FeedRun r("Cumsum");  // fed, so the kernel sees the axis and not the shape function
+    r.AttrType("T", GRT_FLOAT32).AttrType("Tidx", GRT_INT32);
+    r.Input(T_<float>({2, 3, 4}, Values(24, 5))).Input(T_<int32_t>({}, {double(axis)}));
+    EXPECT_EQ(TakeMessage(r.Run()),
+              "axis must be in the range [-3, 3), got " + std::to_string(axis));
+  }
 }
 
 // ---- TopKV2 ----------------------------------------------------------------

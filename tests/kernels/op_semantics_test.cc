@@ -265,6 +265,9 @@ TEST(OpSemanticsTest, BroadcastGradientArgsErrors) {
   int32_t n0, n1;
   std::string exported = Msg(grt_op_broadcast_gradient_args(s0, 2, s1, 2, r0, &n0, r1, &n1));
   EXPECT_EQ(exported, "Incompatible shapes: [2,3] vs. [4,3]");
+  // The larger dimension on either side.
+  EXPECT_EQ(Msg(grt_op_broadcast_gradient_args(s1, 2, s0, 2, r0, &n0, r1, &n1)),
+            "Incompatible shapes: [4,3] vs. [2,3]");
   OpRun k("BroadcastGradientArgs");
   k.Input(T_<int32_t>({2}, {2, 3})).Input(T_<int32_t>({2}, {4, 3}));
   EXPECT_EQ(Msg(k.Run()), exported);  // the kernel's error, validation passes

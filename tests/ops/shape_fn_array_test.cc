@@ -129,6 +129,9 @@ TEST(ShapeFnArray, Unpack) {
   EXPECT_EQ(Infer("Unpack").Int("num", 4).Int("axis", -1).In(S({3, 4})).Out(0, 4), "[3]");
   EXPECT_EQ(Infer("Unpack").Int("num", 2).In(S({-1, 5})).Out(1, 2), "[5]");
   EXPECT_EQ(Infer("Unpack").Int("num", 2).In(U()).Out(1, 2), "<unknown>");
+  Infer empty("Unpack");  // a known 0 is not 2
+  empty.Int("num", 2).In(S({0, 5}));
+  EXPECT_GRT_ERROR(empty.Run(2), GRT_INVALID_ARGUMENT, "Dimension 0 must be 2 (attr num) but is 0");
   Infer bad("Unpack");
   bad.Int("num", 2).In(S({3, 4}));
   EXPECT_GRT_ERROR(bad.Run(2), GRT_INVALID_ARGUMENT, "Dimension 0 must be 2 (attr num) but is 3");

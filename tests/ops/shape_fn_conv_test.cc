@@ -78,6 +78,9 @@ TEST(ShapeFnConv, Conv2DErrors) {
   EXPECT_GRT_ERROR(
       Conv(strides, "SAME", {1, 1, 1, 2}).In(S({1, 7, 6, 3})).In(S({3, 3, 3, 1})).Run(),
       GRT_INVALID_ARGUMENT, "strides in the batch and depth dimensions must be 1");
+  Infer zero("Conv2D");
+  EXPECT_GRT_ERROR(Conv(zero, "SAME", {1, 1, 0, 1}).In(S({1, 7, 6, 3})).In(S({3, 3, 3, 1})).Run(),
+                   GRT_INVALID_ARGUMENT, "attr 'strides' must be positive, got 0 at index 2");
   Infer missing("Conv2D");  // strides has no default
   EXPECT_GRT_ERROR(missing.Str("padding", "SAME").In(S({1, 7, 6, 3})).In(S({3, 3, 3, 1})).Run(),
                    GRT_INVALID_ARGUMENT, "attr 'strides' is missing");

@@ -105,6 +105,11 @@ TEST(ShapeFn, MatMulErrors) {
   inner.In(S({2, 3})).In(S({4, 5}));
   EXPECT_GRT_ERROR(inner.Run(), GRT_INVALID_ARGUMENT,
                    "Matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]");
+  // An empty inner dimension against a nonempty one is a mismatch too.
+  Infer empty("MatMul");
+  empty.In(S({2, 0})).In(S({3, 5}));
+  EXPECT_GRT_ERROR(empty.Run(), GRT_INVALID_ARGUMENT,
+                   "Matrix size-incompatible: In[0]: [2,0], In[1]: [3,5]");
   // Transposing makes the same shapes agree...
   EXPECT_EQ(Infer("MatMul").Bool("transpose_a", true).In(S({4, 3})).In(S({4, 5})).Out(), "[3,5]");
   // ...or disagree.

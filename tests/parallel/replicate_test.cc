@@ -227,6 +227,21 @@ TEST(Replicate, BadRequestsNameTheNode) {
   e.devices.pop_back();
   m = Msg(grt_graph_replicate(g, e.Opts(), &r));
   EXPECT_NE(m.find("3 towers but 2 tower devices"), std::string::npos) << m;
+  Towers f(2);
+  f.outputs = {"loss:1"};  // loss has one output
+  m = Msg(grt_graph_replicate(g, f.Opts(), &r));
+  EXPECT_NE(m.find("output 'loss:1': node 'loss' has 1 outputs"), std::string::npos) << m;
+  Towers none(0);
+  none.devices.clear();
+  m = Msg(grt_graph_replicate(g, none.Opts(), &r));
+  EXPECT_NE(m.find("towers must be at least 1"), std::string::npos) << m;
+  Towers both(2);  // a variables device and one ps device
+  both.o.variables_on = "/cpu:3";
+  both.ps = {"/cpu:2"};
+  m = Msg(grt_graph_replicate(g, both.Opts(), &r));
+  EXPECT_NE(m.find("give the variables one device or ps devices, not both"), std::string::npos)
+      << m;
+  EXPECT_EQ(r, nullptr);
   grt_graph_free(g);
 }
 

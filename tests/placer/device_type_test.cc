@@ -430,6 +430,9 @@ TEST_F(TestType, BadRowsRegisterNothing) {
       {"BAD",
        {"Slice", "BAD", "T: {float32} + int32 on host; Index: {int64} + int32 on host", "", 0},
        "on more than one attr"},
+      {"BAD",
+       {"Sqrt", "BAD", "T: {float32, int8}", "", 0},
+       "constraint on 'T' allows dtypes Sqrt does not"},
   };
   for (const auto& b : bad) {
     const grt_kernel_spec two[] = {{"Const", b.name, "dtype: {float32}", "", 0}, b.row};
@@ -456,7 +459,9 @@ TEST_F(TestType, BadRowsRegisterNothing) {
         << st.msg();
     EXPECT_EQ(grt_kernel_count(), rows);
   }
-  for (const char* name : {"", "1X", "A-B", "A B", "ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFG"}) {
+  // Names are shorter than GRT_DEVICE_TYPE_NAME_MAX (32): 32 and 33 letters fail.
+  for (const char* name : {"", "1X", "A-B", "A B", "ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEF",
+                           "ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFG"}) {
     grt_device_type t = -1;
     Status st(grt_device_type_register(name, 10, nullptr, 0, &t));
     EXPECT_EQ(st.code(), GRT_INVALID_ARGUMENT) << name;

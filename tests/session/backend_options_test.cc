@@ -60,6 +60,10 @@ TEST(BackendOptions, RegisteredBackendsKeysAreCheckedCountedAndHandedOver) {
   EXPECT_EQ(Message(grt_session_options_set(o, "opts.lvl", "2")),
             "unknown session option 'opts.lvl' (device type OPTS has: opts.level, opts.name)");
   EXPECT_EQ(Message(grt_session_options_set(o, "OPTS.level", "3")), "OK");  // any case of the type
+  // A key with nothing before its dot is an unknown key.
+  EXPECT_EQ(Message(grt_session_options_set(o, ".level", "3"))
+                .rfind("unknown session option '.level' (known: allow_soft_placement, ", 0),
+            0u);
   EXPECT_EQ(Message(grt_session_options_set(o, "opts.name", "anything at all")), "OK");
   char doc[8192];
   ASSERT_LT(grt_session_options_describe(doc, sizeof doc), sizeof doc);

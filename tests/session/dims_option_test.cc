@@ -163,4 +163,21 @@ TEST(DimsOption, ADeclaredSizeThatDisagreesIsAnError) {
   grt_graph_free(g);
 }
 
+// A declared size of 0 is a size like any other (a check that took 0 for
+// unknown let N=2 through here).
+TEST(DimsOption, ADeclaredZeroThatDisagreesIsAnError) {
+  const char* kJson = R"({"format":"grt.graph","version":1,"nodes":[
+    {"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[0,-1],
+     "dim_names":["N","S"]}},
+    {"name":"y","op":"Neg","inputs":["x"],"attrs":{"T":"float32"}}]})";
+  grt_graph* g = nullptr;
+  ASSERT_EQ(Message(grt_graph_from_json(kJson, strlen(kJson), &g)), "");
+  grt_session* s = nullptr;
+  EXPECT_EQ(NewSession(g, "N=2", &s),
+            "option dims: N=2, but node 'x' declares dimension 0 (N) as 0");
+  ASSERT_EQ(NewSession(g, "N=0,S=3", &s), "");
+  grt_session_free(s);
+  grt_graph_free(g);
+}
+
 }  // namespace

@@ -126,6 +126,12 @@ TEST_F(Fixture, SwitchedOffRunsTheGraphAsWritten) {
   EXPECT_EQ(Run("out"), (std::vector<float>{-1.5f, -0.0f}));
   grt_session_free(s);
   s = nullptr;
+  ASSERT_OK(grt_session_options_set(o, "optimizer_off", "all"));
+  ASSERT_OK(grt_session_new(g, o, &s));
+  EXPECT_EQ(Report(), "optimizer: off (session option rewrite or optimizer_off)\n");
+  EXPECT_EQ(Run("out"), (std::vector<float>{-1.5f, -0.0f}));
+  grt_session_free(s);
+  s = nullptr;
   ASSERT_OK(grt_session_options_set(o, "optimizer_off", ""));
   ASSERT_OK(grt_session_options_set(o, "rewrite", "false"));
   ASSERT_OK(grt_session_new(g, o, &s));

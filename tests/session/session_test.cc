@@ -89,6 +89,16 @@ TEST(Session, UnknownOptionIsAnError) {
   grt_session_options_free(o);
 }
 
+// Thread counts go up to 4096 and no further.
+TEST(Session, ThreadCountOptionsStopAt4096) {
+  grt_session_options* o = nullptr;
+  ASSERT_OK(grt_session_options_new(&o));
+  ASSERT_OK(grt_session_options_set(o, "inter_op_threads", "4096"));
+  EXPECT_EQ(Msg(grt_session_options_set(o, "inter_op_threads", "4097")),
+            "option inter_op_threads: '4097' is not an integer in [0, 4096]");
+  grt_session_options_free(o);
+}
+
 TEST(Session, FeedsFetchesAndMultiDeviceAgree) {
   std::vector<float> results[2];
   for (int spread = 0; spread < 2; spread++) {

@@ -109,6 +109,11 @@ has err "input 'z': the graph has no node 'z'"
 # Flags that disagree, or name a malformed device, are usage errors (2).
 run 2 "$grt" replicate "$tmp/poly.json" "$tmp/o.json" --towers 3 --tower-devices /cpu:0,/cpu:1 --inputs x,y --outputs loss
 has err "--tower-devices needs one device per tower, not '/cpu:0,/cpu:1'"
+# The option parser (tools/options.c, every table-driven command's).
+run 2 "$grt" replicate "$tmp/poly.json" "$tmp/o.json" --towers 2 --towers 3 --inputs x,y --outputs loss
+has err "grt replicate: --towers given twice"
+run 2 "$grt" replicate "$tmp/poly.json" "$tmp/o.json" --towers= --inputs x,y --outputs loss
+has err "grt replicate: --towers needs a non-empty value"
 
 [ "$fails" -eq 0 ] && echo PASS
 exit "$fails"

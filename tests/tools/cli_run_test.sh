@@ -121,6 +121,9 @@ run 1 "$grt" run "$tmp/g.json" --feed 'x={"dtype":"float32","shape":[2],"values"
 has err "--fetch yy: the graph has no node named 'yy'; did you mean 'y'"
 run 1 "$grt" run "$tmp/g.json" --feed 'x={"dtype":"float32","shape":[2],"values":[3,-4]}' --fetch qqqqqqq
 has err "--fetch qqqqqqq: the graph has no node named 'qqqqqqq'"
+# A feed without a name is a usage error, not a node named ''.
+run 2 "$grt" run "$tmp/g.json" --feed '={"dtype":"float32","shape":[2],"values":[3,-4]}' --fetch y
+has err "grt run: --feed needs NAME=VALUE"
 
 echo "cli_run_test: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

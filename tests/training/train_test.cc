@@ -261,7 +261,8 @@ TEST(Train, ErrorsNameTheCauseAndLeaveTheGraphAsItWas) {
       {"loss2", "u", "sgd", "no gradient reaches variable 'u'"},
       {"loss2", "t", "sgd", "'t' (Const) is not a variable"},
       {"nope", nullptr, "sgd", "no such node"},
-      {"axis", nullptr, "sgd", "not a float tensor"},
+      {"axis", nullptr, "sgd", "loss 'axis' is int32, not a float tensor"},
+      {"loss:1", nullptr, "sgd", "loss 'loss:1': node 'loss' has 1 outputs"},
       {"loss", nullptr, "adagrad", "unknown optimizer 'adagrad'"},
   };
   for (const Case& c : cases) {
@@ -286,6 +287,24 @@ TEST(Train, ErrorsNameTheCauseAndLeaveTheGraphAsItWas) {
   ASSERT_OK(grt_graph_add_train_step(g, &o));
   EXPECT_GE(grt_graph_find_node(g, "GradientDescent/update_v/ApplyGradientDescent"), 0);
   EXPECT_LT(grt_graph_find_node(g, "GradientDescent/update_u/ApplyGradientDescent"), 0);
+  grt_graph_free(g);
+}
+
+// The init op may be an existing NoOp, which gains the initialisers; any
+// other node of that name is an error, and the graph is left as it was.
+TEST(Train, InitNamedAfterANodeThatIsNotANoOpIsAnError) {
+  grt_graph* g = FromJson(R"(
+    {"name":"v","op":"VariableV2","attrs":{"dtype":"float64","shape":[3]}},
+    {"name":"init","op":"Const","attrs":{"dtype":"float64","value":{"dtype":"float64","shape":[3],"values":[1.0,-2.0,0.5]}}},
+    {"name":"v/Assign","op":"Assign","inputs":["v","init"]})");
+  ASSERT_NE(g, nullptr);
+  int32_t before = grt_graph_num_nodes(g);
+  grt_status* s = grt_graph_add_init(g, "init");
+  ASSERT_NE(s, nullptr);
+  EXPECT_STREQ(grt_status_message(s), "adding init: node 'init' exists and is a Const, not a NoOp");
+  grt_status_free(s);
+  EXPECT_EQ(grt_graph_num_nodes(g), before);
+  EXPECT_EQ(grt_graph_node_num_control_inputs(g, grt_graph_find_node(g, "init")), 0);
   grt_graph_free(g);
 }
 
