@@ -45,6 +45,10 @@ const std::set<std::string> kNoGradientYet = {
     "_LayerNorm",
     "_Gelu",
     "_ScaledDotProductAttention",
+    // the ONNX importer's fused recurrent ops (ops/defs_rnn.c: inference only)
+    "_RNN",
+    "_GRU",
+    "_LSTM",
     "TruncateMod",        // gradient not written yet
     "MatrixDeterminant",  // needs MatrixInverse
     // indexing ops added for ONNX import: TensorFlow's gradients need
