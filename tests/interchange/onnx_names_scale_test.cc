@@ -59,7 +59,9 @@ double ImportSeconds(const std::string& b, int n) {
   EXPECT_EQ(Message(grt_onnx_parse(b.data(), b.size(), &g)), "");
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_NE(g, nullptr);
-  if (g) EXPECT_GE(grt_graph_num_nodes(g), n + 1);
+  if (g) {
+    EXPECT_GE(grt_graph_num_nodes(g), n + 1);
+  }
   grt_graph_free(g);
   return s;
 }
