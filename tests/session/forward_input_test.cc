@@ -56,7 +56,9 @@ grt_session* Session(grt_graph* g, const char* memory_limit) {
   // The optimizer would fold or merge these chains; the rewrite is beside
   // the point: both off, so each node runs its own kernel.
   EXPECT_EQ(grt_session_options_set(o, "rewrite", "false"), nullptr);
-  if (memory_limit) EXPECT_EQ(grt_session_options_set(o, "memory_limit", memory_limit), nullptr);
+  if (memory_limit) {
+    EXPECT_EQ(grt_session_options_set(o, "memory_limit", memory_limit), nullptr);
+  }
   grt_session* s = nullptr;
   grt_status* st = grt_session_new(g, o, &s);
   EXPECT_EQ(st, nullptr) << grt_status_message(st);
