@@ -58,7 +58,8 @@ has err "4000000 bytes"
 has err "memory limit of 1048576 bytes on /job:localhost/replica:0/task:0/device:CPU:0 reached: asked for"
 has err "in use"
 run 0 "$grt" run "$tmp/g.json" --feed "$(shape 100 100)" --fetch s --memory-limit 1M
-run 1 "$grt" run "$tmp/g.json" --feed "$(shape 10 10)" --fetch s --memory-limit 12X
+# A malformed --memory-limit is a usage error (2), as every malformed value.
+run 2 "$grt" run "$tmp/g.json" --feed "$(shape 10 10)" --fetch s --memory-limit 12X
 has err "memory_limit"
 
 # --timeout-ms: DEADLINE_EXCEEDED (exit 1) naming the timeout; 0 is none.
