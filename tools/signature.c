@@ -1,5 +1,5 @@
-/* A graph's signature (tools/signature.h), found from the public graph
- * queries alone: which nodes are placeholders, and which nothing consumes. */
+/* A graph's signature (tools/signature.h), printed from the library's
+ * grt_graph_node_roles. */
 #include "tools/signature.h"
 
 #include <stdlib.h>
@@ -25,34 +25,8 @@ const char* grt_cli_shape_str(const grt_graph* g, int32_t node, int32_t k, char*
   return buf;
 }
 
-enum { kData = 1, kControl = 2 }; /* how a node is used by others */
-
-/* Ops run for what they do to a variable: an unused one is a target (a
- * graph's `w/Assign` without an init NoOp), though it has an output. */
-static const char* const kUpdateOps[] = {
-    "Assign", "AssignAdd", "AssignSub", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam",
-};
-
-/* A node of a backward pass: grt_graph_add_gradients names them under a
- * first scope "gradients", "gradients_1", "gradients_tower_0" (train-graph,
- * replicate --mirrored). Its uses of forward tensors do not hide them (the
- * loss stays an output), and its own unused tensors (the gradient of a
- * feed) are not outputs. */
-static bool is_gradient(const grt_graph* g, int32_t node) {
-  const char* name = grt_graph_node_name(g, node);
-  return strncmp(name, "gradients", 9) == 0 && (name[9] == '/' || name[9] == '_') &&
-         strchr(name, '/');
-}
-
-static bool is_target(const grt_graph* g, int32_t node) {
-  if (grt_graph_node_num_outputs(g, node) == 0) return true;
-  for (size_t i = 0; i < sizeof kUpdateOps / sizeof kUpdateOps[0]; i++)
-    if (strcmp(grt_graph_node_op(g, node), kUpdateOps[i]) == 0) return true;
-  return false;
-}
-
-/* A node's part in the signature. */
-typedef enum { kNone, kFeed, kOutput, kTarget } role;
+/* A node's part in the signature: grt_graph_node_roles (grt/graph.h). */
+typedef grt_node_role role;
 
 static void put_json_string(FILE* f, const char* s) {
   fputc('"', f);
@@ -124,16 +98,16 @@ static void print_target(FILE* f, const grt_graph* g, int32_t node, bool json) {
 }
 
 /* One section: its heading (a JSON key) and every item of role `r`. */
-static void print_section(FILE* f, const grt_graph* g, const unsigned char* roles, role r,
+static void print_section(FILE* f, const grt_graph* g, const grt_node_role* roles, role r,
                           const char* heading, bool json) {
   int32_t n = grt_graph_num_nodes(g), count = 0;
   fprintf(f, json ? "\"%s\": [" : "%s:\n", heading);
   for (int32_t i = 0; i < n; i++) {
     if (roles[i] != r) continue;
-    int32_t outputs = r == kOutput ? grt_graph_node_num_outputs(g, i) : 1;
+    int32_t outputs = r == GRT_ROLE_OUTPUT ? grt_graph_node_num_outputs(g, i) : 1;
     for (int32_t k = 0; k < outputs; k++) {
       if (json && count) fprintf(f, ", ");
-      if (r == kTarget)
+      if (r == GRT_ROLE_TARGET)
         print_target(f, g, i, json);
       else
         print_tensor(f, g, i, k, json);
@@ -148,40 +122,20 @@ static void print_section(FILE* f, const grt_graph* g, const unsigned char* role
 
 bool grt_cli_print_signature(FILE* f, const grt_graph* g, bool json) {
   int32_t n = grt_graph_num_nodes(g);
-  unsigned char* used = calloc((size_t)n + 1, 1);
-  unsigned char* roles = calloc((size_t)n + 1, 1);
-  if (!used || !roles) {
-    free(used);
+  grt_node_role* roles = calloc((size_t)n + 1, sizeof *roles);
+  grt_status* st = roles ? grt_graph_node_roles(g, roles) : NULL;
+  if (!roles || st) {
+    grt_status_free(st);
     free(roles);
     return false;
   }
-  for (int32_t i = 0; i < n; i++) {
-    for (int32_t k = 0; k < grt_graph_node_num_inputs(g, i) && !is_gradient(g, i); k++) {
-      int32_t port;
-      int32_t src = grt_graph_find_node(g, grt_graph_node_input(g, i, k, &port));
-      if (src >= 0) used[src] |= kData;
-    }
-    for (int32_t k = 0; k < grt_graph_node_num_control_inputs(g, i); k++) {
-      int32_t src = grt_graph_find_node(g, grt_graph_node_control_input(g, i, k));
-      if (src >= 0) used[src] |= kControl;
-    }
-  }
-  for (int32_t i = 0; i < n; i++) {
-    if (strcmp(grt_graph_node_op(g, i), "Placeholder") == 0)
-      roles[i] = kFeed;
-    else if (!used[i] && is_target(g, i))
-      roles[i] = kTarget;
-    else if (!used[i] && !is_gradient(g, i))
-      roles[i] = kOutput;
-  }
   if (json) fprintf(f, "{");
-  print_section(f, g, roles, kFeed, "feeds", json);
+  print_section(f, g, roles, GRT_ROLE_FEED, "feeds", json);
   if (json) fprintf(f, ", ");
-  print_section(f, g, roles, kOutput, "outputs", json);
+  print_section(f, g, roles, GRT_ROLE_OUTPUT, "outputs", json);
   if (json) fprintf(f, ", ");
-  print_section(f, g, roles, kTarget, "targets", json);
+  print_section(f, g, roles, GRT_ROLE_TARGET, "targets", json);
   if (json) fprintf(f, "}\n");
-  free(used);
   free(roles);
   return true;
 }

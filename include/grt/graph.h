@@ -206,6 +206,29 @@ GRT_API GRT_MUST_USE grt_status* grt_graph_node_output_shape(const grt_graph* g,
 /* Total bytes of constant tensor data held by the graph's attrs. */
 GRT_API size_t grt_graph_constant_bytes(const grt_graph* g);
 
+/* ---- the graph's signature ----------------------------------------------
+ * What a caller feeds, fetches and runs, as `grt inspect` shows it first:
+ *   GRT_ROLE_FEED: a Placeholder;
+ *   GRT_ROLE_OUTPUT: a node no node uses (as data or as a control input)
+ *     whose outputs are the fetchable results (a loss, a prediction); a
+ *     backward pass's nodes ("gradients/...", as grt_graph_add_gradients
+ *     names them) are not counted as users and are never outputs;
+ *   GRT_ROLE_TARGET: a node no node uses that has no outputs or updates a
+ *     variable (Assign, AssignAdd, AssignSub, Apply*): the init and train
+ *     targets;
+ *   GRT_ROLE_NONE: every other node. */
+typedef enum grt_node_role {
+  GRT_ROLE_NONE = 0,
+  GRT_ROLE_FEED = 1,
+  GRT_ROLE_OUTPUT = 2,
+  GRT_ROLE_TARGET = 3,
+} grt_node_role;
+
+/* Fills roles[0 .. grt_graph_num_nodes(g)) with each node's role (for a
+ * validated graph: one pass over the nodes and their inputs).
+ * RESOURCE_EXHAUSTED when memory runs out (roles then untouched). */
+GRT_API GRT_MUST_USE grt_status* grt_graph_node_roles(const grt_graph* g, grt_node_role* roles);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,9 @@
 // The public graph API: building, querying, attr defaults, ownership.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "grt/grt.h"
 
@@ -141,6 +143,43 @@ TEST(GraphApi, TensorAttrsAreSharedNotCopied) {
   ASSERT_OK(grt_tensor_new(GRT_INT32, 1, dims, &t2));
   ASSERT_OK(grt_graph_set_attr_tensor(g, c, "value", t2));
   grt_tensor_free(t2);
+  grt_graph_free(g);
+}
+
+// The signature node by node (grt_graph_node_roles): a Placeholder is a
+// feed, an unused node with outputs an output (the loss, though the
+// backward pass reads it), an unused node without outputs or updating a
+// variable a target (init, train), and everything else, the backward
+// pass's own unused tensors included, none.
+TEST(GraphApi, NodeRolesAreTheSignature) {
+  const char* json = R"({"format":"grt.graph","version":1,"nodes":[
+    {"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[-1,2]}},
+    {"name":"w","op":"VariableV2","attrs":{"dtype":"float32","shape":[2,1]}},
+    {"name":"w0","op":"Const","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[2,1],"values":[1,2]}}},
+    {"name":"w/Assign","op":"Assign","inputs":["w","w0"],"attrs":{"T":"float32"}},
+    {"name":"init","op":"NoOp","inputs":["^w/Assign"]},
+    {"name":"y","op":"MatMul","inputs":["x","w"],"attrs":{"T":"float32"}},
+    {"name":"loss","op":"Sum","inputs":["y","axes"],"attrs":{"T":"float32","Tidx":"int32"}},
+    {"name":"axes","op":"Const","attrs":{"dtype":"int32","value":{"dtype":"int32","shape":[2],"values":[0,1]}}},
+    {"name":"gradients/dx","op":"Identity","inputs":["loss"],"attrs":{"T":"float32"}},
+    {"name":"lr","op":"Const","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[],"values":[0.1]}}},
+    {"name":"train","op":"ApplyGradientDescent","inputs":["w","lr","w0"],"attrs":{"T":"float32"}}]})";
+  grt_graph* g = nullptr;
+  ASSERT_OK(grt_graph_from_json(json, strlen(json), &g));
+  int32_t n = grt_graph_num_nodes(g);
+  std::vector<grt_node_role> roles(n, (grt_node_role)-1);
+  ASSERT_OK(grt_graph_node_roles(g, roles.data()));
+  auto role = [&](const char* name) { return roles[grt_graph_find_node(g, name)]; };
+  EXPECT_EQ(role("x"), GRT_ROLE_FEED);
+  EXPECT_EQ(role("loss"), GRT_ROLE_OUTPUT) << "the backward pass's use does not hide it";
+  EXPECT_EQ(role("init"), GRT_ROLE_TARGET);
+  EXPECT_EQ(role("train"), GRT_ROLE_TARGET) << "updates a variable, though it has an output";
+  for (const char* none : {"w", "w0", "w/Assign", "y", "axes", "gradients/dx", "lr"})
+    EXPECT_EQ(role(none), GRT_ROLE_NONE) << none;
+  grt_status* st = grt_graph_node_roles(g, nullptr);
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(grt_status_code(st), GRT_INVALID_ARGUMENT);
+  grt_status_free(st);
   grt_graph_free(g);
 }
 
