@@ -125,10 +125,7 @@ static void hint_feed(const run_args* a, const grt_status* st);
 static int check_value(const char* flag, const char* key, const char* value) {
   grt_status* st = NULL;
   if (key) {
-    grt_session_options* o = NULL;
-    st = grt_session_options_new(&o);
-    if (!st) st = grt_session_options_set(o, key, value);
-    grt_session_options_free(o);
+    st = grt_cli_try_option(key, value);
   } else {
     grt_device_set* ds = NULL;
     st = grt_device_set_from_spec(value, &ds);

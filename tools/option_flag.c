@@ -26,6 +26,14 @@ grt_status* grt_cli_set_options(grt_session_options* o, const grt_cli_list* valu
   return NULL;
 }
 
+grt_status* grt_cli_try_option(const char* key, const char* value) {
+  grt_session_options* o = NULL;
+  grt_status* st = grt_session_options_new(&o);
+  if (!st) st = grt_session_options_set(o, key, value);
+  grt_session_options_free(o);
+  return st;
+}
+
 int grt_cli_check_options(const grt_cli_syntax* syntax, const grt_cli_list* values) {
   grt_session_options* o = NULL;
   grt_status* st = grt_session_options_new(&o);

@@ -10,6 +10,10 @@
  * usage error, which commands check while parsing. */
 const char* grt_cli_bad_key_value(const grt_cli_list* values);
 
+/* Sets `key` to `value` on scratch session options: whether the option
+ * exists and takes that value, without a session. */
+GRT_MUST_USE grt_status* grt_cli_try_option(const char* key, const char* value);
+
 /* Checks every "KEY=VALUE" of `values` on scratch session options while
  * the command line is read: 0 when all are known options with good
  * values, else the usage error (2) printed for `syntax`, naming the value

@@ -25,9 +25,6 @@ const char* grt_cli_shape_str(const grt_graph* g, int32_t node, int32_t k, char*
   return buf;
 }
 
-/* A node's part in the signature: grt_graph_node_roles (grt/graph.h). */
-typedef grt_node_role role;
-
 static void put_json_string(FILE* f, const char* s) {
   fputc('"', f);
   for (; *s; s++) {
@@ -98,7 +95,7 @@ static void print_target(FILE* f, const grt_graph* g, int32_t node, bool json) {
 }
 
 /* One section: its heading (a JSON key) and every item of role `r`. */
-static void print_section(FILE* f, const grt_graph* g, const grt_node_role* roles, role r,
+static void print_section(FILE* f, const grt_graph* g, const grt_node_role* roles, grt_node_role r,
                           const char* heading, bool json) {
   int32_t n = grt_graph_num_nodes(g), count = 0;
   fprintf(f, json ? "\"%s\": [" : "%s:\n", heading);
