@@ -112,6 +112,19 @@ static grt_status* drop_unused(grt_opt_ctx* c) {
   return NULL;
 }
 
+/* Did the pass just run change anything compaction would? Every edit of
+ * the graph goes through ops/graph.h or edit.c, which clear `validated`;
+ * a kill or a rename only marks the context. A pass that changed nothing
+ * leaves the graph as the last compaction made it, so copying and
+ * validating it again (the bulk of session creation on large graphs:
+ * a 10k-node chain spent ~70% of it there) is skipped. */
+static bool changed(const grt_opt_ctx* c) {
+  if (!c->g->validated || c->g->n_nodes != c->n_start) return true;
+  for (int32_t i = 0; i < c->n_start; i++)
+    if ((c->flags[i] & OPT_DEAD) || c->take_name[i] >= 0) return true;
+  return false;
+}
+
 /* Replaces c->g by its live nodes (renames applied) and validates it. */
 static grt_status* compact(grt_opt_ctx* c) {
   GRT_RETURN_IF_ERROR(drop_unused(c));
@@ -250,7 +263,7 @@ grt_status* grt_optimize(const grt_graph* in, const grt_opt_env* env, const grt_
     c.n_start = c.g->n_nodes;
     st = grt_opt_index_uses(&c);
     if (!st) st = grt_opt_passes[p].run(&c);
-    if (!st) st = compact(&c);
+    if (!st && changed(&c)) st = compact(&c);
     c.rep = NULL;
     if (st) {
       st = grt_status_prefix(st, "optimizer pass '%s'", r->pass);
