@@ -4,7 +4,9 @@
 # python3-torch, and onnxruntime-node from npm (NODE_PATH, default
 # /work/ort/node_modules, else installed into the scratch folder); none is
 # needed by the build or the tests.
-#   bash bench/compare_ort.sh [scratch-dir] [--rounds N]
+#   bash bench/compare_ort.sh [scratch-dir] [--rounds N] [--prebuilt]
+# --prebuilt: use the binaries a previous run copied into the scratch folder
+# (no Bazel: for a host whose other processes are paused while it runs).
 #
 # Prints, with the load average before and after each part:
 #  1. bench/exec_bench (chain, matmul, mlp, cifar, conv) and ONNX Runtime's
@@ -35,9 +37,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=/tmp/grt-ort
 rounds=2
+prebuilt=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
+    --prebuilt) prebuilt=1; shift ;;
     *) scratch="$1"; shift ;;
   esac
 done
@@ -50,11 +54,13 @@ if [ ! -d "$node_path/onnxruntime-node" ]; then
     (cd "$scratch" && npm init -y >/dev/null && npm install --ignore-scripts onnxruntime-node@1.30.0)
 fi
 /usr/bin/python3 bench/ort/make_models.py "$scratch"
-bazel build -c opt //bench:exec_bench //bench:train_bench //bench:model_bench //tools:grt
-# Copies now: another build (a test run) may repoint bazel-bin meanwhile.
-for b in bench/exec_bench bench/train_bench bench/model_bench tools/grt; do
-  cp -f "bazel-bin/$b" "$scratch/$(basename "$b")"
-done
+if [ "$prebuilt" = 0 ]; then
+  bazel build -c opt //bench:exec_bench //bench:train_bench //bench:model_bench //tools:grt
+  # Copies now: another build (a test run) may repoint bazel-bin meanwhile.
+  for b in bench/exec_bench bench/train_bench bench/model_bench tools/grt; do
+    cp -f "bazel-bin/$b" "$scratch/$(basename "$b")"
+  done
+fi
 export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}" OPENBLAS_NUM_THREADS=1
 "$scratch/grt" convert "$scratch/mlp.onnx" "$scratch/mlp.grt" >/dev/null
 /usr/bin/python3 - "$scratch" <<'P'
