@@ -25,7 +25,8 @@
  *           best run of each round, and their ratios to the table's.
  *
  *   exec_bench [chain|matmul|mlp|mlp2|cifar|conv|libs|all]... [--repeats N] [--no-rewrite]
- * (several names run in the order given; none: all but libs)
+ * (several names run in the order given; none: all but libs; chain-run:
+ * the chain's untraced callable runs alone, for profiling the executor)
  * (cifar and libs read examples/cifar10_net.json from the current
  * directory: run from the repository root.)
  * --no-rewrite: sessions without the graph rewrite (no fusion, no weight
@@ -130,11 +131,13 @@ static double best_run(grt_session* s, const char* feed, grt_tensor* value, cons
  * off and on alternating call by call (a fresh trace for each traced call,
  * made and freed outside the timing), so both figures come from the same
  * moments of a noisy machine. `warm` calls first, untimed. */
+static int g_untraced_only; /* chain-run: no traced calls, for a profile of the executor alone */
+
 static void best_call(grt_callable* c, grt_tensor* x, int warm, int repeats, double* off,
                       double* on) {
   *off = *on = 1e30;
   for (int r = 0; r < warm + repeats; r++) {
-    for (int traced = 0; traced < 2; traced++) {
+    for (int traced = 0; traced < 2 - g_untraced_only; traced++) {
       grt_trace* trace = NULL;
       if (traced) check(grt_trace_new(&trace), "trace");
       grt_tensor* out;
@@ -696,7 +699,11 @@ int main(int argc, char** argv) {
   for (int k = 0; k < n_names; k++) {
     const char* which = names[k];
     if (!strcmp(which, "all") || !strcmp(which, "chain")) bench_chain(repeats, 0);
-    if (!strcmp(which, "chain-run")) bench_chain(repeats, 1);
+    if (!strcmp(which, "chain-run")) {
+      g_untraced_only = 1;
+      bench_chain(repeats, 1);
+      g_untraced_only = 0;
+    }
     if (!strcmp(which, "all") || !strcmp(which, "matmul")) bench_matmul(repeats);
     if (!strcmp(which, "all") || !strcmp(which, "mlp")) bench_mlp(repeats);
     if (!strcmp(which, "all") || !strcmp(which, "mlp2")) bench_mlp2(repeats);

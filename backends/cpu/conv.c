@@ -114,6 +114,9 @@ static grt_status* plan_for(grt_kernel_ctx* ctx, const grt_cpu_conv* g, conv_kin
                             int64_t* key, int32_t* key_n, grt_dnnl_plan** out, bool* out_owned) {
   int32_t n = grt_cpu_conv_key(g, key);
   key[n++] = kind;
+  int team = grt_dnnl_team(ctx, grt_cpu_conv_macs(g));
+  key[n++] = team;
+  grt_dnnl_plan_threads(team);
   *key_n = n;
   *out_owned = false;
   *out = grt_dnnl_cache_find(ctx->state, key, n);
@@ -135,7 +138,8 @@ static grt_status* run(grt_kernel_ctx* ctx, const grt_dnnl_plan* p, conv_kind ki
                        const int64_t* key, int32_t key_n, void* src, void* filter, void* dst) {
   grt_dnnl_call call;
   grt_dnnl_call_init(&call, ctx);
-  void* w = filter; /* the primitive's weights */
+  call.threads = (int)key[key_n - 1]; /* the team (plan_for) */
+  void* w = filter;                   /* the primitive's weights */
   grt_status* s = NULL;
   bool reorder = p->prim[1] != NULL;
   grt_dnnl_cache* state = ctx->state;

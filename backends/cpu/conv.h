@@ -41,6 +41,8 @@ GRT_MUST_USE grt_status* grt_cpu_conv_mds(const grt_cpu_conv* g, dnnl_memory_des
 
 /* The key a conv plan is cached under. Returns its length. */
 int32_t grt_cpu_conv_key(const grt_cpu_conv* g, int64_t* key);
+/* Its multiply-adds, which size the oneDNN call's team (dnnl_util.h). */
+double grt_cpu_conv_macs(const grt_cpu_conv* g);
 
 /* The float32-only check every kernel here makes on its data type. */
 GRT_MUST_USE grt_status* grt_cpu_conv_need_f32(const grt_kernel_ctx* ctx, grt_dtype t);

@@ -244,9 +244,12 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   int32_t a_bits;
   memcpy(&a_bits, &alpha, sizeof a_bits);
   key[n++] = a_bits;
+  int team = grt_dnnl_team(ctx, grt_cpu_conv_macs(&g));
+  key[n++] = team;
   bool owned = false;
   grt_dnnl_plan* p = grt_dnnl_cache_find(ctx->state, key, n);
   if (!p) {
+    grt_dnnl_plan_threads(team);
     p = grt_dnnl_plan_new();
     if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a oneDNN plan");
     grt_status* s = build(&g, &f, p);
@@ -258,6 +261,7 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   }
   grt_dnnl_call call;
   grt_dnnl_call_init(&call, ctx);
+  call.threads = team;
   void* w = grt_cpu_data(filter);
   grt_status* s = NULL;
   grt_dnnl_cache* state = ctx->state;

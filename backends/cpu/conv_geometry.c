@@ -74,6 +74,11 @@ int32_t grt_cpu_conv_key(const grt_cpu_conv* g, int64_t* key) {
   return n;
 }
 
+double grt_cpu_conv_macs(const grt_cpu_conv* g) {
+  double per_output = (double)g->kh * (double)g->kw * (double)(g->ic / (g->groups ? g->groups : 1));
+  return (double)g->n * (double)g->oh * (double)g->ow * (double)g->oc * per_output;
+}
+
 grt_status* grt_cpu_sizes_input(const grt_tensor* t, const char* what, grt_shape* out) {
   int64_t d[4];
   int32_t n = 0;

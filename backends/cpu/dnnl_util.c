@@ -96,6 +96,17 @@ void grt_dnnl_call_init(grt_dnnl_call* c, grt_kernel_ctx* ctx) {
   c->threads = ctx->intra_op ? grt_threadpool_size(ctx->intra_op) : 1;
 }
 
+int grt_dnnl_team(const grt_kernel_ctx* ctx, double macs) {
+  int budget = ctx->intra_op ? grt_threadpool_size(ctx->intra_op) : 1;
+  double fit = macs / (double)GRT_DNNL_MACS_PER_THREAD;
+  if (fit >= (double)budget) return budget;
+  return fit < 1.0 ? 1 : (int)fit;
+}
+
+void grt_dnnl_plan_threads(int team) {
+  if (omp_get_max_threads() != team) omp_set_num_threads(team);
+}
+
 static int g_running; /* atomic: oneDNN executions in progress */
 
 /* Sizes the calling thread's OpenMP team for one execution (see the

@@ -98,6 +98,25 @@ GRT_MUST_USE grt_status* grt_dnnl_call_arg(grt_dnnl_call* c, int arg, const dnnl
 GRT_MUST_USE grt_status* grt_dnnl_call_run(grt_dnnl_call* c, dnnl_primitive_t prim, size_t scratch,
                                            const char* what);
 
+/* Small work runs on a team of one. A call that readies a sleeping team
+ * member pays its wake-up (a futex wake and the scheduler's latency: about
+ * 8 us on the 2-vCPU host, docs/threading.md), which exceeds what a second
+ * thread saves on a product of a few hundred thousand multiply-adds (the
+ * MLP's 1 x 784 x 256 at batch 1 ran in 28-31 us with a team of two and
+ * 16-17 us alone). So a kernel that knows its multiply-adds sizes the
+ * call's team (grt_dnnl_call.threads) to grt_dnnl_team's: one thread per
+ * GRT_DNNL_MACS_PER_THREAD of them, at least one, at most the intra-op
+ * budget.
+ *
+ * oneDNN fixes a primitive's thread count when the primitive is created
+ * (the calling thread's OpenMP maximum then), so the kernel keys its plan
+ * by the team and calls grt_dnnl_plan_threads(team) before building one. */
+#define GRT_DNNL_MACS_PER_THREAD (1 << 19)
+int grt_dnnl_team(const grt_kernel_ctx* ctx, double macs);
+/* Sets the calling thread's OpenMP maximum to `team` for a primitive made
+ * next. */
+void grt_dnnl_plan_threads(int team);
+
 /* Copies `src` (descriptor src_md) into `dst` (dst_md), converting the
  * layout, as part of the call. */
 GRT_MUST_USE grt_status* grt_dnnl_call_reorder(grt_dnnl_call* c, const dnnl_memory_desc_t* src_md,

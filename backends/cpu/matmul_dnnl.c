@@ -19,7 +19,7 @@
 #include "backends/cpu/dnnl_util.h"
 
 enum { kSrc = 0, kWeights = 1, kBias = 2, kDst = 3, kWeightsPlain = 4 };
-enum { kKeyLen = 8 };
+enum { kKeyLen = 9 };
 
 /* The node's plans and packed constant weights: dnnl_util's cache. */
 typedef grt_dnnl_cache mm_state;
@@ -41,6 +41,7 @@ static void make_key(const grt_mm_call* c, int64_t* key) {
   key[5] = c->bias != NULL;
   key[6] = c->act;
   key[7] = c->const_b;
+  key[8] = 0; /* the team (grt_mm_dnnl_run) */
 }
 
 /* The activation as a oneDNN eltwise post-op: algorithm, alpha, beta. */
@@ -150,13 +151,15 @@ void grt_mm_weights(grt_kernel_ctx* ctx, grt_mm_call* c) {
 
 grt_status* grt_mm_dnnl_run(grt_kernel_ctx* ctx, void* state, const grt_mm_call* c) {
   mm_state* s = state;
+  grt_dnnl_call call;
+  grt_dnnl_call_init(&call, ctx);
   int64_t key[kKeyLen];
   make_key(c, key);
+  key[8] = call.threads = grt_dnnl_team(ctx, (double)c->m * (double)c->k * (double)c->n);
+  grt_dnnl_plan_threads((int)key[8]);
   grt_dnnl_plan* p;
   bool owned;
   GRT_RETURN_IF_ERROR(find_plan(s, c, key, &p, &owned));
-  grt_dnnl_call call;
-  grt_dnnl_call_init(&call, ctx);
   const void* w = NULL;
   grt_dnnl_packed* held = NULL;
   grt_dnnl_weights wt = {c->const_b, c->b_version};
