@@ -71,8 +71,9 @@ grt_status* grt_cpu_binary_compute(grt_kernel_ctx* ctx, const grt_cpu_binary_op*
   grt_dtype zt = op->bool_out ? GRT_BOOL : t;
   grt_tensor* out;
   if (x->shape.rank == 0 && y->shape.rank == 0 && !grt_cpu_is_half(t)) {
-    /* Two scalars: the executor's most frequent tiny case, kept short. */
-    GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, zt, &x->shape, &out));
+    /* Two scalars: the executor's most frequent tiny case, kept short (and
+     * written over an operand no later node reads, as larger ones are). */
+    GRT_RETURN_IF_ERROR(binary_output(ctx, zt, &x->shape, &out));
     row(1, grt_cpu_data(x), 1, grt_cpu_data(y), 1, grt_cpu_data(out));
     return NULL;
   }

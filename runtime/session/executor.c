@@ -74,6 +74,11 @@ static void fail(run_state* r, grt_status* st) {
  * readers are on its device's compute stream, which waited for the copy;
  * the allocator hands its memory only to work ordered after them.) */
 static void clear_slot(const run_state* r, slot* sl) {
+  if (!sl->copy_src && !sl->copy_events[0] && !sl->copy_events[1] && !sl->copy_events[2]) {
+    grt_tensor_free(sl->t); /* the usual case: no copy into or out of it */
+    sl->t = NULL;
+    return;
+  }
   /* While recording nothing runs, and syncing is not allowed: the memory
    * goes back to the recording's pool, for work queued after the copy. */
   if (sl->copy_events[kCopyDone] && !r->cap)
@@ -260,6 +265,24 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
   }
   for (int32_t i = 0; i < got; i++)
     if (!(i < 64 && (borrowed >> i) & 1)) grt_tensor_free(in[i]);
+  /* An input given back as an output (written over, op_kernel.h, or
+   * passed through): this node is its last reader, so its slot's
+   * reference goes now. With two references left, the slot's and the
+   * output's, both this thread's, no other thread can hold the tensor, and
+   * a plain store drops one; otherwise another holder (a Const's value,
+   * say) may be counting at the same time: an atomic decrement. */
+  for (int32_t i = 0; !st && forwardable && i < got && i < 64; i++) {
+    if (!((forwardable >> i) & 1)) continue;
+    for (int32_t k = 0; k < no; k++) {
+      if (out[k] != in[i]) continue;
+      if (__atomic_load_n(&in[i]->refs, __ATOMIC_ACQUIRE) == 2)
+        __atomic_store_n(&in[i]->refs, 1, __ATOMIC_RELAXED);
+      else
+        __atomic_fetch_sub(&in[i]->refs, 1, __ATOMIC_ACQ_REL);
+      r->slots[r->e->in_slots[x->in_start + i]].t = NULL;
+      break;
+    }
+  }
   for (int32_t i = 0; i < no; i++) {
     int32_t si = x->out_start + i;
     if (!st && !out[i] && !orefs[i])
