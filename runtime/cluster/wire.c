@@ -24,6 +24,7 @@ typedef struct {
 
 struct grt_wire_send {
   header h;
+  int32_t peer;
   grt_tensor* t;
   int32_t n, done;
   grt_transport_request* req[]; /* header, then chunks */
@@ -58,6 +59,7 @@ grt_status* grt_wire_send_start(grt_cluster* c, int32_t peer, int64_t tag, grt_t
   s->h.bytes = bytes;
   for (int32_t i = 0; t && i < s->h.rank; i++) s->h.dims[i] = grt_tensor_dim(t, i);
   s->t = t ? grt_tensor_ref(t) : NULL;
+  s->peer = peer;
   char why[256] = "";
   const char* data = t ? grt_tensor_data(t) : NULL;
   for (size_t i = 0; i < n; i++, s->n++) {
@@ -90,6 +92,8 @@ grt_status* grt_wire_send_poll(grt_cluster* c, grt_wire_send* s, bool* done) {
   *done = true;
   return NULL;
 }
+
+int32_t grt_wire_send_peer(const grt_wire_send* s) { return s->peer; }
 
 void grt_wire_send_abandon(grt_cluster* c, grt_wire_send* s) {
   if (!s) return;
