@@ -1,6 +1,6 @@
 /* Liveness between tasks (DESIGN.md, "Liveness"). A thread per process
  * sends every peer a small note (what this process is doing) every
- * GRT_LIVENESS_BEAT_MS and at once when it changes, and keeps the last note
+ * GRT_LIVENESS_BEAT_MS and at once when its run fails, and keeps the last note
  * heard from each peer and when. Ranks waiting on a peer (the executor's
  * receive and send polls) read that here, with no MPI call of their own.
  *
@@ -95,7 +95,11 @@ static void hear(liveness* l, int32_t r) {
     if (p->in.magic == kMagic) {
       pthread_mutex_lock(&l->mu);
       int64_t now = grt_cluster_now_ms();
-      if (p->seen.state == kInRun && p->in.state != kInRun) p->idle_since = now;
+      /* Evidence it runs steps: in a run now, or runs begun since. Run
+       * begins and ends are not sent as they happen (a step would pay for
+       * two notes), so a peer running short steps may be seen between
+       * runs at every beat, with its count moving. */
+      if (p->in.state == kInRun || p->in.runs != p->seen.runs) p->idle_since = now;
       p->seen = p->in;
       p->heard_ms = now;
       pthread_mutex_unlock(&l->mu);
@@ -248,14 +252,19 @@ grt_status* grt_cluster_liveness_start(grt_cluster* c) {
   return NULL;
 }
 
+/* Only a failure is sent at once (peers waiting on this rank's step fail
+ * fast); entering and leaving runs goes with the next beat, so a step costs
+ * a lock and no message. */
 static void set_state(int32_t state, bool new_run) {
   liveness* l = &g_live;
   pthread_mutex_lock(&l->mu);
   if (g_started && l->mine.state != kGone) {
     l->mine.state = state;
     if (new_run) l->mine.runs++;
-    l->changed = true;
-    pthread_cond_signal(&l->wake);
+    if (state == kFailed) {
+      l->changed = true;
+      pthread_cond_signal(&l->wake);
+    }
   }
   pthread_mutex_unlock(&l->mu);
 }

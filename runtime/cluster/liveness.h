@@ -1,6 +1,6 @@
 /* Liveness between the tasks of a cluster (DESIGN.md, "Liveness"): every
- * process tells every other, a few times a second and at once when it
- * changes, whether it is in a run, between runs, failed its run or gone;
+ * process tells every other, five times a second and at once when its run
+ * fails or it exits, whether it is in a run, between runs, failed or gone;
  * a rank waiting on a peer asks here whether to go on waiting. */
 #ifndef GRT_RUNTIME_CLUSTER_LIVENESS_H_
 #define GRT_RUNTIME_CLUSTER_LIVENESS_H_
