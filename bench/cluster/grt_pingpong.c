@@ -67,8 +67,8 @@ int main(int argc, char** argv) {
   if (st) return failed(st);
   if (grt_session_cluster_rank(s) == 0) {
     qsort(t, (size_t)steps, sizeof *t, cmp);
-    printf("grt  round trip of 4 floats: median %.2f us, min %.2f us (%d steps)\n",
-           t[steps / 2], t[0], steps);
+    printf("grt  round trip of 4 floats: median %.2f us, min %.2f us (%d steps)\n", t[steps / 2],
+           t[0], steps);
   }
   free(t);
   grt_callable_free(c);

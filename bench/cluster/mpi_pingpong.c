@@ -33,8 +33,8 @@ int main(int argc, char** argv) {
   }
   if (rank == 0) {
     qsort(t, (size_t)steps, sizeof *t, cmp);
-    printf("MPI  round trip of 4 floats: median %.2f us, min %.2f us (%d steps)\n",
-           t[steps / 2], t[0], steps);
+    printf("MPI  round trip of 4 floats: median %.2f us, min %.2f us (%d steps)\n", t[steps / 2],
+           t[0], steps);
   }
   free(t);
   MPI_Finalize();
