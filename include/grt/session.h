@@ -59,6 +59,9 @@ extern "C" {
  *                          devices and each rank runs its own task's part, values
  *                          crossing tasks sent over MPI (the plugin
  *                          libgrt_transport_mpi.so; docs/distributed.md).
+ *   cluster_peer_timeout_ms milliseconds 0 to 3600000, default 8000: a cluster run
+ *                          waiting on a task that has been silent, or in no run,
+ *                          this long fails naming it; 0: wait for ever.
  * Keys "type.KEY" belong to the backend of device type TYPE, which declares
  * and checks them (grt_backend.options in grt/backend.h); built in:
  *   cpu.devices            logical CPU devices, 1 to 4096, default 1

@@ -3,6 +3,7 @@
  * every rank placed the same graph the same way (DESIGN.md). */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/mem.h"
@@ -10,23 +11,14 @@
 #include "grt/grt.h"
 #include "runtime/cluster/cluster.h"
 #include "runtime/cluster/cluster_internal.h"
+#include "runtime/cluster/liveness.h"
+#include "runtime/cluster/plan_hash.h"
 
 /* How long the start-up exchanges wait for every rank to arrive. */
 enum { kStartupTimeoutMs = 30000 };
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static grt_cluster g_cluster; /* joined once per process, under g_mu */
-
-/* FNV-1a, 64 bits: what the ranks compare, not a defence. */
-static uint64_t hash_bytes(uint64_t h, const void* p, size_t n) {
-  const unsigned char* b = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-  return h;
-}
-static uint64_t hash_str(uint64_t h, const char* s) {
-  return hash_bytes(h, s ? s : "", (s ? strlen(s) : 0) + 1);
-}
-static uint64_t hash_seed(void) { return 0xcbf29ce484222325ull; }
 
 /* What each rank tells the others when it joins. */
 typedef struct {
@@ -97,7 +89,9 @@ static grt_status* join(grt_cluster* c, const char* spec) {
                      spec, (int)c->spec.n_tasks, (int)size, (int)c->spec.n_tasks);
   c->rank = rank;
   c->size = size;
-  c->max_tag = c->t->max_tag();
+  /* The largest tag is the liveness notes' (liveness.c); crossings stay
+   * below it. */
+  c->max_tag = c->t->max_tag() - 1;
   c->task_name = grt_calloc((size_t)size, sizeof *c->task_name);
   if (!c->task_name) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory joining the cluster");
   for (int32_t r = 0; r < size; r++) {
@@ -106,7 +100,7 @@ static grt_status* join(grt_cluster* c, const char* spec) {
     grt_cluster_spec_task(&c->spec, r, &job, &task);
     snprintf(c->task_name[r], sizeof c->task_name[r], "/job:%s/replica:0/task:%d", job, (int)task);
   }
-  return NULL;
+  return grt_cluster_liveness_start(c);
 }
 
 grt_status* grt_cluster_join(const char* spec, const grt_device_set* local, grt_cluster** out,
@@ -132,11 +126,15 @@ grt_status* grt_cluster_join(const char* spec, const grt_device_set* local, grt_
   /* Every session of every rank exchanges its devices: sessions are made
    * in the same order on every rank (SPMD), as their runs are. */
   join_record mine = {0};
-  mine.spec_hash = hash_str(hash_seed(), c->spec_text);
-  mine.version_hash = hash_str(hash_seed(), grt_version());
-  mine.types_hash = hash_seed();
+  mine.spec_hash = grt_cluster_hash_str(grt_cluster_hash_seed(), c->spec_text);
+  /* GRT_CLUSTER_TEST_VERSION stands in for the version, for tests only:
+   * it lets one rank of a test claim another grt without building one. */
+  const char* version = getenv("GRT_CLUSTER_TEST_VERSION");
+  mine.version_hash =
+      grt_cluster_hash_str(grt_cluster_hash_seed(), version ? version : grt_version());
+  mine.types_hash = grt_cluster_hash_seed();
   for (int32_t t = 0; t < grt_device_type_count(); t++)
-    mine.types_hash = hash_str(mine.types_hash, grt_device_type_name(t));
+    mine.types_hash = grt_cluster_hash_str(mine.types_hash, grt_device_type_name(t));
   for (int32_t i = 0; i < local->n; i++) {
     mine.count[local->devs[i].type]++;
     if (local->devs[i].present) mine.present[local->devs[i].type]++;
@@ -181,19 +179,7 @@ int32_t grt_cluster_device_rank(const grt_cluster* c, const grt_device_set* ds, 
 }
 
 grt_status* grt_cluster_check_plan(grt_cluster* c, const grt_graph* g, const grt_plan* plan) {
-  uint64_t h = hash_seed();
-  h = hash_bytes(h, &g->n_nodes, sizeof g->n_nodes);
-  for (int32_t i = 0; i < g->n_nodes; i++) {
-    const grt_node* n = &g->nodes[i];
-    h = hash_str(hash_str(hash_str(h, n->name), n->op), n->device);
-    h = hash_str(h, grt_plan_node_device_name(plan, i));
-    for (int32_t k = 0; k < n->n_inputs; k++) {
-      h = hash_bytes(h, &n->inputs[k].src, sizeof n->inputs[k].src);
-      h = hash_bytes(h, &n->inputs[k].port, sizeof n->inputs[k].port);
-    }
-    for (int32_t k = 0; k < n->n_controls; k++)
-      h = hash_bytes(h, &n->controls[k].src, sizeof n->controls[k].src);
-  }
+  uint64_t h = grt_cluster_plan_hash(g, plan);
   uint64_t* all = grt_calloc((size_t)c->size, sizeof *all);
   if (!all) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory checking the cluster's placement");
   grt_status* st = gather(c, &h, sizeof h, all);

@@ -72,6 +72,8 @@ GRT_MUST_USE grt_status* grt_wire_send_start(grt_cluster* c, int32_t peer, int64
                                              grt_tensor* t, grt_wire_send** out);
 /* *done once every byte has left; frees the send then. */
 GRT_MUST_USE grt_status* grt_wire_send_poll(grt_cluster* c, grt_wire_send* s, bool* done);
+/* The rank the send goes to. */
+int32_t grt_wire_send_peer(const grt_wire_send* s);
 /* Gives up on a send: the tensor stays referenced for the process's life,
  * as the transport may still read it. */
 void grt_wire_send_abandon(grt_cluster* c, grt_wire_send* s);

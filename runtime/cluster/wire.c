@@ -1,7 +1,8 @@
 /* The wire protocol between tasks (DESIGN.md): per message a fixed header
- * (magic, dtype, rank, byte count, dims), then the tensor's bytes in chunks
- * of at most kChunk, all with one tag: the transport keeps messages of one
- * (peer, tag) in order. A control signal is a header with dtype -1. */
+ * (magic, dtype, rank, byte count, dims, and the bytes themselves when they
+ * are few), then the tensor's other bytes in chunks of at most kChunk, all with one tag: the
+ * transport keeps messages of one (peer, tag) in order. A control signal is a header with dtype -1.
+ */
 #include <string.h>
 
 #include "base/mem.h"
@@ -13,6 +14,9 @@
 enum { kMagic = 0x67727477 /* "grtw" */ };
 /* MPI counts are int: a chunk stays far below 2^31 bytes. */
 #define kChunk ((size_t)64 << 20)
+/* A tensor of at most this many bytes rides in its header's message: a
+ * small value's crossing is one message, not two (bench/cluster/latency). */
+enum { kInline = 64 };
 
 typedef struct {
   uint32_t magic;
@@ -20,10 +24,12 @@ typedef struct {
   int32_t rank, pad;
   uint64_t bytes;
   int64_t dims[GRT_MAX_RANK];
+  unsigned char small[kInline]; /* the bytes, when at most kInline */
 } header;
 
 struct grt_wire_send {
   header h;
+  int32_t peer;
   grt_tensor* t;
   int32_t n, done;
   grt_transport_request* req[]; /* header, then chunks */
@@ -39,7 +45,10 @@ struct grt_wire_recv {
   grt_transport_request* head;
 };
 
-static size_t chunks_of(uint64_t bytes) { return (size_t)((bytes + kChunk - 1) / kChunk); }
+/* The messages of a tensor's bytes after its header. */
+static size_t chunks_of(uint64_t bytes) {
+  return bytes <= kInline ? 0 : (size_t)((bytes + kChunk - 1) / kChunk);
+}
 
 static grt_status* fail(const grt_cluster* c, const char* what, int32_t peer, const char* why) {
   return GRT_ERROR(UNAVAILABLE, "%s %s: %s", what, grt_cluster_task_name(c, peer), why);
@@ -58,8 +67,10 @@ grt_status* grt_wire_send_start(grt_cluster* c, int32_t peer, int64_t tag, grt_t
   s->h.bytes = bytes;
   for (int32_t i = 0; t && i < s->h.rank; i++) s->h.dims[i] = grt_tensor_dim(t, i);
   s->t = t ? grt_tensor_ref(t) : NULL;
+  s->peer = peer;
   char why[256] = "";
   const char* data = t ? grt_tensor_data(t) : NULL;
+  if (bytes && bytes <= kInline) memcpy(s->h.small, data, bytes);
   for (size_t i = 0; i < n; i++, s->n++) {
     const void* p = i == 0 ? (const void*)&s->h : data + (i - 1) * kChunk;
     size_t len = i == 0 ? sizeof s->h : (i < n - 1 ? kChunk : bytes - (n - 2) * kChunk);
@@ -90,6 +101,8 @@ grt_status* grt_wire_send_poll(grt_cluster* c, grt_wire_send* s, bool* done) {
   *done = true;
   return NULL;
 }
+
+int32_t grt_wire_send_peer(const grt_wire_send* s) { return s->peer; }
 
 void grt_wire_send_abandon(grt_cluster* c, grt_wire_send* s) {
   if (!s) return;
@@ -139,6 +152,7 @@ static grt_status* start_body(grt_cluster* c, grt_wire_recv* r, grt_allocator* a
                      grt_cluster_task_name(c, r->peer), (unsigned long long)h->bytes,
                      grt_dtype_name((grt_dtype)h->dtype));
   GRT_RETURN_IF_ERROR(grt_tensor_new_packed(a, (grt_dtype)h->dtype, &shape, &r->t));
+  if (h->bytes && h->bytes <= kInline) memcpy(grt_tensor_data(r->t), h->small, h->bytes);
   size_t n = chunks_of(h->bytes);
   r->req = grt_calloc(n + 1, sizeof *r->req);
   if (!r->req) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory receiving from a task");

@@ -4,6 +4,7 @@
  * inter-op pool. Values live in per-run slots, freed when their last
  * consumer is done. An error stops further kernels; every node still
  * "finishes" so the run always completes and frees what it made. */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "base/shape.h"
 #include "base/status.h"
 #include "base/tensor.h"
+#include "runtime/cluster/liveness.h"
 #include "runtime/session/session_internal.h"
 
 /* A value slot. A Recv's slot that received a copy also keeps the source
@@ -54,6 +56,7 @@ typedef struct run_state {
   grt_wire_recv** recvs;
   grt_wire_send** sends;
   int32_t n_sends, cap_sends;
+  int64_t started_ms; /* when the run began: the peers' liveness is judged from it */
   pthread_mutex_t mu;
   pthread_cond_t done;
 } run_state;
@@ -724,9 +727,25 @@ static grt_status* post_recvs(run_state* r) {
   return NULL;
 }
 
+/* Whether a peer waited on is still there (runtime/cluster/liveness.h):
+ * asked only when nothing landed for a while, so the fast path pays
+ * nothing. */
+static grt_status* check_peer(const run_state* r, int32_t peer, int32_t idle) {
+  if (idle < 64) return NULL;
+  return grt_cluster_peer_check(r->s->cluster, peer, r->started_ms,
+                                r->s->opts.cluster_peer_timeout_ms);
+}
+
+/* Spins, then yields the core, then sleeps: a message due within tens of
+ * microseconds (a small tensor's round trip) is taken without a sleep,
+ * which costs 50 us or more of timer slack. */
 static void pause_poll(int32_t idle) {
   if (idle < 64) return;
-  struct timespec ts = {0, idle < 1024 ? 20000 : 200000};
+  if (idle < 4096) {
+    sched_yield();
+    return;
+  }
+  struct timespec ts = {0, idle < 8192 ? 20000 : 200000};
   nanosleep(&ts, NULL);
 }
 
@@ -763,6 +782,7 @@ static void poll_recvs(run_state* r, work_stack* w) {
       if (!failed && stop == GRT_OK && r->recvs[i]) {
         st = grt_wire_recv_poll(r->s->cluster, r->recvs[i],
                                 r->s->device[x->device]->memory[GRT_MEMORY_DEVICE], &done, &t);
+        if (!st && !done) st = check_peer(r, x->remote_peer, idle);
       } else {
         if (stop != GRT_OK && !failed) {
           char what[400], where[480];
@@ -809,6 +829,13 @@ static void wait_sends(run_state* r) {
       bool done = false;
       grt_status* st =
           stop == GRT_OK ? grt_wire_send_poll(r->s->cluster, r->sends[i], &done) : NULL;
+      if (!st && !done && stop == GRT_OK) {
+        int32_t peer = grt_wire_send_peer(r->sends[i]);
+        st = check_peer(r, peer, idle);
+        if (st)
+          st = grt_status_prefix(st, "waiting for a send to %s to be taken",
+                                 grt_cluster_task_name(r->s->cluster, peer));
+      }
       if (st || stop != GRT_OK) {
         if (st)
           fail(r, st);
@@ -854,6 +881,7 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
   r.trace = trace;
   r.cap = cap;
   r.timeout_ms = opts ? opts->timeout_ms : 0;
+  if (s->cluster) r.started_ms = grt_cluster_now_ms();
   grt_cancel_token_init(&r.cancel, &s->cancel_epoch, r.timeout_ms);
   pthread_mutex_init(&r.mu, NULL);
   pthread_cond_init(&r.done, NULL);
@@ -932,9 +960,16 @@ grt_status* grt_executor_run_ex(grt_session* s, const grt_executable* e,
   bool shared = s->opts.graph_capture && !cap;
   if (shared) pthread_rwlock_rdlock(&s->capture_lock);
   /* A cluster's ranks must number their steps alike: one run at a time. */
-  if (s->cluster) pthread_mutex_lock(&s->cluster_mu);
+  if (s->cluster) {
+    pthread_mutex_lock(&s->cluster_mu);
+    grt_cluster_run_begin(s->cluster);
+  }
   grt_status* st = execute(s, e, opts, feeds, out_values, trace, cap);
-  if (s->cluster) pthread_mutex_unlock(&s->cluster_mu);
+  if (s->cluster) {
+    /* The peers hear at once that this rank left its run, failed or not. */
+    grt_cluster_run_end(s->cluster, st != NULL);
+    pthread_mutex_unlock(&s->cluster_mu);
+  }
   if (shared) pthread_rwlock_unlock(&s->capture_lock);
   return st;
 }

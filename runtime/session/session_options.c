@@ -48,6 +48,18 @@ static grt_status* parse_count(const char* key, const char* v, int64_t min, int6
 static grt_status* parse_count0(const char* key, const char* v, void* f) {
   return parse_count(key, v, 0, f);
 }
+/* Milliseconds, 0 to an hour. */
+static grt_status* parse_millis(const char* key, const char* v, void* field) {
+  char* end;
+  errno = 0;
+  long long n = strtoll(v, &end, 10);
+  if (!*v || *end || errno || n < 0 || n > 3600000)
+    return GRT_ERROR(INVALID_ARGUMENT, "option %s: '%s' is not milliseconds in [0, 3600000]", key,
+                     v);
+  *(int64_t*)field = n;
+  return NULL;
+}
+
 static grt_status* parse_string(const char* key, const char* v, void* field) {
   char* copy = grt_strdup(v);
   if (!copy) return GRT_ERROR(RESOURCE_EXHAUSTED, "option %s: out of memory", key);
@@ -163,6 +175,10 @@ static const option_row kOptions[] = {
         "runs the session as one task of a cluster of processes (one per MPI rank, tasks in "
         "this order; docs/distributed.md); \"\": this process alone",
         parse_cluster, cluster),
+    ROW("cluster_peer_timeout_ms", "milliseconds 0 to 3600000", "8000",
+        "a cluster run waiting on a task fails, naming it, once that task has not been heard "
+        "from, or has been in no run, for this long (docs/distributed.md); 0: wait for ever",
+        parse_millis, cluster_peer_timeout_ms),
 };
 #undef ROW
 enum { kNumOptions = sizeof kOptions / sizeof kOptions[0] };

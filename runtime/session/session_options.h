@@ -23,6 +23,7 @@ struct grt_session_options {
   char* dims;             /* symbolic dimensions bound to sizes ("N=1,seq=16"; "" for none) */
   bool graph_capture;     /* callables record and replay their step (capture.c) */
   char* cluster;          /* "JOB:N,..." (runtime/cluster), "" for none */
+  int64_t cluster_peer_timeout_ms; /* a peer silent or in no run this long is lost; 0: never */
   /* The backends' own keys (cpu.devices, gpu.*, a plugin's), checked by
    * their declarations and handed to the backends (backend_options.h). */
   grt_backend_values* backend;

@@ -6,12 +6,20 @@
 # updated from a worker, with colocation and soft placement across tasks;
 # ranks with different graphs or the wrong rank count refused at start-up;
 # a receive whose sender never sends ending at the run's deadline.
+# Faults (liveness, docs/distributed.md): a rank killed mid-step (mpirun
+# ends the job naming it), stopped mid-step, that never starts its step
+# (with the default peer timeout and no deadline too), or that exits
+# without running: the others end within 10 s naming the lost task and
+# mpirun exits non-zero; ranks with another cluster spec, another grt
+# version or a graph that differs only in a constant's value are refused
+# at start-up with one line.
 # Where mpirun or the plugin is missing (a machine without Open MPI) it says
 # so and passes; CI installs Open MPI (scripts/setup.sh), so it runs there.
 set -uo pipefail
 grt="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 plugin="$2"
 graphs="$3"
+misbehave="$(cd "$(dirname "$4")" && pwd)/$(basename "$4")"
 if ! command -v mpirun >/dev/null || [ "$(basename "$plugin")" != libgrt_transport_mpi.so ]; then
   echo "SKIPPED: Open MPI is not installed (mpirun or the plugin is missing): apt-get install libopenmpi-dev openmpi-bin"
   exit 0
@@ -88,13 +96,75 @@ check "a rank count unlike the spec's is refused" "$tmp/count" \
 start=$(date +%s)
 timeout 120 mpirun "${tcp[@]}" -np 1 "$grt" run "$tmp/deadline_cluster.json" --cluster ps:1,worker:1 \
   --fetch s --timeout-ms 1500 : -np 1 "$grt" run "$tmp/deadline_cluster.json" \
-  --cluster ps:1,worker:1 --target b >"$tmp/deadline" 2>&1
+  --cluster ps:1,worker:1 --target b --steps 1000000000 >"$tmp/deadline" 2>&1
 rc=$?
 took=$(($(date +%s) - start))
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || { echo "FAIL: the deadline run ended with status $rc"; fails=$((fails + 1)); }
 [ $took -lt 60 ] || { echo "FAIL: the deadline run took $took s"; fails=$((fails + 1)); }
 check "a receive whose sender never sends ends at the deadline" "$tmp/deadline" \
   "deadline exceeded: the run passed its timeout of 1500 ms waiting for 'a:0' from /job:worker/replica:0/task:0 (crossing 0, step 0)"
+
+# ---- faults: every case ends within the bound, naming the lost task ----
+bound=10
+fault() { # fault WHAT PATTERN OUT RC SECONDS [BOUND]
+  [ "$4" -ne 0 ] && [ "$4" -ne 124 ] || { echo "FAIL: $1: mpirun exited with status $4"; fails=$((fails + 1)); }
+  [ "$5" -le "${6:-$bound}" ] || { echo "FAIL: $1: took $5 s (bound ${6:-$bound} s)"; fails=$((fails + 1)); }
+  check "$1 (status $4, $5 s)" "$3" "$2"
+}
+pp=("$grt" run "$tmp/pingpong_cluster.json" --cluster ps:1,worker:2 --fetch back --steps 100000000)
+for sig in KILL STOP; do
+  # Rank 1 (/job:worker/task:0) gets the signal 2 s into its steps, each a
+  # round trip with rank 0.
+  start=$(date +%s)
+  timeout 60 mpirun "${tcp[@]}" -np 1 "${pp[@]}" --option cluster_peer_timeout_ms=2000 : \
+    -np 1 sh -c "(sleep 2; kill -$sig \$\$) & exec $(printf '%q ' "${pp[@]}") --option cluster_peer_timeout_ms=2000" : \
+    -np 1 "${pp[@]}" --option cluster_peer_timeout_ms=2000 >"$tmp/sig_$sig" 2>&1
+  rc=$?
+  took=$(($(date +%s) - start - 2))
+  if [ $sig = KILL ]; then
+    fault "a rank killed mid-step ends the job" "process rank 1 with PID" "$tmp/sig_$sig" $rc $took
+  else
+    fault "a rank stopped mid-step is lost" \
+      "lost /job:worker/replica:0/task:0: not heard from for" "$tmp/sig_$sig" $rc $took
+  fi
+done
+# Peer timeout 1500 ms, then the default (8000 ms, no deadline): the
+# wait's failure comes within the bound of the wait's start; mpirun's start
+# and teardown add about 3 s to the whole.
+for timeout_ms in 1500 -; do
+  start=$(date +%s)
+  timeout 60 mpirun "${tcp[@]}" -np 2 "$misbehave" "$tmp/deadline_cluster.json" ps:1,worker:1 s \
+    "$timeout_ms" 1 sleep:60000 >"$tmp/late" 2>&1
+  rc=$?
+  fault "a rank that never starts its step (peer timeout $timeout_ms, no deadline)" \
+    "rank 0: receive of 'a:0' from /job:worker/replica:0/task:0 (crossing 0, step 0): /job:worker/replica:0/task:0 has not started its step in" \
+    "$tmp/late" $rc $(($(date +%s) - start)) $((bound + 3))
+  [ "$timeout_ms" = - ] && check "the default peer timeout is 8000 ms" "$tmp/late" \
+    "cluster_peer_timeout_ms=8000)"
+done
+start=$(date +%s)
+timeout 60 mpirun "${shm[@]}" -np 2 "$misbehave" "$tmp/deadline_cluster.json" ps:1,worker:1 s 0 1 exit \
+  >"$tmp/gone" 2>&1
+rc=$?
+fault "a rank that exits without running its step (peer timeout off)" \
+  "lost /job:worker/replica:0/task:0: its process ended (it left the cluster)" "$tmp/gone" $rc \
+  $(($(date +%s) - start))
+
+timeout 120 mpirun "${tcp[@]}" -np 1 "$grt" run "$tmp/deadline_cluster.json" --cluster ps:1,worker:1 \
+  --fetch s : -np 1 "$grt" run "$tmp/deadline_cluster.json" --cluster worker:2 --fetch s \
+  >"$tmp/spec" 2>&1
+check "ranks with another cluster spec are refused" "$tmp/spec" \
+  "rank 1 (/job:worker/replica:0/task:0) has another cluster spec than rank 0"
+timeout 120 mpirun "${tcp[@]}" -np 1 "$grt" run "$tmp/deadline_cluster.json" --cluster ps:1,worker:1 \
+  --fetch s : -np 1 env GRT_CLUSTER_TEST_VERSION=0.0.1 "$grt" run "$tmp/deadline_cluster.json" \
+  --cluster ps:1,worker:1 --fetch s >"$tmp/version" 2>&1
+check "ranks with another grt version are refused" "$tmp/version" \
+  "rank 1 (/job:worker/replica:0/task:0) has another grt version than rank 0"
+timeout 120 mpirun "${tcp[@]}" -np 1 "$grt" run "$tmp/deadline_cluster.json" --cluster ps:1,worker:1 \
+  --fetch s : -np 1 "$grt" run "$tmp/deadline_other_cluster.json" --cluster ps:1,worker:1 \
+  --fetch s >"$tmp/value" 2>&1
+check "ranks whose graphs differ only in a constant's value are refused" "$tmp/value" \
+  "rank 1 (/job:worker/replica:0/task:0) placed another graph or placement than rank 0"
 
 [ $fails -eq 0 ] && echo "all cluster checks passed" || echo "$fails cluster checks failed"
 exit $((fails > 0))

@@ -6,7 +6,10 @@ process (NAME_local.json), so the test can compare their results bit for bit.
   crossings: every dtype, an empty and a scalar tensor, a control edge and a
              68 MiB tensor crossing between tasks ps:0, worker:0, worker:1
   variable:  a variable on /job:ps updated by a value computed on a worker
-  deadline:  a value worker:0 sends to ps:0 only when asked for it"""
+  deadline:  a value worker:0 sends to ps:0 only when asked for it
+  deadline_other: the same with another value in one constant
+  pingpong:  4 floats from ps:0 to worker:0 and back each step (the fault
+             tests' steady steps; bench/cluster/latency's round trip)"""
 import json
 import sys
 
@@ -99,6 +102,21 @@ def deadline():
     ]
 
 
+def deadline_other():
+    # deadline's graph with another value in one constant: refused at start-up.
+    g = deadline()
+    g[0] = const("a", "W0", "float32", [2], [1, 3])
+    return g
+
+
+def pingpong():
+    return [
+        const("ping", "P", "float32", [4], [1, 2, 3, 4]),
+        node("there", "Identity", ["ping"], "W0"),
+        node("back", "Identity", ["there"], "P"),
+    ]
+
+
 def write(path, nodes, which):
     out = []
     for n in nodes:
@@ -112,6 +130,7 @@ def write(path, nodes, which):
 
 if __name__ == "__main__":
     d = sys.argv[1]
-    for name, fn in (("crossings", crossings), ("variable", variable), ("deadline", deadline)):
+    for name, fn in (("crossings", crossings), ("variable", variable), ("deadline", deadline),
+                     ("deadline_other", deadline_other), ("pingpong", pingpong)):
         write("%s/%s_cluster.json" % (d, name), fn(), 0)
         write("%s/%s_local.json" % (d, name), fn(), 1)
