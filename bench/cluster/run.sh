@@ -8,7 +8,7 @@
 # Figures taken above load 1.5 are marked "(loaded)": ranks then wait for a
 # core, and the ratios say more than the absolute figures.
 set -uo pipefail
-bin=bazel-bin
+bin="${GRT_BENCH_BIN:-bazel-bin}" # bazel-out/k8-opt/bin when other builds move bazel-bin
 max="${1:-$((256 << 20))}"
 export GRT_PLUGIN_PATH="$PWD/$bin/transport/mpi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -57,20 +57,23 @@ PY
   "$bin/tools/grt" replicate "$tmp/mlp.json" "$tmp/m$np.json" --towers $np --tower-devices "$devs" \
     --inputs x,labels --outputs loss --mirrored --loss loss --optimizer sgd --learning-rate 0.1 \
     --all-reduce collective || exit 1
-  run() {
-    local t0 t1
-    t0=$(date +%s.%N)
-    mpirun -np $np "${mca[@]}" "$bin/tools/grt" run "$tmp/m$np.json" --cluster worker:$np \
-      --feed "x=@$tmp/x_$batch.npy" --feed "labels=@$tmp/labels_$batch.npy" --init init \
-      --target train --steps "$1" --quiet >/dev/null || exit 1
-    t1=$(date +%s.%N)
-    echo "$t1 - $t0" | bc -l
+  run() { # the fastest of 2 runs of $1 steps, in seconds
+    local best="" t0 t1 i
+    for i in 1 2; do
+      t0=$(date +%s.%N)
+      mpirun -np $np "${mca[@]}" "$bin/tools/grt" run "$tmp/m$np.json" --cluster worker:$np \
+        --feed "x=@$tmp/x_$batch.npy" --feed "labels=@$tmp/labels_$batch.npy" --init init \
+        --target train --steps "$1" --quiet >/dev/null || exit 1
+      t1=$(date +%s.%N)
+      best=$(echo "$t1 - $t0" | bc -l | awk -v b="$best" '{ print (b == "" || $1 < b) ? $1 : b }')
+    done
+    echo "$best"
   }
   # Start-up (mpirun, loading, the first step) cancels out of the difference.
-  a=$(run 5)
-  b=$(run 45)
+  a=$(run 10)
+  b=$(run 210)
   awk -v a="$a" -v b="$b" -v n=$np -v bt=$batch -v l="$(mark)" 'BEGIN {
     printf "%d rank%s: %8.0f examples/s (%.2f ms a step)%s\n", n, (n > 1 ? "s" : " "),
-      40 * bt / (b - a), 1000 * (b - a) / 40, l }'
+      200 * bt / (b - a), 1000 * (b - a) / 200, l }'
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
