@@ -599,9 +599,6 @@ static void run_node(run_state* r, int32_t xi) {
   }
 }
 
-/* Runs collective group g once every member is ready: reads each member's
- * input, has the backend reduce them into one output per member
- * (collective_groups.c) and puts those in the members' slots. */
 static void run_group_part(run_state* r, const exec_group* g);
 
 /* A group across tasks whose local part did not run: the run's thread
@@ -610,6 +607,11 @@ static void group_not_run(run_state* r, const exec_group* g) {
   if (g->cluster) __atomic_store_n(&r->cluster[g->cluster - 1].ready, 1, __ATOMIC_RELEASE);
 }
 
+/* Runs collective group g once every member is ready: reads each member's
+ * input, has the backend reduce them into one output per member
+ * (collective_groups.c) and puts those in the members' slots. A group
+ * across tasks hands its local sum to the run's thread instead, which sums
+ * it with the other tasks' (poll_cluster) and then fills the slots. */
 static void run_group(run_state* r, const exec_group* g) {
   if (__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE)) {
     group_not_run(r, g);
