@@ -22,8 +22,11 @@
 extern "C" {
 #endif
 
-/* Bumped whenever the table below changes layout or meaning. */
-#define GRT_TRANSPORT_API_VERSION 1u
+/* Bumped whenever the table below changes layout or meaning (2: `size` and
+ * `iall_reduce`). The loader asks the plugin's entry for its own version and
+ * checks `size` too, so a plugin built against another table is refused
+ * with one line naming the file, never called through a wrong layout. */
+#define GRT_TRANSPORT_API_VERSION 2u
 
 /* A pending send or receive; the transport owns it until `test` says it is
  * done (and frees it then) or `cancel` has run. */
@@ -31,6 +34,7 @@ typedef struct grt_transport_request grt_transport_request;
 
 typedef struct grt_transport {
   uint32_t api_version; /* GRT_TRANSPORT_API_VERSION */
+  uint32_t size;        /* sizeof(grt_transport) as the plugin was built */
   const char* name;     /* "mpi" */
   /* Joins the processes of the job (once per process); this process's
    * rank in [0, size) and the number of processes. */
@@ -55,6 +59,17 @@ typedef struct grt_transport {
    * buffer may be reused once this returns; a send may still complete in
    * the background, so its buffer must stay valid for the process's life. */
   void (*cancel)(grt_transport_request* r);
+  /* Starts an element-wise sum over every rank of `count` elements of
+   * `dtype` (a grt_dtype: float32, float64, float16, bfloat16, int32,
+   * int64): `out` receives the sum on every rank, the same bits on every
+   * rank; `in` may equal `out` (in place). Collective and non-blocking:
+   * every rank starts its all-reduces in the same order; completion is
+   * polled with `test`. Any count: the transport splits what its own
+   * counts cannot hold. A started all-reduce cannot be taken back: `cancel`
+   * only forgets it, and its buffers must then stay valid for the
+   * process's life. */
+  int (*iall_reduce)(const void* in, void* out, int64_t count, int32_t dtype,
+                     grt_transport_request** out_request, char* why, size_t why_size);
 } grt_transport;
 
 #define GRT_TRANSPORT_ENTRY_SYMBOL "grt_transport_entry"

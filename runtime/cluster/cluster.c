@@ -198,7 +198,7 @@ grt_status* grt_cluster_check_plan(grt_cluster* c, const grt_graph* g, const grt
 grt_status* grt_cluster_tag(const grt_cluster* c, int32_t index, int64_t step, int64_t* out) {
   int64_t tag =
       ((int64_t)index << GRT_CLUSTER_STEP_BITS) | (step & ((1 << GRT_CLUSTER_STEP_BITS) - 1));
-  if (index < 0 || tag > c->max_tag)
+  if (index < 0 || tag >= c->max_tag) /* the largest is the checkpoints' */
     return GRT_ERROR(
         RESOURCE_EXHAUSTED,
         "crossing %d between tasks needs tag %lld, past the transport's largest (%lld)", (int)index,

@@ -62,6 +62,28 @@ GRT_MUST_USE grt_status* grt_cluster_check_plan(grt_cluster* c, const grt_graph*
 GRT_MUST_USE grt_status* grt_cluster_tag(const grt_cluster* c, int32_t index, int64_t step,
                                          int64_t* out);
 
+/* ---- checkpoints (checkpoint.c) ---------------------------------------- */
+/* The rank that writes checkpoints: /job:chief/task:0, else
+ * /job:worker/task:0, else rank 0. */
+int32_t grt_cluster_chief(const grt_cluster* c);
+/* The tag of the variables sent to the chief (one no step uses): each
+ * rank sends its variables in graph order, and MPI keeps that order. */
+int64_t grt_cluster_checkpoint_tag(const grt_cluster* c);
+
+/* ---- all-reduces across tasks (allreduce.c) --------------------------- */
+/* Starts the sum over every rank of `count` elements of `dtype` from `in`
+ * into `out` (`in` may equal `out`). Every rank starts its all-reduces in
+ * the same order. `group` names it in errors. */
+GRT_MUST_USE grt_status* grt_cluster_all_reduce_start(grt_cluster* c, const char* group,
+                                                      const void* in, void* out, int64_t count,
+                                                      grt_dtype dtype, grt_transport_request** req);
+/* *done once the sum is in `out`; the request is freed then. */
+GRT_MUST_USE grt_status* grt_cluster_all_reduce_poll(grt_cluster* c, const char* group,
+                                                     grt_transport_request* req, bool* done);
+/* Forgets a started all-reduce: its buffers must stay valid for the
+ * process's life, and this process's cluster can run no more collectives. */
+void grt_cluster_all_reduce_abandon(grt_cluster* c, grt_transport_request* req);
+
 /* ---- the wire: one tensor (or a control signal) per message ---------- */
 typedef struct grt_wire_send grt_wire_send;
 typedef struct grt_wire_recv grt_wire_recv;

@@ -34,9 +34,13 @@ static const grt_transport* try_open(const char* path, grt_strbuf* why) {
   grt_transport_entry_fn entry;
   *(void**)&entry = dlsym(h, GRT_TRANSPORT_ENTRY_SYMBOL);
   const grt_transport* t = entry ? entry(GRT_TRANSPORT_API_VERSION) : NULL;
-  if (!t || t->api_version != GRT_TRANSPORT_API_VERSION) {
-    grt_strbuf_printf(why, "; %s: not a transport for API version %u", path,
-                      GRT_TRANSPORT_API_VERSION);
+  /* An older or newer plugin answers no table for this version (or one of
+   * another size): refused by name, never called through a wrong layout. */
+  if (!t || t->api_version != GRT_TRANSPORT_API_VERSION || t->size != sizeof(grt_transport)) {
+    grt_strbuf_printf(why,
+                      "; %s: built for another transport API than this grt's (version %u, a "
+                      "table of %zu bytes): rebuild the plugin with this grt",
+                      path, GRT_TRANSPORT_API_VERSION, sizeof(grt_transport));
     dlclose(h);
     return NULL;
   }

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/cancel.h"
 #include "base/mem.h"
@@ -133,6 +134,146 @@ static grt_status* host_value(grt_var* v, grt_device* dev, grt_tensor** out) {
   return NULL;
 }
 
+/* ---- saving in a cluster: by the chief --------------------------------- */
+
+/* Every rank holds only its own task's variables (var_list_make finds no
+ * state for the others'). The chief writes the file: it receives every
+ * other task's variables, which each sends in graph order on the
+ * checkpoints' tag (MPI keeps that order), and the others return once
+ * their values have left. A save is collective: every rank calls it, as
+ * every rank runs the same steps. Bounded by the options' deadline. */
+static grt_status* pause_or_stop(const grt_cancel_token* token, const char* path,
+                                 const grt_run_options* opts, int32_t* idle) {
+  GRT_RETURN_IF_ERROR(stopped(token, "saving variables to", path, opts));
+  if (++*idle > 64) {
+    struct timespec ts = {0, 200000};
+    nanosleep(&ts, NULL);
+  }
+  return NULL;
+}
+
+/* A non-chief rank: its variables to the chief, then wait for them to leave. */
+static grt_status* send_to_chief(grt_session* s, const var_list* l, const char* path,
+                                 const grt_run_options* opts, const grt_cancel_token* token) {
+  grt_cluster* c = s->cluster;
+  int32_t chief = grt_cluster_chief(c);
+  grt_wire_send** sends = grt_calloc((size_t)l->n + 1, sizeof *sends);
+  grt_status* st = sends ? NULL : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory saving variables");
+  int32_t n = 0;
+  for (int32_t i = 0; !st && i < l->n; i++, n++) {
+    grt_tensor* t = NULL;
+    st = host_value(l->var[i], l->dev[i], &t);
+    if (!st) st = grt_wire_send_start(c, chief, grt_cluster_checkpoint_tag(c), t, &sends[i]);
+    grt_tensor_free(t);
+  }
+  int32_t left = n;
+  for (int32_t idle = 0; !st && left > 0;) {
+    for (int32_t i = 0; !st && i < n; i++) {
+      bool done = false;
+      if (sends[i]) st = grt_wire_send_poll(c, sends[i], &done);
+      if (done) {
+        sends[i] = NULL;
+        left--;
+        idle = 0;
+      }
+    }
+    if (!st && left > 0) st = pause_or_stop(token, path, opts, &idle);
+  }
+  for (int32_t i = 0; i < n; i++) grt_wire_send_abandon(c, sends ? sends[i] : NULL);
+  grt_free(sends);
+  if (st && grt_status_code(st) != GRT_DEADLINE_EXCEEDED && grt_status_code(st) != GRT_CANCELLED)
+    return grt_status_prefix(st, "sending variables to the chief %s for the checkpoint %s",
+                             grt_cluster_task_name(c, chief), path);
+  return st;
+}
+
+/* The chief: every variable of the graph, its own and the others'
+ * (received), in graph order, into vars[0..*n). The tensors are new
+ * references. */
+static grt_status* gather_at_chief(grt_session* s, grt_ckpt_var* vars, int32_t* n, const char* path,
+                                   const grt_run_options* opts, const grt_cancel_token* token) {
+  grt_cluster* c = s->cluster;
+  const grt_graph* g = s->graph;
+  grt_wire_recv** recvs = grt_calloc((size_t)g->n_nodes + 1, sizeof *recvs);
+  int32_t* owner = grt_calloc((size_t)g->n_nodes + 1, sizeof *owner);
+  grt_status* st =
+      recvs && owner ? NULL : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory saving variables");
+  int32_t left = 0;
+  *n = 0;
+  for (int32_t v = 0; !st && v < g->n_nodes; v++) {
+    const grt_node* node = &g->nodes[v];
+    if (!node->def || !(node->def->flags & GRT_OP_VARIABLE)) continue;
+    int32_t i = (*n)++;
+    vars[i].name = node->name;
+    owner[i] = grt_cluster_device_rank(c, s->devices, grt_plan_node_device(s->plan, v));
+    if (owner[i] == grt_cluster_rank(c)) {
+      grt_tensor* t = NULL;
+      st = s->states[v]
+               ? NULL
+               : GRT_ERROR(INTERNAL, "variable '%s' of this task has no state", node->name);
+      if (!st) st = host_value(s->states[v], s->device[grt_plan_node_device(s->plan, v)], &t);
+      vars[i].value = t;
+    } else {
+      left++;
+    }
+  }
+  /* One receive at a time per peer: a message is a header then chunks on
+   * one tag, so a second header receive posted early would take the first
+   * value's chunk. busy[rank]: that rank's receive in flight. */
+  uint8_t* busy = st ? NULL : grt_calloc((size_t)grt_cluster_size(c), 1);
+  if (!st && !busy) st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory saving variables");
+  for (int32_t idle = 0; !st && left > 0;) {
+    for (int32_t i = 0; !st && i < *n; i++) {
+      bool done = false;
+      grt_tensor* t = NULL;
+      if (owner[i] == grt_cluster_rank(c) || vars[i].value) continue;
+      if (!recvs[i] && !busy[owner[i]]) {
+        st = grt_wire_recv_start(c, owner[i], grt_cluster_checkpoint_tag(c), &recvs[i]);
+        busy[owner[i]] = 1;
+      }
+      if (recvs[i]) st = grt_wire_recv_poll(c, recvs[i], grt_host_allocator(), &done, &t);
+      if (st) /* a failed poll keeps the receive: cancelled below */
+        st = grt_status_prefix(st, "variable '%s' from %s", vars[i].name,
+                               grt_cluster_task_name(c, owner[i]));
+      if (done) {
+        recvs[i] = NULL;
+        busy[owner[i]] = 0;
+        vars[i].value = t;
+        left--;
+        idle = 0;
+      }
+    }
+    if (!st && left > 0) st = pause_or_stop(token, path, opts, &idle);
+  }
+  for (int32_t i = 0; recvs && i < *n; i++) grt_wire_recv_cancel(c, recvs[i]);
+  grt_free(busy);
+  grt_free(recvs);
+  grt_free(owner);
+  return st;
+}
+
+static grt_status* save_in_cluster(grt_session* s, const char* path, const grt_run_options* opts,
+                                   const grt_cancel_token* token) {
+  if (grt_cluster_rank(s->cluster) != grt_cluster_chief(s->cluster)) {
+    var_list l;
+    GRT_RETURN_IF_ERROR(var_list_make(s, &l));
+    grt_status* st = send_to_chief(s, &l, path, opts, token);
+    var_list_clear(&l);
+    return st;
+  }
+  grt_ckpt_var* vars = grt_calloc((size_t)s->graph->n_nodes + 1, sizeof *vars);
+  if (!vars) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory saving variables");
+  int32_t n = 0;
+  grt_status* st = gather_at_chief(s, vars, &n, path, opts, token);
+  save_ctx ctx = {vars, n, token, path, opts};
+  if (!st) st = grt_write_file_atomic(path, write_checkpoint, &ctx);
+  for (int32_t i = 0; i < n; i++) grt_tensor_free((grt_tensor*)vars[i].value);
+  grt_free(vars);
+  if (st && grt_status_code(st) != GRT_DEADLINE_EXCEEDED && grt_status_code(st) != GRT_CANCELLED)
+    return grt_status_prefix(st, "saving a checkpoint to %s", path);
+  return st;
+}
+
 grt_status* grt_session_save_variables(grt_session* s, const char* path) {
   return grt_session_save_variables_with_options(s, path, NULL);
 }
@@ -142,6 +283,7 @@ grt_status* grt_session_save_variables_with_options(grt_session* s, const char* 
   if (!s || !path) return GRT_ERROR(INVALID_ARGUMENT, "NULL session or path");
   grt_cancel_token token;
   token_for(s, opts, &token);
+  if (s->cluster) return save_in_cluster(s, path, opts, &token);
   var_list l;
   GRT_RETURN_IF_ERROR(var_list_make(s, &l));
   grt_ckpt_var* vars = grt_calloc((size_t)l.n + 1, sizeof *vars);

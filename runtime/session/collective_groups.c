@@ -29,6 +29,7 @@ typedef struct {
   grt_executable* e;
   int32_t* members;  /* exec nodes, grouped */
   int32_t* group_of; /* per exec node: group index or -1 */
+  int32_t* total;    /* per cluster group: its members on every task */
 } gb;
 
 static bool is_member(const grt_session* s, const exec_node* x) {
@@ -119,11 +120,12 @@ static grt_status* check_group(gb* b, exec_group* g) {
       return group_error(b, g, why);
     }
   }
-  if (want != g->n) {
+  int32_t total = g->cluster ? b->total[g->cluster - 1] : g->n;
+  if (want != total) {
     snprintf(why, sizeof why,
              "num_devices is %lld but this run has %d member%s (every member must run: fetch "
              "or target all of them)",
-             (long long)want, (int)g->n, g->n == 1 ? "" : "s");
+             (long long)want, (int)total, total == 1 ? "" : "s");
     return group_error(b, g, why);
   }
   g->reduction = GRT_REDUCE_SUM;
@@ -141,6 +143,13 @@ static grt_status* check_group(gb* b, exec_group* g) {
     }
   }
   g->backend = d0->backend;
+  if (g->cluster && !d0->host_addressable) {
+    snprintf(why, sizeof why,
+             "it spans tasks of the cluster, and its member on %s is not in host memory: "
+             "all-reduces across tasks sum host memory only (not yet built for GPUs)",
+             d0->name);
+    return group_error(b, g, why);
+  }
   if (!g->backend || !g->backend->all_reduce) {
     snprintf(why, sizeof why, "the %s backend has no all-reduce",
              g->backend ? g->backend->type : "?");
@@ -179,7 +188,110 @@ static grt_status* check_no_cycle(gb* b, const exec_group* g, int32_t gi, int32_
   return NULL;
 }
 
-static grt_status* build_groups(gb* b) {
+/* ---- groups across the tasks of a cluster ------------------------------ */
+
+typedef struct {
+  const char* name;
+  const grt_node* first; /* its first member in graph order */
+  int32_t members, rank; /* rank: the first member's, or -1 once members are on several */
+} span;
+
+/* How many tasks hold a member of group `name`. */
+static int32_t tasks_of(const gb* b, const uint8_t* kept, const char* name) {
+  const grt_graph* graph = b->s->graph;
+  int32_t size = grt_cluster_size(b->s->cluster), n = 0;
+  uint8_t* seen = grt_calloc((size_t)size, 1);
+  for (int32_t v = 0; seen && v < graph->n_nodes; v++) {
+    const grt_node* node = &graph->nodes[v];
+    if (!kept[v] || strcmp(node->op, "NcclAllReduce") != 0 ||
+        strcmp(attr_str(node, "shared_name"), name) != 0)
+      continue;
+    int32_t r =
+        grt_cluster_device_rank(b->s->cluster, b->s->devices, grt_plan_node_device(b->s->plan, v));
+    if (r >= 0 && !seen[r]++) n++;
+  }
+  grt_free(seen);
+  return n; /* out of memory: 0, so the group is refused */
+}
+
+static int cmp_span(const void* a, const void* b) {
+  return strcmp(((const span*)a)->name, ((const span*)b)->name);
+}
+
+/* The groups the run keeps whose members are on several tasks, in
+ * shared_name order (the same list on every rank: one graph, one plan, one
+ * pruning), each linked to this task's group of that name if it has one. */
+static grt_status* build_cluster_groups(gb* b, grt_strmap* local, const uint8_t* kept) {
+  const grt_graph* graph = b->s->graph;
+  grt_executable* e = b->e;
+  grt_strmap by_name;
+  grt_strmap_init(&by_name);
+  span* sp = grt_calloc((size_t)graph->n_nodes + 1, sizeof *sp);
+  grt_status* st = sp ? NULL : GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  int32_t n = 0;
+  for (int32_t v = 0; !st && v < graph->n_nodes; v++) {
+    const grt_node* node = &graph->nodes[v];
+    if (!kept[v] || strcmp(node->op, "NcclAllReduce") != 0) continue;
+    int32_t rank =
+        grt_cluster_device_rank(b->s->cluster, b->s->devices, grt_plan_node_device(b->s->plan, v));
+    const char* name = attr_str(node, "shared_name");
+    int32_t i = grt_strmap_get(&by_name, name);
+    if (i < 0) {
+      i = n++;
+      sp[i] = (span){name, node, 0, rank};
+      if (grt_strmap_put(&by_name, name, i, NULL) < 0)
+        st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+    }
+    sp[i].members++;
+    if (sp[i].rank != rank) sp[i].rank = -1;
+  }
+  int32_t m = 0;
+  for (int32_t i = 0; !st && i < n; i++)
+    if (sp[i].rank < 0) sp[m++] = sp[i];
+  if (!st && m > 0) {
+    qsort(sp, (size_t)m, sizeof *sp, cmp_span);
+    e->cluster_groups = grt_calloc((size_t)m, sizeof *e->cluster_groups);
+    b->total = grt_calloc((size_t)m, sizeof *b->total);
+    if (!e->cluster_groups || !b->total) st = GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
+  }
+  for (int32_t i = 0; !st && i < m; i++) {
+    exec_cluster_group* c = &e->cluster_groups[e->n_cluster_groups++];
+    const grt_node* first = sp[i].first;
+    const grt_shape* shape = &first->sig.output_shapes[0];
+    c->shared_name = sp[i].name;
+    c->dtype = attr_type(first, "T");
+    c->group = grt_strmap_get(local, sp[i].name);
+    b->total[i] = sp[i].members;
+    if (c->group >= 0) e->groups[c->group].cluster = i + 1;
+    if (strcmp(attr_str(first, "reduction"), "sum") != 0) {
+      st = GRT_ERROR(INVALID_ARGUMENT,
+                     "NcclAllReduce group '%s' spans tasks of the cluster with reduction '%s': "
+                     "only sum reduces across tasks",
+                     c->shared_name, attr_str(first, "reduction"));
+      break;
+    }
+    /* A task without a member adds zeros of the members' shape: it must
+     * know the shape without running them. Where every task has a member
+     * the count may come from the values (-1 here). */
+    c->count = shape->rank < 0 ? -1 : 1;
+    for (int32_t d = 0; d < shape->rank && c->count >= 0; d++)
+      c->count = shape->dims[d] < 0 ? -1 : c->count * shape->dims[d];
+    if (c->count < 0 && tasks_of(b, kept, c->shared_name) < grt_cluster_size(b->s->cluster)) {
+      char text[GRT_SHAPE_STR_MAX];
+      st = GRT_ERROR(INVALID_ARGUMENT,
+                     "NcclAllReduce group '%s' spans tasks of the cluster, but its members' "
+                     "shape %s is not fully known: every task adds its part, those without a "
+                     "member zeros of that shape (give every task a member: a mirrored cluster "
+                     "needs no ps job)",
+                     c->shared_name, grt_shape_str(shape, text, sizeof text));
+    }
+  }
+  grt_free(sp);
+  grt_strmap_clear(&by_name);
+  return st;
+}
+
+static grt_status* build_groups(gb* b, const uint8_t* kept) {
   grt_executable* e = b->e;
   const grt_graph* graph = b->s->graph;
   grt_strmap by_name;
@@ -233,6 +345,7 @@ static grt_status* build_groups(gb* b) {
     for (int32_t gi = 0; gi < e->n_groups; gi++)
       sort_by_device(e, &e->group_members[e->groups[gi].start], e->groups[gi].n);
   }
+  if (!st && kept) st = build_cluster_groups(b, &by_name, kept);
   for (int32_t gi = 0; !st && gi < e->n_groups; gi++) st = check_group(b, &e->groups[gi]);
   if (!st && e->n_groups > 0) {
     int32_t* stamp = grt_calloc((size_t)e->n_nodes + 1, sizeof *stamp);
@@ -248,16 +361,20 @@ static grt_status* build_groups(gb* b) {
   return st;
 }
 
-grt_status* grt_collective_groups_build(grt_session* s, grt_executable* e) {
-  /* Most executables have no collective: they allocate nothing here. */
+grt_status* grt_collective_groups_build(grt_session* s, grt_executable* e, const uint8_t* kept) {
+  /* Most executables have no collective: they allocate nothing here. A
+   * cluster's task may hold no member of a group it still takes part in. */
   bool any = false;
   for (int32_t x = 0; !any && x < e->n_nodes; x++) any = is_member(s, &e->nodes[x]);
+  for (int32_t v = 0; kept && !any && v < s->graph->n_nodes; v++)
+    any = kept[v] && strcmp(s->graph->nodes[v].op, "NcclAllReduce") == 0;
   if (!any) return NULL;
   gb b = {.s = s, .e = e};
   b.group_of = grt_malloc(((size_t)e->n_nodes + 1) * sizeof *b.group_of);
   if (!b.group_of) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory");
-  grt_status* st = build_groups(&b);
+  grt_status* st = build_groups(&b, kept);
   grt_free(b.group_of);
+  grt_free(b.total);
   return st;
 }
 

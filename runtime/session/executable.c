@@ -787,6 +787,7 @@ void grt_executable_free(grt_executable* e) {
   grt_free(e->presets);
   grt_free(e->groups);
   grt_free(e->group_members);
+  grt_free(e->cluster_groups);
   grt_free(e->remote_recvs);
   grt_free(e);
 }
@@ -801,7 +802,15 @@ grt_status* grt_executable_build(grt_session* s, const grt_run_signature* sig,
   b.g = s->graph;
   b.e = e;
   grt_status* st = build(&b, sig);
-  if (!st) st = grt_collective_groups_build(s, e);
+  /* Every node the run keeps, on any task: a cluster's groups span them. */
+  uint8_t* kept = NULL;
+  if (!st && s->cluster) {
+    kept = grt_calloc((size_t)b.g->n_nodes + 1, 1);
+    if (!kept) st = OOM();
+    for (int32_t v = 0; kept && v < b.g->n_nodes; v++) kept[v] = b.exec_of[v] != -1;
+  }
+  if (!st) st = grt_collective_groups_build(s, e, kept);
+  grt_free(kept);
   builder_clear(&b);
   if (st) {
     grt_executable_free(e);

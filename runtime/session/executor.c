@@ -32,6 +32,18 @@ typedef struct {
   grt_event* copy_events[kCopyEvents];
 } slot;
 
+/* A run's part in one all-reduce across tasks (exec_cluster_group): the
+ * local members' inputs and outputs (2n, from run_group) once `ready`, the
+ * zeros a task without a member adds, the transport's request. */
+enum { kClusterWaiting, kClusterStarted, kClusterDone };
+typedef struct {
+  grt_tensor** io;
+  grt_tensor* zeros;
+  grt_transport_request* req;
+  int32_t ready; /* atomic: the local part is reduced (io) or failed (io NULL) */
+  int32_t state; /* the run's thread only */
+} cluster_part;
+
 typedef struct run_state {
   grt_session* s;
   const grt_executable* e;
@@ -57,6 +69,10 @@ typedef struct run_state {
   grt_wire_send** sends;
   int32_t n_sends, cap_sends;
   int64_t started_ms; /* when the run began: the peers' liveness is judged from it */
+  /* Its all-reduces across tasks, started in order by the run's thread:
+   * next_cluster is the next to start. */
+  cluster_part* cluster;
+  int32_t next_cluster;
   pthread_mutex_t mu;
   pthread_cond_t done;
 } run_state;
@@ -609,24 +625,43 @@ static void run_node(run_state* r, int32_t xi) {
   }
 }
 
+static void run_group_part(run_state* r, const exec_group* g);
+
+/* A group across tasks whose local part did not run: the run's thread
+ * completes its members with no value. */
+static void group_not_run(run_state* r, const exec_group* g) {
+  if (g->cluster) __atomic_store_n(&r->cluster[g->cluster - 1].ready, 1, __ATOMIC_RELEASE);
+}
+
 /* Runs collective group g once every member is ready: reads each member's
  * input, has the backend reduce them into one output per member
- * (collective_groups.c) and puts those in the members' slots. */
+ * (collective_groups.c) and puts those in the members' slots. A group
+ * across tasks hands its local sum to the run's thread instead, which sums
+ * it with the other tasks' (poll_cluster) and then fills the slots. */
 static void run_group(run_state* r, const exec_group* g) {
-  const grt_executable* e = r->e;
-  if (__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE)) return;
+  if (__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE)) {
+    group_not_run(r, g);
+    return;
+  }
   grt_code stop = grt_cancel_check(&r->cancel);
   if (stop != GRT_OK) {
     char where[320];
     snprintf(where, sizeof where, "before NcclAllReduce group '%.200s'", g->shared_name);
     fail(r, stop_status(r, stop, where));
+    group_not_run(r, g);
     return;
   }
+  run_group_part(r, g);
+}
+
+static void run_group_part(run_state* r, const exec_group* g) {
+  const grt_executable* e = r->e;
   int64_t t0 = r->trace ? grt_trace_now_ns() : 0;
   grt_tensor** in = grt_calloc((size_t)g->n * 2, sizeof *in);
   if (!in) {
     fail(r, GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory running NcclAllReduce group '%s'",
                       g->shared_name));
+    group_not_run(r, g);
     return;
   }
   grt_tensor** out = in + g->n;
@@ -637,15 +672,34 @@ static void run_group(run_state* r, const exec_group* g) {
     if (st)
       st = grt_status_prefix(st, "node '%s' (NcclAllReduce)", r->s->graph->nodes[x->node].name);
   }
-  if (!st) {
+  if (!st && g->cluster && g->n == 1) {
+    /* One member here: the transport sums its input straight into its
+     * output (no local reduction, no extra copy). */
+    grt_allocator* a =
+        r->s->device[e->nodes[e->group_members[g->start]].device]->memory[GRT_MEMORY_DEVICE];
+    st = grt_tensor_new_packed(a, in[0]->dtype, &in[0]->shape, &out[0]);
+  } else if (!st) {
     const grt_cancel_token* prev = grt_cancel_set_current(&r->cancel);
     st = grt_collective_group_run(r->s, e, g, in, out, &r->cancel);
     grt_cancel_set_current(prev);
-    stop = grt_cancel_seen(&r->cancel);
+    grt_code stop = grt_cancel_seen(&r->cancel);
     if (stop != GRT_OK) {
       grt_status_free(st);
       st = stop_status(r, stop, "while an NcclAllReduce group ran");
     }
+  }
+  if (g->cluster) {
+    /* The run's thread sums it with the other tasks' (poll_messages). */
+    cluster_part* c = &r->cluster[g->cluster - 1];
+    if (st) {
+      for (int32_t k = 0; k < 2 * g->n; k++) grt_tensor_free(in[k]);
+      grt_free(in);
+      in = NULL;
+      fail(r, st);
+    }
+    c->io = in;
+    __atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
+    return;
   }
   for (int32_t k = 0; k < g->n; k++) {
     const exec_node* x = &e->nodes[e->group_members[g->start + k]];
@@ -676,6 +730,7 @@ static int32_t arrive(run_state* r, const exec_node* x, work_stack* w) {
   if (__atomic_sub_fetch(&r->group_waiting[gi], 1, __ATOMIC_ACQ_REL) != 0) return 0;
   const exec_group* g = &r->e->groups[gi];
   run_group(r, g);
+  if (g->cluster) return 0; /* completed by the run's thread (poll_messages) */
   for (int32_t k = 0; k < g->n; k++) finish(r, &r->e->nodes[r->e->group_members[g->start + k]], w);
   return g->n;
 }
@@ -749,12 +804,140 @@ static void pause_poll(int32_t idle) {
   nanosleep(&ts, NULL);
 }
 
+/* Completes the members of all-reduce `ci` across tasks: with its sum
+ * (io's outputs) when `ok`, else with no value. */
+static void complete_cluster_part(run_state* r, int32_t ci, bool ok, work_stack* w) {
+  const grt_executable* e = r->e;
+  cluster_part* c = &r->cluster[ci];
+  c->state = kClusterDone;
+  grt_tensor_free(c->zeros);
+  c->zeros = NULL;
+  int32_t gi = e->cluster_groups[ci].group;
+  if (gi < 0) return;
+  const exec_group* g = &e->groups[gi];
+  grt_tensor** out = c->io ? c->io + g->n : NULL;
+  size_t bytes = out && out[0] ? grt_tensor_byte_size(out[0]) : 0;
+  for (int32_t k = 0; k < g->n; k++) {
+    const exec_node* x = &e->nodes[e->group_members[g->start + k]];
+    if (c->io) {
+      if (ok && k > 0 && bytes) memcpy(grt_tensor_data(out[k]), grt_tensor_data(out[0]), bytes);
+      grt_tensor_free(c->io[k]);
+      if (ok && r->uses[x->out_start] > 0)
+        r->slots[x->out_start].t = out[k];
+      else
+        grt_tensor_free(out[k]);
+    }
+    finish(r, x, w);
+  }
+  grt_free(c->io);
+  c->io = NULL;
+  __atomic_sub_fetch(&r->remaining, g->n, __ATOMIC_ACQ_REL);
+  drain(r, w);
+}
+
+/* Progresses the run's all-reduces across tasks, on the run's thread: each
+ * is started once its local part is reduced and every earlier one has
+ * started (every rank starts them in one order, so none waits on a rank
+ * that waits on it), then polled. After a failure one not started
+ * completes with no value, and one started is given up: MPI keeps its
+ * buffers, so they are never freed. Returns how many completed. */
+static int32_t poll_cluster(run_state* r, work_stack* w, bool* failed, grt_code stop,
+                            int32_t idle) {
+  const grt_executable* e = r->e;
+  int32_t completed = 0;
+  for (int32_t ci = 0; ci < e->n_cluster_groups; ci++) {
+    cluster_part* c = &r->cluster[ci];
+    const exec_cluster_group* cg = &e->cluster_groups[ci];
+    if (c->state == kClusterDone) continue;
+    bool ready = cg->group < 0 || __atomic_load_n(&c->ready, __ATOMIC_ACQUIRE);
+    if (!*failed && stop != GRT_OK) {
+      char where[320];
+      snprintf(where, sizeof where, "waiting for the all-reduce '%.200s' across tasks (step %lld)",
+               cg->shared_name, (long long)r->step);
+      fail(r, stop_status(r, stop, where));
+      *failed = true;
+    }
+    if (*failed) {
+      if (!ready) continue; /* its members still arrive: they complete then */
+      if (c->state == kClusterStarted) {
+        grt_cluster_all_reduce_abandon(r->s->cluster, c->req);
+        c->io = NULL; /* MPI may still write them: kept for the process's life */
+        c->zeros = NULL;
+      }
+      complete_cluster_part(r, ci, false, w);
+      completed++;
+      continue;
+    }
+    grt_status* st = NULL;
+    if (c->state == kClusterWaiting) {
+      if (ci != r->next_cluster || !ready) continue;
+      const void* in;
+      void* out;
+      int64_t count = cg->count;
+      if (cg->group < 0) {
+        int64_t dims[1] = {cg->count};
+        st = grt_tensor_new(cg->dtype, 1, dims, &c->zeros);
+        if (!st) memset(grt_tensor_data(c->zeros), 0, grt_tensor_byte_size(c->zeros));
+        in = out = c->zeros ? grt_tensor_data(c->zeros) : NULL;
+      } else if (c->io) {
+        int32_t n = e->groups[cg->group].n;
+        in = n == 1 ? grt_tensor_data(c->io[0]) : grt_tensor_data(c->io[n]);
+        out = grt_tensor_data(c->io[n]);
+        count = grt_tensor_num_elements(c->io[n]);
+        /* Every rank must give the transport the same count. */
+        if (cg->count >= 0 && count != cg->count)
+          st = GRT_ERROR(INVALID_ARGUMENT,
+                         "all-reduce '%s' across tasks: this task's value has %lld elements, "
+                         "its shape says %lld",
+                         cg->shared_name, (long long)count, (long long)cg->count);
+      } else {
+        continue; /* its local part failed: the run has failed */
+      }
+      if (!st)
+        st = grt_cluster_all_reduce_start(r->s->cluster, cg->shared_name, in, out, count, cg->dtype,
+                                          &c->req);
+      if (!st) {
+        c->state = kClusterStarted;
+        r->next_cluster++;
+      }
+    }
+    bool done = false;
+    if (!st && c->state == kClusterStarted)
+      st = grt_cluster_all_reduce_poll(r->s->cluster, cg->shared_name, c->req, &done);
+    /* Every rank takes part: any peer lost fails the wait (liveness.h). */
+    bool lost = false;
+    for (int32_t peer = 0;
+         !st && !done && c->state == kClusterStarted && peer < grt_cluster_size(r->s->cluster);
+         peer++)
+      if ((st = check_peer(r, peer, idle))) {
+        st = grt_status_prefix(st, "waiting for the all-reduce '%s' across tasks", cg->shared_name);
+        lost = true;
+      }
+    if (st) {
+      fail(r, grt_status_prefix(st, "step %lld", (long long)r->step));
+      *failed = true;
+      if (lost) grt_cluster_all_reduce_abandon(r->s->cluster, c->req);
+      if (c->state == kClusterStarted) {
+        c->io = NULL; /* the transport failed it: MPI may still hold the buffers */
+        c->zeros = NULL;
+      }
+      complete_cluster_part(r, ci, false, w);
+      completed++;
+    } else if (done) {
+      complete_cluster_part(r, ci, true, w);
+      completed++;
+    }
+  }
+  return completed;
+}
+
 /* The run's thread waits here for its messages, and completes each remote
  * RECV as its message lands (its successors then run as for any node), so
- * no kernel and no pool thread ever blocks on another task. A deadline or
- * cancel fails the run naming the first receive still waiting; after any
- * failure every receive left is cancelled and completed with no value. */
-static void poll_recvs(run_state* r, work_stack* w) {
+ * no kernel and no pool thread ever blocks on another task; so too its
+ * all-reduces across tasks (poll_cluster). A deadline or cancel fails the
+ * run naming the first receive still waiting; after any failure every
+ * receive left is cancelled and completed with no value. */
+static void poll_messages(run_state* r, work_stack* w) {
   const grt_executable* e = r->e;
   /* A receive not posted (the run failed while posting) completes too. */
   uint8_t* finished = grt_calloc((size_t)e->n_remote_recvs + 1, 1);
@@ -769,10 +952,15 @@ static void poll_recvs(run_state* r, work_stack* w) {
     }
     return;
   }
-  int32_t left = e->n_remote_recvs;
-  for (int32_t idle = 0; left > 0; idle++) {
+  int32_t left = e->n_remote_recvs, cluster_left = e->n_cluster_groups;
+  for (int32_t idle = 0; left > 0 || cluster_left > 0; idle++) {
     bool failed = __atomic_load_n(&r->failed, __ATOMIC_ACQUIRE);
     grt_code stop = failed ? GRT_OK : grt_cancel_check(&r->cancel);
+    if (cluster_left > 0) {
+      int32_t done = poll_cluster(r, w, &failed, stop, idle);
+      cluster_left -= done;
+      if (done) idle = 0;
+    }
     for (int32_t i = 0; i < e->n_remote_recvs; i++) {
       if (finished[i]) continue;
       const exec_node* x = &e->nodes[e->remote_recvs[i]];
@@ -815,7 +1003,7 @@ static void poll_recvs(run_state* r, work_stack* w) {
       __atomic_sub_fetch(&r->remaining, 1, __ATOMIC_ACQ_REL);
       drain(r, w);
     }
-    if (left > 0) pause_poll(idle);
+    if (left > 0 || cluster_left > 0) pause_poll(idle);
   }
   grt_free(finished);
 }
@@ -862,9 +1050,18 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
   size_t bytes =
       ns * sizeof(slot) + 2 * n * sizeof(int32_t) + ns * sizeof(int32_t) + ng * sizeof(int32_t);
   char* block = grt_malloc(bytes + 1);
-  if (!block) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory starting a run");
+  /* Without its parts of the all-reduces across tasks the run cannot take
+   * part in them: the other ranks then wait for this one until their
+   * deadline, or until it exits. */
+  cluster_part* cluster =
+      e->n_cluster_groups ? grt_calloc((size_t)e->n_cluster_groups, sizeof *cluster) : NULL;
+  if (!block || (e->n_cluster_groups && !cluster)) {
+    grt_free(block);
+    return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory starting a run");
+  }
   run_state r;
   memset(&r, 0, sizeof r);
+  r.cluster = cluster;
   r.s = s;
   r.e = e;
   r.slots = (slot*)block;
@@ -900,7 +1097,7 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
   }
   for (int32_t i = e->n_initial - 1; i >= 0; i--) push(&r, &w, e->initial[i]);
   drain(&r, &w);
-  if (e->n_remote_recvs) poll_recvs(&r, &w);
+  if (e->n_remote_recvs || e->n_cluster_groups) poll_messages(&r, &w);
   if (w.v != w.small) grt_free(w.v);
   pthread_mutex_lock(&r.mu);
   /* Every node finished, and every pool task gone: a task may still be in
@@ -912,6 +1109,7 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
   wait_sends(&r);
   grt_free(r.sends);
   grt_free(r.recvs);
+  grt_free(r.cluster);
 
   /* Wait for what asynchronous devices still have queued (TensorFlow's
    * sessions sync their devices at the end of a step too). */

@@ -122,7 +122,20 @@ typedef struct exec_group {
   grt_reduction reduction;
   const grt_backend* backend;
   int32_t start, n; /* exe->group_members[start .. start+n): exec nodes in device order */
+  int32_t cluster;  /* 1 + its entry in exe->cluster_groups when it spans tasks, else 0 */
 } exec_group;
+
+/* An NcclAllReduce group whose members are on several tasks of a cluster
+ * (collective_groups.c): this task's members are reduced locally, then
+ * summed with the other tasks' through the transport's all-reduce, which
+ * every rank starts in this list's order (by shared_name), members or not.
+ * A task with no member adds zeros. */
+typedef struct exec_cluster_group {
+  const char* shared_name;
+  grt_dtype dtype;
+  int64_t count; /* elements: the members' static shape */
+  int32_t group; /* this task's exec group, -1 when it holds no member */
+} exec_cluster_group;
 
 struct grt_executable {
   grt_executable* next;
@@ -146,6 +159,8 @@ struct grt_executable {
   int32_t n_groups;
   exec_group* groups; /* collective groups (collective_groups.c) */
   int32_t* group_members;
+  int32_t n_cluster_groups;
+  exec_cluster_group* cluster_groups; /* groups across tasks, in the order every rank runs them */
   int32_t n_remote_recvs;
   int32_t* remote_recvs; /* remote RECV exec nodes, in crossing order */
 };
@@ -217,8 +232,11 @@ GRT_MUST_USE grt_status* grt_executor_run_ex(grt_session* s, const grt_executabl
  * NcclAllReduce nodes, groups them by shared_name and checks each group
  * (num_devices members, one per device, one reduction, dtype and shape, a
  * backend with all_reduce, no member depending on another); errors name the
- * group and its nodes. Sets e->groups and each member's `collective`. */
-GRT_MUST_USE grt_status* grt_collective_groups_build(grt_session* s, grt_executable* e);
+ * group and its nodes. Sets e->groups and each member's `collective`. In a
+ * cluster, `kept` (per graph node: nonzero when the run keeps it, on any
+ * task) finds the groups that span tasks: e->cluster_groups. */
+GRT_MUST_USE grt_status* grt_collective_groups_build(grt_session* s, grt_executable* e,
+                                                     const uint8_t* kept);
 /* Runs group g over the members' inputs (in member order): allocates each
  * member's output on its device and calls the backend's all_reduce. On
  * error the outputs are freed and left NULL. Errors name the group. */

@@ -2,6 +2,7 @@
 // a spec maps onto ranks in order, bad specs name what is wrong, and a
 // session asking for a cluster without the transport plugin fails with one
 // line naming the plugin. (The multi-process runs: cluster_test.sh.)
+#include <limits.h>
 #include <stdlib.h>
 
 #include <string>
@@ -99,6 +100,25 @@ TEST(ClusterOption, WithoutThePluginSaysWhatIsMissing) {
   grt_session_free(s);
   grt_session_options_free(o);
   grt_graph_free(g);
+}
+
+// A plugin built against an older transport table (its entry answers only
+// for version 1) is refused with one line naming the file and the version.
+TEST(ClusterOption, AnOlderPluginIsRefusedByName) {
+  char buf[PATH_MAX];
+  const char* rel = "tests/cluster/old/libgrt_transport_mpi.so";
+  std::string path = realpath(rel, buf) ? std::string(buf) : rel;
+  setenv("GRT_PLUGIN_PATH", path.c_str(), 1);
+  const grt_transport* t = nullptr;
+  std::string m = Message(grt_transport_open("mpi", &t));
+  setenv("GRT_PLUGIN_PATH", "", 1);
+  EXPECT_EQ(t, nullptr);
+  EXPECT_NE(m.find(path + ": built for another transport API than this grt's (version 2, a "
+                          "table of "),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("rebuild the plugin with this grt"), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
 }
 
 }  // namespace

@@ -17,12 +17,18 @@
 
 #include "grt/transport.h"
 
+/* One send or receive (n = 1), or an all-reduce: one MPI request per
+ * chunk of at most kMaxCount elements (MPI counts are int). */
+enum { kRecv, kSend, kAllReduce };
 struct grt_transport_request {
-  MPI_Request req;
-  int is_send;
+  int kind, n;
+  MPI_Request req[];
 };
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+/* An all-reduce given up (cancel) stays pending inside MPI, and
+ * MPI_Finalize would wait for it forever: such a process exits without it. */
+static int g_abandoned;
 
 static int mpi_fail(int rc, const char* what, char* why, size_t size) {
   char text[MPI_MAX_ERROR_STRING];
@@ -35,7 +41,7 @@ static int mpi_fail(int rc, const char* what, char* why, size_t size) {
 static void finalize_at_exit(void) {
   int done = 0;
   MPI_Finalized(&done);
-  if (!done) MPI_Finalize();
+  if (!done && !g_abandoned) MPI_Finalize();
 }
 
 static int mpi_init(int32_t* rank, int32_t* size, char* why, size_t why_size) {
@@ -119,15 +125,16 @@ static int start(void* data, size_t bytes, int32_t peer, int64_t tag, int is_sen
              (long long)tag);
     return 1;
   }
-  grt_transport_request* r = malloc(sizeof *r);
+  grt_transport_request* r = malloc(sizeof *r + sizeof(MPI_Request));
   if (!r) {
     snprintf(why, why_size, "MPI: out of memory");
     return 1;
   }
-  r->is_send = is_send;
+  r->kind = is_send ? kSend : kRecv;
+  r->n = 1;
   pthread_mutex_lock(&g_mu);
-  int rc = is_send ? MPI_Isend(data, (int)bytes, MPI_BYTE, peer, (int)tag, MPI_COMM_WORLD, &r->req)
-                   : MPI_Irecv(data, (int)bytes, MPI_BYTE, peer, (int)tag, MPI_COMM_WORLD, &r->req);
+  int rc = is_send ? MPI_Isend(data, (int)bytes, MPI_BYTE, peer, (int)tag, MPI_COMM_WORLD, r->req)
+                   : MPI_Irecv(data, (int)bytes, MPI_BYTE, peer, (int)tag, MPI_COMM_WORLD, r->req);
   pthread_mutex_unlock(&g_mu);
   if (rc != MPI_SUCCESS) {
     free(r);
@@ -148,13 +155,13 @@ static int mpi_irecv(void* data, size_t bytes, int32_t peer, int64_t tag,
 }
 
 static int mpi_test(grt_transport_request* r, int* done, char* why, size_t why_size) {
-  MPI_Status status;
   int flag = 0;
   pthread_mutex_lock(&g_mu);
-  int rc = MPI_Test(&r->req, &flag, &status);
+  int rc = MPI_Testall(r->n, r->req, &flag, MPI_STATUSES_IGNORE);
   pthread_mutex_unlock(&g_mu);
   *done = 0;
-  if (rc != MPI_SUCCESS) return mpi_fail(rc, r->is_send ? "send" : "receive", why, why_size);
+  static const char* const kWhat[] = {"receive", "send", "all-reduce"};
+  if (rc != MPI_SUCCESS) return mpi_fail(rc, kWhat[r->kind], why, why_size);
   if (flag) {
     free(r);
     *done = 1;
@@ -165,20 +172,176 @@ static int mpi_test(grt_transport_request* r, int* done, char* why, size_t why_s
 static void mpi_cancel(grt_transport_request* r) {
   if (!r) return;
   pthread_mutex_lock(&g_mu);
-  if (r->is_send) {
+  if (r->kind == kSend) {
     /* Open MPI cannot take back a send; it completes once the peer takes
      * it (or never), with the caller's buffer kept. */
-    MPI_Request_free(&r->req);
+    MPI_Request_free(r->req);
+  } else if (r->kind == kRecv) {
+    MPI_Cancel(r->req);
+    MPI_Wait(r->req, MPI_STATUS_IGNORE);
   } else {
-    MPI_Cancel(&r->req);
-    MPI_Wait(&r->req, MPI_STATUS_IGNORE);
+    /* MPI can neither cancel nor free a collective's request: it is left
+     * to MPI, with the caller's buffers (grt/transport.h). */
+    g_abandoned = 1;
   }
   pthread_mutex_unlock(&g_mu);
   free(r);
 }
 
+/* ---- all-reduce ------------------------------------------------------ */
+
+/* The largest chunk of one MPI_Iallreduce, in elements: counts are int. */
+#define kMaxCount ((int64_t)1 << 30)
+
+/* MPI has no 16-bit floats: they are summed by user operations in float,
+ * rounded once per pair as a half addition would be, on MPI_UINT16_T. */
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  } else if (man == 0) {
+    bits = sign;
+  } else { /* subnormal: normalise */
+    int e = -1;
+    do {
+      man <<= 1;
+      e++;
+    } while (!(man & 0x400));
+    bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ff) << 13);
+  }
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* Round to nearest even, as grt's own conversion does. */
+static uint16_t float_to_half(float f) {
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  uint32_t sign = (x >> 16) & 0x8000, ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return (uint16_t)(sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0));
+  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00); /* overflows to infinity */
+  if (ax < 0x38800000u) {                                  /* subnormal or zero */
+    if (ax < 0x33000000u) return (uint16_t)sign;
+    uint32_t e = ax >> 23, m = (ax & 0x7fffff) | 0x800000, shift = 126 - e;
+    uint32_t h = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+  }
+  uint32_t h = ((ax - 0x38000000u) >> 13), rem = ax & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+  return (uint16_t)(sign | h);
+}
+
+static float bf16_to_float(uint16_t h) {
+  uint32_t bits = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static uint16_t float_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40); /* NaN stays NaN */
+  return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+static void sum_f16(void* in, void* inout, int* len, MPI_Datatype* type) {
+  const uint16_t* a = in;
+  uint16_t* b = inout;
+  for (int i = 0; i < *len; i++) b[i] = float_to_half(half_to_float(a[i]) + half_to_float(b[i]));
+}
+
+static void sum_bf16(void* in, void* inout, int* len, MPI_Datatype* type) {
+  const uint16_t* a = in;
+  uint16_t* b = inout;
+  for (int i = 0; i < *len; i++) b[i] = float_to_bf16(bf16_to_float(a[i]) + bf16_to_float(b[i]));
+}
+
+static MPI_Op g_sum_f16 = MPI_OP_NULL, g_sum_bf16 = MPI_OP_NULL; /* made under g_mu */
+
+/* grt_dtype's values (grt/types.h) that an all-reduce sums. */
+enum { kF16 = 1, kBF16 = 2, kF32 = 3, kF64 = 4, kI32 = 7, kI64 = 8 };
+
+/* The MPI type, operation and element size of a grt dtype; under g_mu. */
+static int reduce_type(int32_t dtype, MPI_Datatype* t, MPI_Op* op, size_t* size) {
+  *op = MPI_SUM;
+  switch (dtype) {
+    case kF32:
+      *t = MPI_FLOAT, *size = 4;
+      return 0;
+    case kF64:
+      *t = MPI_DOUBLE, *size = 8;
+      return 0;
+    case kI32:
+      *t = MPI_INT32_T, *size = 4;
+      return 0;
+    case kI64:
+      *t = MPI_INT64_T, *size = 8;
+      return 0;
+    case kF16:
+    case kBF16: {
+      MPI_Op* made = dtype == kF16 ? &g_sum_f16 : &g_sum_bf16;
+      if (*made == MPI_OP_NULL &&
+          MPI_Op_create(dtype == kF16 ? sum_f16 : sum_bf16, 1, made) != MPI_SUCCESS)
+        return 1;
+      *t = MPI_UINT16_T, *op = *made, *size = 2;
+      return 0;
+    }
+    default:
+      return 1;
+  }
+}
+
+static int mpi_iall_reduce(const void* in, void* out, int64_t count, int32_t dtype,
+                           grt_transport_request** out_request, char* why, size_t why_size) {
+  if (count < 0) {
+    snprintf(why, why_size, "MPI: all-reduce of %lld elements", (long long)count);
+    return 1;
+  }
+  int64_t chunks = count == 0 ? 1 : (count + kMaxCount - 1) / kMaxCount;
+  grt_transport_request* r = malloc(sizeof *r + (size_t)chunks * sizeof(MPI_Request));
+  if (!r) {
+    snprintf(why, why_size, "MPI: out of memory");
+    return 1;
+  }
+  r->kind = kAllReduce;
+  r->n = 0;
+  MPI_Datatype t;
+  MPI_Op op;
+  size_t size = 0;
+  int rc = MPI_SUCCESS;
+  pthread_mutex_lock(&g_mu);
+  if (reduce_type(dtype, &t, &op, &size)) {
+    pthread_mutex_unlock(&g_mu);
+    free(r);
+    snprintf(why, why_size, "MPI: no all-reduce for dtype %d", (int)dtype);
+    return 1;
+  }
+  for (int64_t c = 0; rc == MPI_SUCCESS && c < chunks; c++) {
+    int64_t at = c * kMaxCount, n = count - at < kMaxCount ? count - at : kMaxCount;
+    const char* src = in == out ? MPI_IN_PLACE : (const char*)in + (size_t)at * size;
+    rc = MPI_Iallreduce(src, (char*)out + (size_t)at * size, (int)n, t, op, MPI_COMM_WORLD,
+                        &r->req[r->n]);
+    if (rc == MPI_SUCCESS) r->n++;
+  }
+  /* Chunks already started cannot be taken back: left to MPI. */
+  if (rc != MPI_SUCCESS && r->n > 0) g_abandoned = 1;
+  pthread_mutex_unlock(&g_mu);
+  if (rc != MPI_SUCCESS) {
+    free(r);
+    return mpi_fail(rc, "all-reduce", why, why_size);
+  }
+  *out_request = r;
+  return 0;
+}
+
 static const grt_transport kMpi = {
     .api_version = GRT_TRANSPORT_API_VERSION,
+    .size = sizeof(grt_transport),
     .name = "mpi",
     .init = mpi_init,
     .max_tag = mpi_max_tag,
@@ -187,6 +350,7 @@ static const grt_transport kMpi = {
     .irecv = mpi_irecv,
     .test = mpi_test,
     .cancel = mpi_cancel,
+    .iall_reduce = mpi_iall_reduce,
 };
 
 __attribute__((visibility("default"))) const grt_transport* grt_transport_entry(
