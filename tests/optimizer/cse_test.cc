@@ -164,4 +164,39 @@ TEST(NoOp, JoinedWhereFewEdges) {
   grt_tensor_free(x);
 }
 
+// A NoOp whose control input is on another device stays: that control edge
+// is the message between the devices. The same graph on one device loses
+// it. (Removing it anyway passed the tests above.)
+TEST(NoOp, CrossDeviceControlStays) {
+  for (const char* where : {"/device:CPU:1", "/device:CPU:0"}) {
+    Graph g;
+    g.Placeholder("x", {2});
+    int32_t r = g.Node("r", "Relu", {"x"});
+    EXPECT_EQ(grt_graph_set_device(g.g(), r, where), nullptr);
+    int32_t n = g.Node("n", "NoOp", {}, GRT_FLOAT32, nullptr);
+    EXPECT_EQ(grt_graph_set_device(g.g(), n, "/device:CPU:0"), nullptr);
+    g.Control(n, "r");
+    int32_t y = g.Node("y", "Neg", {"x"});
+    EXPECT_EQ(grt_graph_set_device(g.g(), y, "/device:CPU:0"), nullptr);
+    g.Control(y, "n");
+    grt_session* s = Session(g.g(), true, {{"cpu.devices", "2"}});
+    ASSERT_NE(s, nullptr);
+    grt_tensor* x = TensorF({2}, {-1, 2});
+    std::vector<grt_tensor*> out;
+    EXPECT_EQ(RunS(s, {{"x", x}}, {"y"}, &out), "") << where;
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(((const float*)grt_tensor_data(out[0]))[1], -2.0f);
+    Free(&out);
+    grt_tensor_free(x);
+    char buf[8192];
+    grt_session_optimizer_report(s, buf, sizeof buf);
+    std::string report = buf;
+    grt_session_free(s);
+    bool apart = !strcmp(where, "/device:CPU:1");
+    EXPECT_NE(PassLine(report, "noop").find(apart ? " 0 changes" : " 1 changes"), std::string::npos)
+        << where << "\n"
+        << report;
+  }
+}
+
 }  // namespace
