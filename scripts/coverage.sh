@@ -39,7 +39,7 @@ done
 
 # The product folders, in the layers' order (ARCHITECTURE.md).
 folders=(base ops training interchange graph_format kernels runtime/device placer parallel
-  backends/cpu optimizer runtime/session tools)
+  backends/cpu optimizer runtime/session runtime/cluster transport/mpi tools)
 
 if ! command -v gcovr >/dev/null; then
   echo "coverage: installing gcovr (apt-get)" >&2
@@ -105,6 +105,9 @@ for folder in folders:
     r = rows[folder]
     tot = [a + b for a, b in zip(tot, r)]
     lines.append(f"| `{folder}/` | {r[1]} | {pct(r[0], r[1])} | {r[3]} | {pct(r[2], r[3])} |")
+# runtime/ as a whole too: the issue's goal names the folder, not its parts.
+rt = [sum(rows[f][k] for f in folders if f.startswith("runtime/")) for k in range(4)]
+lines.append(f"| `runtime/` (all) | {rt[1]} | {pct(rt[0], rt[1])} | {rt[3]} | {pct(rt[2], rt[3])} |")
 lines.append(f"| all | {tot[1]} | {pct(tot[0], tot[1])} | {tot[3]} | {pct(tot[2], tot[3])} |")
 open(out, "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
