@@ -28,6 +28,27 @@ std::string ConvGraph(const std::string& tail_nodes, bool depthwise = false,
       tail_nodes);
 }
 
+// An Add whose other operand broadcasts ([1, 6, 1, 4] against the
+// convolution's [2, 6, 6, 4]) is not a residual: the fused kernel adds a
+// tensor of the output's shape. The bias and activation still fuse around
+// it only where they touch the convolution. (Fusing it as a residual passed
+// the other tests.)
+TEST(ConvFusion, BroadcastAddendIsNotAResidual) {
+  std::string text = ConvGraph(Const("r", {1, 6, 1, 4}, 3) +
+                                   R"({"name":"sum","op":"AddV2","inputs":["bias","r"]},
+         {"name":"y","op":"Relu","inputs":["sum"]})",
+                               false, "2");
+  grt_tensor* x = Input({2, 6, 6, 3}, 7);
+  Result r = ExpectSame(text, {{"x", x}}, {"y"});
+  EXPECT_NE(r.report.find("1 convolutions fused (0 with a residual Add, 0 with an activation)"),
+            std::string::npos)
+      << r.report;
+  Optimized o = Optimize(text);
+  EXPECT_EQ(o.op["y"], "Relu") << o.json;
+  EXPECT_EQ(o.op["sum"], "AddV2") << o.json;
+  grt_tensor_free(x);
+}
+
 TEST(ConvFusion, BiasResidualRelu) {
   std::string text = ConvGraph(Const("r", {2, 6, 6, 4}, 3) +
                                    R"({"name":"sum","op":"AddV2","inputs":["bias","r"]},
