@@ -2,13 +2,16 @@
 // (docs/testing.md, "Uncovered error paths"): runs and callables with
 // inconsistent arguments, tensor names that are not names or name no
 // output, node indices past the graph, option values of the wrong kind,
-// each by its message. Callables are made with the optimizer on (it
-// rewrites the graph, so they go by the user's graph's indices) and off.
+// each by its message; and backends that cannot be loaded or registered.
+// Callables are made with the optimizer on (it rewrites the graph, so they
+// go by the user's graph's indices) and off.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <string>
 
+#include "grt/backend.h"
 #include "grt/grt.h"
 
 namespace {
@@ -139,6 +142,29 @@ TEST(SessionOptionErrors, DimNamesThatDoNotMatchTheShape) {
   EXPECT_EQ(s, nullptr);
   grt_session_options_free(o);
   grt_graph_free(g);
+}
+
+// Never called: registration fails before it looks at the functions.
+void NotCalled() {}
+
+TEST(BackendErrors, LoadAndRegisterNameTheReason) {
+  std::string dir = std::filesystem::temp_directory_path().string();
+  EXPECT_SAYS(grt_backend_load(dir.c_str()), "plugin " + dir + ": not a regular file");
+  // A shared library found on the loader's path that is not a plugin.
+  EXPECT_SAYS(grt_backend_load("libm.so.6"),
+              "plugin libm.so.6: no grt_backend_entry() entry point");
+  grt_backend b{};
+  b.api_version = GRT_BACKEND_API_VERSION;
+  EXPECT_SAYS(grt_backend_register(&b), "the backend names no device type");
+  b.type = "SEVENTEEN_LETTERS";
+  EXPECT_SAYS(grt_backend_register(&b), "the backend names no device type");
+  b.type = "NOFUNCS";
+  EXPECT_SAYS(grt_backend_register(&b), "backend 'NOFUNCS' lacks probe, device_new or kernel");
+  b.type = "cpu";
+  b.probe = reinterpret_cast<decltype(b.probe)>(&NotCalled);
+  b.device_new = reinterpret_cast<decltype(b.device_new)>(&NotCalled);
+  b.kernel = reinterpret_cast<decltype(b.kernel)>(&NotCalled);
+  EXPECT_SAYS(grt_backend_register(&b), "a backend for device type cpu is already registered");
 }
 
 }  // namespace
