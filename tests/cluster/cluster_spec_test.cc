@@ -62,6 +62,34 @@ TEST(ClusterSpec, BadSpecsNameWhatIsWrong) {
   }
 }
 
+// Each limit at its edge, accepted, and one past it, refused: 1024 tasks in
+// all, 8 jobs, a 31-letter job name, a task count of five digits. (A total
+// check that refused 1024 itself, and a digit limit of six that took
+// "000001", passed the cases above.)
+TEST(ClusterSpec, LimitsHoldAtTheirEdges) {
+  grt_cluster_spec s;
+  ASSERT_EQ(Message(grt_cluster_spec_parse("ps:1000,worker:24", &s)), "OK");
+  EXPECT_EQ(s.n_tasks, 1024);
+  const char* job;
+  int32_t task;
+  grt_cluster_spec_task(&s, 1023, &job, &task);
+  EXPECT_STREQ(job, "worker");
+  EXPECT_EQ(task, 23);
+  EXPECT_NE(Message(grt_cluster_spec_parse("ps:1000,worker:25", &s)).find("more than 1024 tasks"),
+            std::string::npos);
+  ASSERT_EQ(Message(grt_cluster_spec_parse("a:1,b:1,c:1,d:1,e:1,f:1,g:1,h:1", &s)), "OK");
+  EXPECT_EQ(s.n_jobs, 8);
+  std::string name(31, 'j');
+  ASSERT_EQ(Message(grt_cluster_spec_parse((name + ":2").c_str(), &s)), "OK");
+  EXPECT_EQ(std::string(s.job[0]), name);
+  EXPECT_NE(Message(grt_cluster_spec_parse((name + "j:2").c_str(), &s)).find("cannot parse"),
+            std::string::npos);
+  ASSERT_EQ(Message(grt_cluster_spec_parse("w:00012", &s)), "OK");
+  EXPECT_EQ(s.tasks[0], 12);
+  EXPECT_NE(Message(grt_cluster_spec_parse("w:000001", &s)).find("task count '000001'"),
+            std::string::npos);
+}
+
 TEST(ClusterOption, CheckedWhenSet) {
   grt_session_options* o;
   ASSERT_EQ(Message(grt_session_options_new(&o)), "OK");

@@ -127,9 +127,12 @@ TEST(OnnxImport, SplitReduceConcatWhereBroadcasting) {
 }
 
 TEST(OnnxImport, ErrorsNameTheNodeAndOp) {
-  for (const char* c :
-       {"unsupported_op", "unsupported_attr", "unsupported_dtype", "dangling_input", "newer_opset",
-        "raw_data_size", "conv_stride_zero", "layernorm_axis_rank"}) {
+  for (const char* c : {"unsupported_op", "unsupported_attr", "unsupported_dtype", "dangling_input",
+                        "newer_opset", "raw_data_size", "conv_stride_zero", "layernorm_axis_rank",
+                        // Error paths the coverage run found untested (docs/testing.md).
+                        "transpose_perm_negative", "depth_to_space_mode", "lrn_even_size",
+                        "and_of_floats", "conv_strides_count", "softmax_axis_float",
+                        "constant_of_shape_values", "matmul_1d", "split_sizes_count"}) {
     SCOPED_TRACE(c);
     std::string base = std::string("tests/interchange/onnx/") + c;
     std::ifstream f(base + ".textproto");

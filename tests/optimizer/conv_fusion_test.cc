@@ -28,6 +28,27 @@ std::string ConvGraph(const std::string& tail_nodes, bool depthwise = false,
       tail_nodes);
 }
 
+// An Add whose other operand broadcasts ([1, 6, 1, 4] against the
+// convolution's [2, 6, 6, 4]) is not a residual: the fused kernel adds a
+// tensor of the output's shape. The bias and activation still fuse around
+// it only where they touch the convolution. (Fusing it as a residual passed
+// the other tests.)
+TEST(ConvFusion, BroadcastAddendIsNotAResidual) {
+  std::string text = ConvGraph(Const("r", {1, 6, 1, 4}, 3) +
+                                   R"({"name":"sum","op":"AddV2","inputs":["bias","r"]},
+         {"name":"y","op":"Relu","inputs":["sum"]})",
+                               false, "2");
+  grt_tensor* x = Input({2, 6, 6, 3}, 7);
+  Result r = ExpectSame(text, {{"x", x}}, {"y"});
+  EXPECT_NE(r.report.find("1 convolutions fused (0 with a residual Add, 0 with an activation)"),
+            std::string::npos)
+      << r.report;
+  Optimized o = Optimize(text);
+  EXPECT_EQ(o.op["y"], "Relu") << o.json;
+  EXPECT_EQ(o.op["sum"], "AddV2") << o.json;
+  grt_tensor_free(x);
+}
+
 TEST(ConvFusion, BiasResidualRelu) {
   std::string text = ConvGraph(Const("r", {2, 6, 6, 4}, 3) +
                                    R"({"name":"sum","op":"AddV2","inputs":["bias","r"]},
@@ -222,6 +243,51 @@ TEST(BnFold, FusedBatchNormV3AfterDepthwise) {
   Optimized o = Optimize(text);
   EXPECT_EQ(o.count["FusedBatchNormV3"], 0) << o.json;
   EXPECT_EQ(o.op["y"], "_FusedDepthwiseConv2dNative") << o.json;
+  grt_tensor_free(x);
+}
+
+// The convolution on the right: k - conv folds (the scale's sign flips),
+// k / conv does not (not affine in conv) and stays a RealDiv after the fold.
+// (Folding k - conv as conv - k, or k / conv as conv / k, passed the tests
+// above.)
+TEST(BnFold, ConvOnTheRightOfSubFoldsOfRealDivStays) {
+  std::string text = Graph(
+      R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[1,4,4,2]}},)"
+      "\n" +
+      Const("w", {1, 1, 2, 2}, 1) + Scalar("ten", 10.0f) + Const("k", {2}, 7) +
+      Scalar("three", 3.0f) +
+      R"({"name":"conv","op":"Conv2D","inputs":["x","w"],"attrs":{"strides":[1,1,1,1],"padding":"VALID"}},
+         {"name":"d","op":"Sub","inputs":["ten","conv"]},
+         {"name":"dk","op":"AddV2","inputs":["k","d"]},
+         {"name":"y","op":"RealDiv","inputs":["three","dk"]})");
+  grt_tensor* x = Input({1, 4, 4, 2}, 6);
+  Result r = ExpectSame(text, {{"x", x}}, {"y", "dk"}, 2e-5f);
+  EXPECT_NE(r.report.find("1 scale/shift chains folded"), std::string::npos) << r.report;
+  Optimized o = Optimize(text);
+  EXPECT_EQ(o.op["y"], "RealDiv") << o.json;
+  EXPECT_EQ(o.count["Sub"], 0) << o.json;
+  grt_tensor_free(x);
+}
+
+// FusedBatchNormV3 in training mode normalises by the batch's own
+// statistics: not a per-channel constant, so it is not folded. (Folding it
+// with its mean and variance inputs passed the tests above.)
+TEST(BnFold, TrainingBatchNormStays) {
+  std::string text = Graph(
+      R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[2,4,4,2]}},)"
+      "\n" +
+      Const("w", {1, 1, 2, 2}, 1) + Const("scale", {2}, 2) + Const("offset", {2}, 3) +
+      Const("mean", {2}, 4) +
+      R"({"name":"var","op":"Const","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[2],"values":[0.5,1.5]}}},
+         {"name":"conv","op":"Conv2D","inputs":["x","w"],"attrs":{"strides":[1,1,1,1],"padding":"VALID"}},
+         {"name":"bn","op":"FusedBatchNormV3","inputs":["conv","scale","offset","mean","var"],
+          "attrs":{"U":"float32","epsilon":0.001,"is_training":true}},
+         {"name":"y","op":"Relu","inputs":["bn"]})");
+  grt_tensor* x = Input({2, 4, 4, 2}, 6);
+  Result r = ExpectSame(text, {{"x", x}}, {"y"}, 2e-5f);
+  EXPECT_EQ(r.report.find("folded into"), std::string::npos) << r.report;
+  Optimized o = Optimize(text);
+  EXPECT_EQ(o.count["FusedBatchNormV3"], 1) << o.json;
   grt_tensor_free(x);
 }
 

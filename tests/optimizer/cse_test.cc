@@ -4,6 +4,7 @@
 // twin was) falls back to the graph as written.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -100,7 +101,9 @@ TEST(Cse, AttrsMustMatch) {
 
 // x -> r (Relu) -> ^n (NoOp) -> ^y: y waits for r directly; a NoOp nothing
 // waits for stays (a run's target), and one joining 3 inputs to 3 uses (9
-// edges for 6) stays.
+// edges for 6) stays; one joining 2 inputs to 3 uses (6 edges for 5, the
+// bound i*o <= i+o+1 exactly) goes. (A bound of i*o < i+o+1 passed this
+// test before the 2-by-3 NoOp.)
 TEST(NoOp, JoinedWhereFewEdges) {
   Graph g;
   g.Placeholder("x", {2});
@@ -120,6 +123,13 @@ TEST(NoOp, JoinedWhereFewEdges) {
     int32_t b = g.Node(out, "Abs", {"x"});
     g.Control(b, "wide");
   }
+  int32_t edge = g.Node("edge", "NoOp", {}, GRT_FLOAT32, nullptr);
+  // Ops unlike each other, so that cse merges none of them.
+  g.Node("p1", "Sigmoid", {"x"});
+  g.Node("p2", "Tanh", {"x"});
+  g.Control(edge, "p1");
+  g.Control(edge, "p2");
+  for (const char* q : {"Floor", "Ceil", "Square"}) g.Control(g.Node(q, q, {"x"}), "edge");
   std::string report;
   grt_graph* o = Optimized(g.g(), &report);
   ASSERT_NE(o, nullptr);
@@ -130,11 +140,20 @@ TEST(NoOp, JoinedWhereFewEdges) {
   ASSERT_GE(yo, 0);
   ASSERT_EQ(grt_graph_node_num_control_inputs(o, yo), 1);
   EXPECT_STREQ(grt_graph_node_control_input(o, yo, 0), "r");
-  EXPECT_NE(PassLine(report, "noop").find(" 1 changes"), std::string::npos) << report;
+  EXPECT_LT(grt_graph_find_node(o, "edge"), 0) << report;
+  for (const char* out : {"Floor", "Ceil", "Square"}) {
+    int32_t q = grt_graph_find_node(o, out);
+    ASSERT_GE(q, 0);
+    ASSERT_EQ(grt_graph_node_num_control_inputs(o, q), 2) << out;
+    std::set<std::string> waits = {grt_graph_node_control_input(o, q, 0),
+                                   grt_graph_node_control_input(o, q, 1)};
+    EXPECT_EQ(waits, (std::set<std::string>{"p1", "p2"})) << out;
+  }
+  EXPECT_NE(PassLine(report, "noop").find(" 2 changes"), std::string::npos) << report;
   grt_graph_free(o);
 
   grt_tensor* x = TensorF({2}, {-1, 2});
-  ExpectSameBothWays(g.g(), {{"x", x}}, {"y", "b1"});
+  ExpectSameBothWays(g.g(), {{"x", x}}, {"y", "b1", "Ceil"});
   // Targeting the removed NoOp falls back; the kept one is served.
   for (const char* target : {"n", "target"}) {
     grt_session* on = Session(g.g(), true);
@@ -143,6 +162,41 @@ TEST(NoOp, JoinedWhereFewEdges) {
     grt_session_free(on);
   }
   grt_tensor_free(x);
+}
+
+// A NoOp whose control input is on another device stays: that control edge
+// is the message between the devices. The same graph on one device loses
+// it. (Removing it anyway passed the tests above.)
+TEST(NoOp, CrossDeviceControlStays) {
+  for (const char* where : {"/device:CPU:1", "/device:CPU:0"}) {
+    Graph g;
+    g.Placeholder("x", {2});
+    int32_t r = g.Node("r", "Relu", {"x"});
+    EXPECT_EQ(grt_graph_set_device(g.g(), r, where), nullptr);
+    int32_t n = g.Node("n", "NoOp", {}, GRT_FLOAT32, nullptr);
+    EXPECT_EQ(grt_graph_set_device(g.g(), n, "/device:CPU:0"), nullptr);
+    g.Control(n, "r");
+    int32_t y = g.Node("y", "Neg", {"x"});
+    EXPECT_EQ(grt_graph_set_device(g.g(), y, "/device:CPU:0"), nullptr);
+    g.Control(y, "n");
+    grt_session* s = Session(g.g(), true, {{"cpu.devices", "2"}});
+    ASSERT_NE(s, nullptr);
+    grt_tensor* x = TensorF({2}, {-1, 2});
+    std::vector<grt_tensor*> out;
+    EXPECT_EQ(RunS(s, {{"x", x}}, {"y"}, &out), "") << where;
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(((const float*)grt_tensor_data(out[0]))[1], -2.0f);
+    Free(&out);
+    grt_tensor_free(x);
+    char buf[8192];
+    grt_session_optimizer_report(s, buf, sizeof buf);
+    std::string report = buf;
+    grt_session_free(s);
+    bool apart = !strcmp(where, "/device:CPU:1");
+    EXPECT_NE(PassLine(report, "noop").find(apart ? " 0 changes" : " 1 changes"), std::string::npos)
+        << where << "\n"
+        << report;
+  }
 }
 
 }  // namespace

@@ -84,6 +84,17 @@ TEST(MatMulFusionPass, UnknownBatchDim) {
   grt_graph_free(g);
 }
 
+// Two unknown batch dimensions: the product cannot be reshaped back from
+// [rows, N] (one -1 at most), so it stays batched. (Flattening it anyway
+// passed the tests above and failed at run time.)
+TEST(MatMulFusionPass, TwoUnknownBatchDimsStayBatched) {
+  grt_graph* g = Parse(Graph(Linear({-1, -1, 4}, false, false, "Tanh")));
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(CountOps(g, "BatchMatMulV2"), 1);
+  ExpectSame(g, {2, 3, 4}, {"out"}, 1e-5f);
+  grt_graph_free(g);
+}
+
 TEST(MatMulFusionPass, FetchedProductFallsBack) {
   grt_graph* g = Parse(Graph(Linear({2, 3, 4}, false, false, "Relu")));
   ASSERT_NE(g, nullptr);
