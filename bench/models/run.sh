@@ -3,7 +3,7 @@
 #
 #   bash bench/models/run.sh [--models a,b,...] [--batches 1,8] [--rounds R] [--seconds S]
 #                            [--opset 17|13] [--scratch DIR] [--tol T]
-#                            [--no-rewrite] [--option KEY=VALUE]...
+#                            [--no-rewrite] [--option KEY=VALUE]... [--prebuilt]
 #
 # 1. Exports the models (export_models.py; cached in DIR/opsetK, default
 #    /tmp/grt-models) and converts each with `grt convert` to .grt, timed.
@@ -24,6 +24,8 @@
 # figures are printed but marked as no claim.
 #
 # --no-rewrite and --option KEY=VALUE go to grt's sessions (model_bench).
+# --prebuilt: the binaries a previous run copied into DIR/bin, no Bazel (for
+# a sitting with the host's other processes paused).
 # Needs /usr/bin/python3 with torch and torchvision, node with
 # onnxruntime-node (NODE_PATH, default /work/ort/node_modules), and Bazel to
 # build //bench:model_bench and //tools:grt (-c opt).
@@ -38,6 +40,7 @@ opset=17
 scratch=/tmp/grt-models
 tol=1e-4
 grt_opts=()
+prebuilt=0
 
 die() {
   echo "run.sh: $*" >&2
@@ -56,6 +59,7 @@ while [ $# -gt 0 ]; do
     --tol) need_value "$@"; tol="$2"; shift 2 ;;
     --no-rewrite) grt_opts+=(--no-rewrite); shift ;;
     --option) need_value "$@"; grt_opts+=(--option "$2"); shift 2 ;;
+    --prebuilt) prebuilt=1; shift ;;
     -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (--help lists them)" ;;
   esac
@@ -75,12 +79,15 @@ here=bench/models
 command -v node >/dev/null || die "node is not installed (Debian: apt-get install nodejs)"
 node -e "require('onnxruntime-node')" 2>/dev/null ||
   die "node cannot load onnxruntime-node from NODE_PATH=$NODE_PATH (npm install onnxruntime-node there)"
-bazel build -c opt //bench:model_bench //tools:grt >/dev/null 2>&1 ||
-  die "bazel build -c opt //bench:model_bench //tools:grt failed (run it to see why)"
 bin="$scratch/bin"
 mkdir -p "$bin"
-# Copies: another build may repoint bazel-bin while this runs.
-cp -f bazel-bin/bench/model_bench bazel-bin/tools/grt "$bin/" || die "cannot copy the binaries to $bin"
+if [ "$prebuilt" = 0 ]; then
+  bazel build -c opt //bench:model_bench //tools:grt >/dev/null 2>&1 ||
+    die "bazel build -c opt //bench:model_bench //tools:grt failed (run it to see why)"
+  # Copies: another build may repoint bazel-bin while this runs.
+  cp -f bazel-bin/bench/model_bench bazel-bin/tools/grt "$bin/" || die "cannot copy the binaries to $bin"
+fi
+[ -x "$bin/model_bench" ] && [ -x "$bin/grt" ] || die "--prebuilt: no binaries in $bin (run once without it)"
 
 d="$scratch/opset$opset"
 work="$scratch/run"
