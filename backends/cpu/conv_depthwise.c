@@ -48,6 +48,10 @@ GRT_CPU_VECTORIZE
 typedef float vf16 __attribute__((vector_size(64), aligned(4)));
 typedef float vf8 __attribute__((vector_size(32), aligned(4)));
 typedef float vf4 __attribute__((vector_size(16), aligned(4)));
+/* Their comparisons' masks. */
+typedef int32_t vi16 __attribute__((vector_size(64)));
+typedef int32_t vi8 __attribute__((vector_size(32)));
+typedef int32_t vi4 __attribute__((vector_size(16)));
 
 typedef struct dw_job dw_job;
 typedef void (*dw_rows_fn)(const dw_job* j, int64_t r0, int64_t r1);
@@ -60,19 +64,13 @@ struct dw_job {
   float* out;
 };
 
-/* ---- activations: one row function each, by grt_dw_act ----------------- */
+/* ---- activations ------------------------------------------------------- */
+
+/* The activations other than the clips (Relu, LeakyRelu, Relu6, which the
+ * tiles apply in registers): one row function each, by grt_dw_act. */
 
 typedef void (*dw_act_row)(float* o, int64_t n, float alpha);
 
-GRT_CPU_CLONES static void act_relu(float* o, int64_t n, float alpha) {
-  for (int64_t i = 0; i < n; i++) o[i] = grt_cpu_select_f(o[i] > 0, o[i], o[i] * alpha);
-}
-GRT_CPU_CLONES static void act_relu6(float* o, int64_t n, float alpha) {
-  for (int64_t i = 0; i < n; i++) {
-    float v = grt_cpu_select_f(o[i] > 0, o[i], 0.0f);
-    o[i] = grt_cpu_select_f(v < 6, v, 6.0f);
-  }
-}
 GRT_CPU_CLONES static void act_sigmoid(float* o, int64_t n, float alpha) {
   for (int64_t i = 0; i < n; i++) o[i] = 1.0f / (1.0f + grt_cpu_expf(-o[i]));
 }
@@ -91,8 +89,8 @@ GRT_CPU_CLONES static void act_swish(float* o, int64_t n, float alpha) {
 }
 
 static const dw_act_row kActRows[] = {
-    [GRT_DW_ACT_NONE] = NULL,       [GRT_DW_ACT_RELU] = act_relu,
-    [GRT_DW_ACT_RELU6] = act_relu6, [GRT_DW_ACT_SIGMOID] = act_sigmoid,
+    [GRT_DW_ACT_NONE] = NULL,       [GRT_DW_ACT_RELU] = NULL,
+    [GRT_DW_ACT_RELU6] = NULL,      [GRT_DW_ACT_SIGMOID] = act_sigmoid,
     [GRT_DW_ACT_TANH] = act_tanh,   [GRT_DW_ACT_HARDSWISH] = act_hardswish,
     [GRT_DW_ACT_SWISH] = act_swish, [GRT_DW_ACT_OTHER] = NULL,
 };
@@ -137,50 +135,117 @@ __attribute__((always_inline)) static inline void dw_tail(const float* x, const 
     for (int64_t ky = 0; ky < nky; ky++)
       for (int64_t kx = 0; kx < nkx; kx++)
         acc += x[ky * rs + kx * d * C + c] * f[ky * fs + kx * C + c];
+    if (e->act == GRT_DW_ACT_RELU) acc = acc > 0 ? acc : acc * e->alpha;
+    if (e->act == GRT_DW_ACT_RELU6) acc = acc > 0 ? (acc < 6 ? acc : 6.0f) : 0.0f;
     o[c] = acc;
   }
 }
 
-/* DW_KERNELS(W, VT, T) defines, for vectors VT of W floats and tiles of
- * T outputs:
- *   dw_tile_W: one channel block of n outputs (n <= T, a constant where
- *     inlined), x at the input of the first output's first tap inside
- *     the input, f at that tap's filter, nky x nkx taps; output i's input
- *     is i * s * C further on; o the first output;
- *   dw_row_W: output row r (batch r / oh, row r % oh), all channels, then
- *     the activation.
+/* DW_KERNELS(W, VT, VI, T) defines, for vectors VT of W floats (VI their
+ * comparison masks) and tiles of T accumulators:
+ *   dw_tile_W: n outputs x m channel blocks (n m <= T; both constants
+ *     where inlined): x at the input of the first output's first tap
+ *     inside the input, f at that tap's filter, nky x nkx taps; output i's
+ *     input is i * s * C further on; o the first output; bias NULL or at
+ *     the block's first channel; clip GRT_DW_ACT_RELU (with alpha) or
+ *     GRT_DW_ACT_RELU6 applied in registers before the store (anything
+ *     else: none). The m blocks give independent sums where a row has few
+ *     outputs (the window's ends, 7x7 maps), so the multiply-adds of one
+ *     output do not wait on each other;
+ *   dw_inner_W: the interior outputs [*ox, x1) of m blocks in tiles of
+ *     T / m outputs, then one by one, with the window's width, stride and
+ *     dilation kw, s, d (constants where inlined, so the taps' loop
+ *     unrolls and neighbouring outputs' loads of one input are one);
+ *   dw_group_W: m blocks from channel c over the whole row;
+ *   dw_row_W: output row r (batch r / oh, row r % oh), all channels in
+ *     groups of 4, 2 and 1 blocks, the rest scalar, then the activations
+ *     that are not clips, over the row while it is in cache.
  * Always inlined, so each is compiled for the target of its caller. */
-#define DW_KERNELS(W, VT, T)                                                                    \
+#define DW_KERNELS(W, VT, VI, T)                                                                \
   __attribute__((always_inline)) static inline void dw_tile_##W(                                \
-      int n, const float* x, const float* f, int64_t nky, int64_t nkx, int64_t s, int64_t d,    \
-      int64_t rs, int64_t fs, int64_t C, const VT* bias, bool residual, float* o) {             \
+      int n, int m, const float* x, const float* f, int64_t nky, int64_t nkx, int64_t s,        \
+      int64_t d, int64_t rs, int64_t fs, int64_t C, const float* bias, bool residual, int clip, \
+      float alpha, float* o) {                                                                  \
     VT acc[T];                                                                                  \
-    _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) acc[i] = *bias;                         \
-    if (residual) {                                                                             \
-      _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) acc[i] += *(const VT*)(o + i * C);    \
-    }                                                                                           \
-    for (int64_t ky = 0; ky < nky; ky++, x += rs, f += fs)                                      \
-      for (int64_t kx = 0; kx < nkx; kx++) {                                                    \
-        const VT fv = *(const VT*)(f + kx * C);                                                 \
-        _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) acc[i] +=                           \
-            *(const VT*)(x + (i * s + kx * d) * C) * fv;                                        \
+    _Pragma("GCC unroll 16") for (int i = 0; i < n; i++) {                                      \
+      _Pragma("GCC unroll 4") for (int k = 0; k < m; k++) {                                     \
+        acc[i * m + k] = bias ? *(const VT*)(bias + k * W) : (VT){0};                           \
+        if (residual) acc[i * m + k] += *(const VT*)(o + i * C + k * W);                        \
       }                                                                                         \
-    _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) * (VT*)(o + i * C) = acc[i];            \
+    }                                                                                           \
+    for (int64_t ky = 0; ky < nky; ky++, x += rs, f += fs) {                                    \
+      _Pragma("GCC unroll 8") for (int64_t kx = 0; kx < nkx; kx++) {                            \
+        _Pragma("GCC unroll 4") for (int k = 0; k < m; k++) {                                   \
+          const VT fv = *(const VT*)(f + kx * C + k * W);                                       \
+          _Pragma("GCC unroll 16") for (int i = 0; i < n; i++) acc[i * m + k] +=                \
+              *(const VT*)(x + (i * s + kx * d) * C + k * W) * fv;                              \
+        }                                                                                       \
+      }                                                                                         \
+    }                                                                                           \
+    const VT zero = {0}, six = zero + 6.0f;                                                     \
+    _Pragma("GCC unroll 16") for (int i = 0; i < n * m; i++) {                                  \
+      if (clip == GRT_DW_ACT_RELU) {                                                            \
+        VI pos = acc[i] > zero;                                                                 \
+        acc[i] = (VT)(((VI)acc[i] & pos) | ((VI)(acc[i] * alpha) & ~pos));                      \
+      } else if (clip == GRT_DW_ACT_RELU6) {                                                    \
+        acc[i] = (VT)((VI)acc[i] & (acc[i] > zero));                                            \
+        VI low = acc[i] < six;                                                                  \
+        acc[i] = (VT)(((VI)acc[i] & low) | ((VI)six & ~low));                                   \
+      }                                                                                         \
+    }                                                                                           \
+    _Pragma("GCC unroll 16") for (int i = 0; i < n; i++) {                                      \
+      _Pragma("GCC unroll 4") for (int k = 0; k < m; k++) {                                     \
+        *(VT*)(o + i * C + k * W) = acc[i * m + k];                                             \
+      }                                                                                         \
+    }                                                                                           \
   }                                                                                             \
                                                                                                 \
-  /* The interior outputs [*ox, x1) in tiles of T, then one by one, with                        \
-   * the kernel width, stride and dilation kw, s, d (constants where                            \
-   * inlined). */                                                                               \
   __attribute__((always_inline)) static inline void dw_inner_##W(                               \
-      int64_t* ox, int64_t x1, const float* x, int64_t pad, const float* f, int64_t nky,        \
-      int64_t kw, int64_t s, int64_t d, int64_t rs, int64_t fs, int64_t C, const VT* bias,      \
-      bool residual, float* o) {                                                                \
-    for (; *ox + T <= x1; *ox += T)                                                             \
-      dw_tile_##W(T, x + (*ox * s - pad) * C, f, nky, kw, s, d, rs, fs, C, bias, residual,      \
-                  o + *ox * C);                                                                 \
+      int m, int64_t* ox, int64_t x1, const float* x, int64_t pad, const float* f, int64_t nky, \
+      int64_t kw, int64_t s, int64_t d, int64_t rs, int64_t fs, int64_t C, const float* bias,   \
+      bool residual, int clip, float alpha, float* o) {                                         \
+    const int n = T / m;                                                                        \
+    for (; *ox + n <= x1; *ox += n)                                                             \
+      dw_tile_##W(n, m, x + (*ox * s - pad) * C, f, nky, kw, s, d, rs, fs, C, bias, residual,   \
+                  clip, alpha, o + *ox * C);                                                    \
     for (; *ox < x1; *ox += 1)                                                                  \
-      dw_tile_##W(1, x + (*ox * s - pad) * C, f, nky, kw, s, d, rs, fs, C, bias, residual,      \
-                  o + *ox * C);                                                                 \
+      dw_tile_##W(1, m, x + (*ox * s - pad) * C, f, nky, kw, s, d, rs, fs, C, bias, residual,   \
+                  clip, alpha, o + *ox * C);                                                    \
+  }                                                                                             \
+                                                                                                \
+  __attribute__((always_inline)) static inline void dw_group_##W(                               \
+      int m, const grt_cpu_conv* g, const grt_cpu_dw_epilogue* e, const float* in,              \
+      const float* fk, int64_t nky, int64_t x0, int64_t x1, int64_t c, float* o) {              \
+    const int64_t C = g->ic, s = g->w.strides[1], d = g->w.dilations[1], kw = g->kw;            \
+    const int64_t rs = g->w.dilations[0] * g->iw * C, fs = kw * C, pw = g->pad_l[1];            \
+    const float* bias = e->bias ? e->bias + c : NULL;                                           \
+    const bool r = e->residual;                                                                 \
+    const int clip = e->act;                                                                    \
+    const float a = e->alpha;                                                                   \
+    int64_t ox = 0;                                                                             \
+    for (int pass = 0; pass < 2; pass++) {                                                      \
+      /* The outputs before the interior (pass 0) and after it. */                              \
+      for (int64_t end = pass ? g->ow : x0; ox < end; ox++) {                                   \
+        int64_t kx0, kx1;                                                                       \
+        taps_inside(ox, s, pw, d, kw, g->iw, &kx0, &kx1);                                       \
+        int64_t col = kx1 > kx0 ? ox * s - pw + kx0 * d : 0;                                    \
+        dw_tile_##W(1, m, in + col * C + c, fk + kx0 * C + c, nky, kx1 - kx0, s, d, rs, fs, C,  \
+                    bias, r, clip, a, o + ox * C + c);                                          \
+      }                                                                                         \
+      if (pass) break;                                                                          \
+      const float *xc = in + c, *fc = fk + c;                                                   \
+      float* oc = o + c;                                                                        \
+      if (kw == 3 && s == 1 && d == 1)                                                          \
+        dw_inner_##W(m, &ox, x1, xc, pw, fc, nky, 3, 1, 1, rs, fs, C, bias, r, clip, a, oc);    \
+      else if (kw == 3 && s == 2 && d == 1)                                                     \
+        dw_inner_##W(m, &ox, x1, xc, pw, fc, nky, 3, 2, 1, rs, fs, C, bias, r, clip, a, oc);    \
+      else if (kw == 5 && s == 1 && d == 1)                                                     \
+        dw_inner_##W(m, &ox, x1, xc, pw, fc, nky, 5, 1, 1, rs, fs, C, bias, r, clip, a, oc);    \
+      else if (kw == 5 && s == 2 && d == 1)                                                     \
+        dw_inner_##W(m, &ox, x1, xc, pw, fc, nky, 5, 2, 1, rs, fs, C, bias, r, clip, a, oc);    \
+      else                                                                                      \
+        dw_inner_##W(m, &ox, x1, xc, pw, fc, nky, kw, s, d, rs, fs, C, bias, r, clip, a, oc);   \
+    }                                                                                           \
   }                                                                                             \
                                                                                                 \
   __attribute__((always_inline)) static inline void dw_row_##W(const dw_job* j, int64_t r) {    \
@@ -198,54 +263,34 @@ __attribute__((always_inline)) static inline void dw_tail(const float* x, const 
         j->in + (b * g->ih + (nky ? oy * sh - g->pad_l[0] + ky0 * dh : 0)) * g->iw * C;         \
     const float* fk = j->filter + ky0 * fs;                                                     \
     float* o = j->out + r * g->ow * C;                                                          \
-    const int64_t full = C - C % W;                                                             \
-    const int64_t pw = g->pad_l[1];                                                             \
-    for (int64_t c = 0; c < full; c += W) {                                                     \
-      const VT bv = e->bias ? *(const VT*)(e->bias + c) : (VT){0}, *bias = &bv;                 \
-      int64_t ox = 0;                                                                           \
-      for (int pass = 0; pass < 2; pass++) {                                                    \
-        /* The outputs before the interior (pass 0) and after it. */                            \
-        for (int64_t end = pass ? g->ow : x0; ox < end; ox++) {                                 \
-          int64_t kx0, kx1;                                                                     \
-          taps_inside(ox, s, g->pad_l[1], d, kw, g->iw, &kx0, &kx1);                            \
-          int64_t col = kx1 > kx0 ? ox * s - g->pad_l[1] + kx0 * d : 0;                         \
-          dw_tile_##W(1, in + col * C + c, fk + kx0 * C + c, nky, kx1 - kx0, s, d, rs, fs, C,   \
-                      bias, e->residual, o + ox * C + c);                                       \
-        }                                                                                       \
-        if (pass) break;                                                                        \
-        const float* xc = in + c;                                                               \
-        const float* fc = fk + c;                                                               \
-        float* oc = o + c;                                                                      \
-        if (kw == 3 && s == 1 && d == 1)                                                        \
-          dw_inner_##W(&ox, x1, xc, pw, fc, nky, 3, 1, 1, rs, fs, C, bias, e->residual, oc);    \
-        else if (kw == 3 && s == 2 && d == 1)                                                   \
-          dw_inner_##W(&ox, x1, xc, pw, fc, nky, 3, 2, 1, rs, fs, C, bias, e->residual, oc);    \
-        else if (kw == 5 && s == 1 && d == 1)                                                   \
-          dw_inner_##W(&ox, x1, xc, pw, fc, nky, 5, 1, 1, rs, fs, C, bias, e->residual, oc);    \
-        else if (kw == 5 && s == 2 && d == 1)                                                   \
-          dw_inner_##W(&ox, x1, xc, pw, fc, nky, 5, 2, 1, rs, fs, C, bias, e->residual, oc);    \
-        else                                                                                    \
-          dw_inner_##W(&ox, x1, xc, pw, fc, nky, kw, s, d, rs, fs, C, bias, e->residual, oc);   \
-      }                                                                                         \
+    int64_t c = 0;                                                                              \
+    for (; c + 4 * W <= C; c += 4 * W) dw_group_##W(4, g, e, in, fk, nky, x0, x1, c, o);        \
+    if (c + 2 * W <= C) {                                                                       \
+      dw_group_##W(2, g, e, in, fk, nky, x0, x1, c, o);                                         \
+      c += 2 * W;                                                                               \
     }                                                                                           \
-    if (full < C)                                                                               \
+    if (c + W <= C) {                                                                           \
+      dw_group_##W(1, g, e, in, fk, nky, x0, x1, c, o);                                         \
+      c += W;                                                                                   \
+    }                                                                                           \
+    if (c < C)                                                                                  \
       for (int64_t ox = 0; ox < g->ow; ox++) {                                                  \
         int64_t kx0, kx1;                                                                       \
         taps_inside(ox, s, g->pad_l[1], d, kw, g->iw, &kx0, &kx1);                              \
         int64_t col = kx1 > kx0 ? ox * s - g->pad_l[1] + kx0 * d : 0;                           \
-        dw_tail(in + col * C, fk + kx0 * C, nky, kx1 - kx0, rs, fs, d, full, C, e, o + ox * C); \
+        dw_tail(in + col * C, fk + kx0 * C, nky, kx1 - kx0, rs, fs, d, c, C, e, o + ox * C);    \
       }                                                                                         \
     if (kActRows[e->act]) kActRows[e->act](o, g->ow * C, e->alpha);                             \
   }
 
-DW_KERNELS(4, vf4, 4)
+DW_KERNELS(4, vf4, vi4, 8)
 static void rows_base(const dw_job* j, int64_t r0, int64_t r1) {
   for (int64_t r = r0; r < r1; r++) dw_row_4(j, r);
 }
 
 #ifdef DW_X86
-DW_KERNELS(16, vf16, 8)
-DW_KERNELS(8, vf8, 4)
+DW_KERNELS(16, vf16, vi16, 16)
+DW_KERNELS(8, vf8, vi8, 8)
 __attribute__((target("arch=x86-64-v4"))) static void rows_v4(const dw_job* j, int64_t r0,
                                                               int64_t r1) {
   for (int64_t r = r0; r < r1; r++) dw_row_16(j, r);
