@@ -12,19 +12,20 @@
  * per call.
  *
  * The work is one unit per output row (batch x output rows), split over
- * the intra-op pool. Within a row, channels go in blocks of one vector
- * (16 floats with AVX-512, 8 with AVX2, 4 at the baseline; the
- * remainder channels in a scalar loop), and for each block the row's
- * outputs whose window lies wholly inside the input along x go in tiles of
- * T outputs at once: T accumulators in registers, one filter vector
- * loaded per tap and used T times. The tile is compiled with the kernel
- * width, stride and dilation as constants for the common 3x3 and 5x5,
- * stride 1 and 2, dilation 1 (so the loads of neighbouring outputs that
- * overlap are one load), and with them as variables for the rest. The
- * outputs at the row's ends, whose windows cross the padding, are tiles of
- * one output over the taps inside the input. The bias (and the residual,
- * which the caller copied into the output) start the accumulators; the
- * activation runs over the finished row while it is in cache.
+ * the intra-op pool. Within a row, channels go in vectors (16 floats with
+ * AVX-512, 8 with AVX2, 4 at the baseline; the remainder channels in a
+ * scalar loop), in groups of 4, 2 or 1 vectors, and the outputs in tiles:
+ * a few outputs x a group's vectors, summed in registers, one filter
+ * vector loaded per tap and block and used by every output of the tile.
+ * The tile is compiled with the window's width, stride and dilation as
+ * constants for the common 3x3 and 5x5, stride 1 and 2, dilation 1 (so
+ * the loads of neighbouring outputs that overlap are one load), and with
+ * them as variables for the rest. The outputs at the row's ends, whose
+ * windows cross the padding, are tiles of one output over the taps inside
+ * the input. The bias (and the residual, which the caller copied into the
+ * output) start the sums; Relu, LeakyRelu and Relu6 are applied in
+ * registers, the other activations over the finished row while it is in
+ * cache.
  *
  * The three widths are the same code (DW_KERNELS) compiled for the
  * x86-64-v4 and -v3 levels (both with FMA) and the baseline, chosen per
@@ -339,8 +340,11 @@ static dw_rows_fn pick_rows(void) {
 bool grt_cpu_dw_takes(const grt_cpu_conv* g, grt_dw_act act) {
   if (g->w.nchw || g->groups != g->ic || g->oc != g->ic || act == GRT_DW_ACT_OTHER) return false;
   int k = __atomic_load_n(&g_kernel, __ATOMIC_RELAXED);
-  if (k == GRT_DW_KERNEL_DNNL) return false;
-  return true;
+  if (k != GRT_DW_KERNEL_RULE) return k == GRT_DW_KERNEL_OWN;
+  /* Measured (bench/depthwise_bench, DNNL.md): ahead of oneDNN on
+   * mobilenet_v2's and efficientnet_b0's layers at batch 1, even with it
+   * at batch 8. */
+  return g->n == 1;
 }
 
 typedef struct {

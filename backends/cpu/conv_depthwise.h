@@ -39,8 +39,8 @@ typedef struct grt_cpu_dw_epilogue {
   float alpha;
 } grt_cpu_dw_epilogue;
 
-/* Whether this kernel runs g with activation `act` (the choice by shape
- * of the last paragraph of DNNL.md, or grt_cpu_dw_set_kernel's). */
+/* Whether this kernel runs g with activation `act` (DNNL.md, "grt's
+ * depthwise convolution": batch 1; or grt_cpu_dw_set_kernel's choice). */
 bool grt_cpu_dw_takes(const grt_cpu_conv* g, grt_dw_act act);
 
 /* out = the depthwise convolution of `in` (NHWC) by `filter` ([kh, kw, C,
