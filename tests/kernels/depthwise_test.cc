@@ -313,6 +313,22 @@ TEST_F(Depthwise, LeavesToOneDnnWhatItDoesNotRun) {
   }
 }
 
+// The default rule: grt's kernel at batch 1, oneDNN above (DNNL.md).
+TEST_F(Depthwise, RuleTakesBatchOne) {
+  for (int64_t batch : {1, 2}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    Case c{{batch, 9, 8, 32}, 3, 3, 1, 1, 1, 1, "SAME", {}};
+    ConvGeom g = Geom(c);
+    Epi e{"_Swish", false};
+    Inputs in = Make(g, 11);
+    std::vector<float> y;
+    int64_t runs = 0;
+    ASSERT_EQ(RunGraph(c, e, "NHWC", in, 2, &y, &runs), "");
+    EXPECT_EQ(runs, batch == 1 ? 1 : 0);
+    EXPECT_EQ(Compare(y, Want(g, e, in)), "");
+  }
+}
+
 TEST_F(Depthwise, WidthHook) {
   EXPECT_EQ(grt_cpu_dw_force_width(5), -1) << "no such copy";
   EXPECT_EQ(grt_cpu_dw_force_width(4), 0) << "the baseline runs everywhere";
