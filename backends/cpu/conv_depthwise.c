@@ -115,6 +115,7 @@ static inline void taps_inside(int64_t o, int64_t s, int64_t pad, int64_t d, int
 static inline void interior(const grt_cpu_conv* g, int64_t* x0, int64_t* x1) {
   int64_t s = g->w.strides[1], pad = g->pad_l[1];
   int64_t lo = pad <= 0 ? 0 : (pad + s - 1) / s;
+  if (lo > g->ow) lo = g->ow; /* padding before wider than the row */
   int64_t last = g->iw - 1 - (g->kw - 1) * g->w.dilations[1] + pad; /* the last start, times s */
   int64_t hi = last < 0 ? 0 : last / s + 1;
   if (hi > g->ow) hi = g->ow;
