@@ -1,12 +1,14 @@
 /* grt's own depthwise convolution (conv_depthwise.h): NHWC, float32,
  * channel multiplier 1, with bias, residual and activation fused.
  *
- * Why not oneDNN alone: a depthwise convolution does kh x kw multiply-adds
- * per output element and reads each input element kh x kw / stride^2
- * times, so it is bound by loads and by the calling overhead, not by
- * arithmetic; oneDNN 2.6's brdgmm_dw kernel spent much of mobilenet_v2's
- * and efficientnet_b0's time there (issue 20), and its swish/sigmoid
- * post-ops run an exp per element after the sums. Here the filter is read
+ * Why: a depthwise convolution does kh x kw multiply-adds per output
+ * element and reads each input element kh x kw / stride^2 times, so it is
+ * bound by loads and by the calling overhead, not by arithmetic; per-op
+ * profiles put much of mobilenet_v2's and efficientnet_b0's time in oneDNN
+ * 2.6's brdgmm_dw kernel (issue 20). Layer by layer this kernel is ahead of
+ * it at batch 1, but whole models were not faster with it, so by default
+ * oneDNN still runs every shape (grt_cpu_dw_takes; DNNL.md has the
+ * figures). Here the filter is read
  * in grt's own layout ([kh, kw, C, 1]: channels innermost, as the NHWC
  * input), so there is nothing to pack, and a Const filter costs nothing
  * per call.
@@ -342,10 +344,11 @@ bool grt_cpu_dw_takes(const grt_cpu_conv* g, grt_dw_act act) {
   if (g->w.nchw || g->groups != g->ic || g->oc != g->ic || act == GRT_DW_ACT_OTHER) return false;
   int k = __atomic_load_n(&g_kernel, __ATOMIC_RELAXED);
   if (k != GRT_DW_KERNEL_RULE) return k == GRT_DW_KERNEL_OWN;
-  /* Measured (bench/depthwise_bench, DNNL.md): ahead of oneDNN on
-   * mobilenet_v2's and efficientnet_b0's layers at batch 1, even with it
-   * at batch 8. */
-  return g->n == 1;
+  /* Measured (DNNL.md, "grt's depthwise convolution"): ahead of oneDNN
+   * layer by layer at batch 1, but whole models at batch 1 ran slower with
+   * it, so oneDNN keeps every shape until that is understood. */
+  (void)g;
+  return false;
 }
 
 typedef struct {

@@ -3,7 +3,7 @@
  * with the bias, a residual and an activation applied before the output is
  * written. DepthwiseConv2dNative (conv.c) and _FusedDepthwiseConv2dNative
  * (conv_fused.c) run it where grt_cpu_dw_takes says so and oneDNN
- * otherwise; why and where it wins is in DNNL.md. */
+ * otherwise; DNNL.md has what it measured. */
 #ifndef GRT_BACKENDS_CPU_CONV_DEPTHWISE_H_
 #define GRT_BACKENDS_CPU_CONV_DEPTHWISE_H_
 
@@ -39,8 +39,9 @@ typedef struct grt_cpu_dw_epilogue {
   float alpha;
 } grt_cpu_dw_epilogue;
 
-/* Whether this kernel runs g with activation `act` (DNNL.md, "grt's
- * depthwise convolution": batch 1; or grt_cpu_dw_set_kernel's choice). */
+/* Whether this kernel runs g with activation `act`: by default never (DNNL.md,
+ * "grt's depthwise convolution", says why), or as grt_cpu_dw_set_kernel
+ * chose. */
 bool grt_cpu_dw_takes(const grt_cpu_conv* g, grt_dw_act act);
 
 /* out = the depthwise convolution of `in` (NHWC) by `filter` ([kh, kw, C,
@@ -50,8 +51,8 @@ void grt_cpu_dw_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in
                     const float* filter, const grt_cpu_dw_epilogue* e, float* out);
 
 /* Test and benchmark hooks, process-wide. Which kernel runs the
- * depthwise convolutions it can: RULE (the default), OWN (this one
- * wherever it can) or DNNL (oneDNN always). */
+ * depthwise convolutions it can: RULE (the default: grt_cpu_dw_takes'
+ * rule), OWN (this one wherever it can) or DNNL (oneDNN always). */
 typedef enum grt_dw_kernel {
   GRT_DW_KERNEL_RULE = 0,
   GRT_DW_KERNEL_OWN,
