@@ -9,7 +9,8 @@
  * DepthwiseConv2dNative or Conv2DBackpropInput that is a Const or a
  * variable no run writes (marked `_grt_const_b` / `_grt_var_b` by the
  * session's rewrite pass) is reordered once and kept in the node's state
- * (dnnl_pack.h).
+ * (dnnl_pack.h). A depthwise convolution in NHWC with one output channel per
+ * input channel may run on grt's own kernel instead (conv_depthwise.h).
  * A plan holds:
  *   prim[0] the convolution, prim[1] the weights reorder (NULL when
  *   oneDNN takes HWIO as it is);
@@ -20,6 +21,7 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "backends/cpu/conv.h"
+#include "backends/cpu/conv_depthwise.h"
 #include "backends/cpu/cpu_kernels.h"
 #include "backends/cpu/cpu_util.h"
 
@@ -214,6 +216,12 @@ static grt_status* forward(grt_kernel_ctx* ctx, bool depthwise) {
   grt_cpu_conv_output_shape(&g, &os);
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, in->dtype, &os, &out));
+  if (depthwise && !empty(&g) && grt_cpu_dw_takes(&g, GRT_DW_ACT_NONE)) {
+    const grt_cpu_dw_epilogue e = {NULL, false, GRT_DW_ACT_NONE, 0.0f};
+    grt_cpu_dw_run(ctx->intra_op, &g, grt_cpu_data(in), grt_cpu_data(filter), &e,
+                   grt_cpu_data(out));
+    return NULL;
+  }
   return convolve(ctx, &g, CONV_FORWARD, grt_cpu_data(in), grt_cpu_data(filter), grt_cpu_data(out),
                   out);
 }

@@ -8,7 +8,9 @@
  * output is written once. The geometry and descriptors are the Conv2D
  * kernel's (conv.h); the filter is reordered into the primitive's layout on
  * each call, or once per node when it is a Const or an unchanging variable
- * (dnnl_pack.h), as Conv2D's is.
+ * (dnnl_pack.h), as Conv2D's is. A depthwise one in NHWC with one output
+ * channel per input channel and an activation of its own may run on grt's
+ * depthwise kernel instead (conv_depthwise.h).
  *
  * The residual reaches oneDNN's sum post-op through the output: it is
  * copied there first and the convolution adds onto it.
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "backends/cpu/conv.h"
+#include "backends/cpu/conv_depthwise.h"
 #include "backends/cpu/cpu_util.h"
 #include "backends/cpu/matmul_dnnl.h"
 #include "base/status.h"
@@ -35,17 +38,18 @@ typedef struct {
   const char* name;
   dnnl_alg_kind_t alg;
   float alpha, beta;
+  grt_dw_act dw; /* the same in grt's depthwise kernel (conv_depthwise.h) */
 } conv_act;
 
 static const conv_act kActs[] = {
-    {"Relu", dnnl_eltwise_relu, 0.0f, 0.0f},
-    {"Relu6", dnnl_eltwise_clip_v2, 0.0f, 6.0f},
-    {"Elu", dnnl_eltwise_elu, 1.0f, 0.0f},
-    {"LeakyRelu", dnnl_eltwise_relu, -1.0f, 0.0f},
-    {"Sigmoid", dnnl_eltwise_logistic, 0.0f, 0.0f},
-    {"Tanh", dnnl_eltwise_tanh, 0.0f, 0.0f},
-    {"_HardSwish", dnnl_eltwise_hardswish, 1.0f / 6.0f, 0.5f},
-    {"_Swish", dnnl_eltwise_swish, 1.0f, 0.0f},
+    {"Relu", dnnl_eltwise_relu, 0.0f, 0.0f, GRT_DW_ACT_RELU},
+    {"Relu6", dnnl_eltwise_clip_v2, 0.0f, 6.0f, GRT_DW_ACT_RELU6},
+    {"Elu", dnnl_eltwise_elu, 1.0f, 0.0f, GRT_DW_ACT_OTHER},
+    {"LeakyRelu", dnnl_eltwise_relu, -1.0f, 0.0f, GRT_DW_ACT_RELU},
+    {"Sigmoid", dnnl_eltwise_logistic, 0.0f, 0.0f, GRT_DW_ACT_SIGMOID},
+    {"Tanh", dnnl_eltwise_tanh, 0.0f, 0.0f, GRT_DW_ACT_TANH},
+    {"_HardSwish", dnnl_eltwise_hardswish, 1.0f / 6.0f, 0.5f, GRT_DW_ACT_HARDSWISH},
+    {"_Swish", dnnl_eltwise_swish, 1.0f, 0.0f, GRT_DW_ACT_SWISH},
 };
 
 /* What fused_ops asks for: [BiasAdd] (+ [Add]) (+ [ACT]). */
@@ -234,6 +238,14 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   if (res) memcpy(grt_cpu_data(out), grt_cpu_data(res), (size_t)grt_shape_num_elements(&os) * 4);
   if (g.ic == 0 || g.ih == 0 || g.iw == 0 || g.kh == 0 || g.kw == 0) {
     bias_only(&g, &f, grt_cpu_data(bias), grt_cpu_data(out)); /* the sums are empty: 0 */
+    return NULL;
+  }
+  grt_dw_act dw = f.act ? f.act->dw : GRT_DW_ACT_NONE;
+  if (depthwise && grt_cpu_dw_takes(&g, dw)) {
+    /* Relu's alpha is 0 and LeakyRelu's its attr, as oneDNN's relu. */
+    const grt_cpu_dw_epilogue e = {grt_cpu_data(bias), f.residual, dw, f.alpha};
+    grt_cpu_dw_run(ctx->intra_op, &g, grt_cpu_data(in), grt_cpu_data(filter), &e,
+                   grt_cpu_data(out));
     return NULL;
   }
   int64_t key[GRT_DNNL_KEY_MAX];

@@ -1,0 +1,256 @@
+/* The depthwise convolutions of mobilenet_v2 and efficientnet_b0 (224 x
+ * 224 input, torchvision's padding of k / 2 on every side), each with its
+ * bias and activation (Relu6 written Minimum(Maximum(v, 0), 6) and SiLU
+ * v * Sigmoid(v), as the ONNX importer writes them), at batch 1 and
+ * 8: grt's own kernel (backends/cpu/conv_depthwise.c) against oneDNN's,
+ * in one process. Each layer is a session of DepthwiseConv2dNative +
+ * BiasAdd + activation on a Const filter and bias, fused by the optimizer
+ * into _FusedDepthwiseConv2dNative as a model's are; rounds alternate the
+ * two kernels (grt_cpu_dw_set_kernel), so a change of load hits both and
+ * their ratio holds. Prints min and median per kernel, the ratio of
+ * medians (own / oneDNN: below 1, grt's kernel is faster), which kernel
+ * grt's rule picks for the shape, and the load average before and after.
+ *
+ *   bazel run -c opt //bench:depthwise_bench -- [--rounds N] [--threads T] [--cpu]
+ *
+ * Run it as the grt command runs, with OMP_WAIT_POLICY=passive (DNNL.md,
+ * "Threads"): with libgomp's spinning default, oneDNN's teams on a loaded
+ * machine take many times longer.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backends/cpu/conv_depthwise.h"
+#include "grt/grt.h"
+
+enum { kMaxRounds = 41 };
+
+/* CLOCK_MONOTONIC, or with --cpu the process's CPU time (all threads): on
+ * a machine shared with other work, what the kernels cost rather than how
+ * long they waited for a core. */
+static clockid_t g_clock = CLOCK_MONOTONIC;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(g_clock, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void check(grt_status* s, const char* what) {
+  if (!s) return;
+  fprintf(stderr, "depthwise_bench: %s: %s\n", what, grt_status_message(s));
+  exit(1);
+}
+
+static int32_t add(grt_graph* g, const char* name, const char* op, const char* in0,
+                   const char* in1) {
+  int32_t i;
+  check(grt_graph_add_node(g, name, op, &i), name);
+  if (in0) check(grt_graph_add_input(g, i, in0), name);
+  if (in1) check(grt_graph_add_input(g, i, in1), name);
+  return i;
+}
+
+static grt_tensor* random_tensor(int32_t rank, const int64_t* dims, unsigned* seed) {
+  grt_tensor* t;
+  check(grt_tensor_new(GRT_FLOAT32, rank, dims, &t), "tensor");
+  float* v = grt_tensor_data(t);
+  for (int64_t i = 0; i < grt_tensor_num_elements(t); i++)
+    v[i] = (float)rand_r(seed) / (float)RAND_MAX * 2.0f - 1.0f;
+  return t;
+}
+
+static void constant(grt_graph* g, const char* name, grt_tensor* t) {
+  int32_t i = add(g, name, "Const", NULL, NULL);
+  check(grt_graph_set_attr_type(g, i, "dtype", GRT_FLOAT32), name);
+  check(grt_graph_set_attr_tensor(g, i, "value", t), name);
+  grt_tensor_free(t);
+}
+
+typedef struct {
+  const char* model;
+  int64_t hw, c, k, s;
+} layer;
+
+/* Input side, channels, kernel, stride of every distinct depthwise layer. */
+static const layer kLayers[] = {
+    {"mobilenet_v2", 112, 32, 3, 1},    {"mobilenet_v2", 112, 96, 3, 2},
+    {"mobilenet_v2", 56, 144, 3, 1},    {"mobilenet_v2", 56, 144, 3, 2},
+    {"mobilenet_v2", 28, 192, 3, 1},    {"mobilenet_v2", 28, 192, 3, 2},
+    {"mobilenet_v2", 14, 384, 3, 1},    {"mobilenet_v2", 14, 576, 3, 1},
+    {"mobilenet_v2", 14, 576, 3, 2},    {"mobilenet_v2", 7, 960, 3, 1},
+    {"efficientnet_b0", 112, 32, 3, 1}, {"efficientnet_b0", 112, 96, 3, 2},
+    {"efficientnet_b0", 56, 144, 3, 1}, {"efficientnet_b0", 56, 144, 5, 2},
+    {"efficientnet_b0", 28, 240, 5, 1}, {"efficientnet_b0", 28, 240, 3, 2},
+    {"efficientnet_b0", 14, 480, 3, 1}, {"efficientnet_b0", 14, 480, 5, 1},
+    {"efficientnet_b0", 14, 672, 5, 1}, {"efficientnet_b0", 14, 672, 5, 2},
+    {"efficientnet_b0", 7, 1152, 5, 1}, {"efficientnet_b0", 7, 1152, 3, 1},
+};
+
+/* A session and callable for one layer at one batch. */
+typedef struct {
+  grt_graph* g;
+  grt_session* s;
+  grt_callable* c;
+  grt_tensor* x;
+} work;
+
+static void make(work* w, const layer* l, int64_t batch, int threads, unsigned* seed) {
+  grt_graph* g;
+  check(grt_graph_new(&g), "graph");
+  int64_t xd[] = {batch, l->hw, l->hw, l->c}, fd[] = {l->k, l->k, l->c, 1}, bd[] = {l->c};
+  int32_t x = add(g, "x", "Placeholder", NULL, NULL);
+  check(grt_graph_set_attr_type(g, x, "dtype", GRT_FLOAT32), "x");
+  check(grt_graph_set_attr_shape(g, x, "shape", 4, xd), "x");
+  constant(g, "w", random_tensor(4, fd, seed));
+  constant(g, "b", random_tensor(1, bd, seed));
+  int32_t dw = add(g, "dw", "DepthwiseConv2dNative", "x", "w");
+  int64_t strides[] = {1, l->s, l->s, 1}, p = l->k / 2, pads[] = {0, 0, p, p, p, p, 0, 0};
+  check(grt_graph_set_attr_type(g, dw, "T", GRT_FLOAT32), "dw");
+  check(grt_graph_set_attr_int_list(g, dw, "strides", strides, 4), "dw");
+  check(grt_graph_set_attr_string(g, dw, "padding", "EXPLICIT"), "dw");
+  check(grt_graph_set_attr_int_list(g, dw, "explicit_paddings", pads, 8), "dw");
+  add(g, "biased", "BiasAdd", "dw", "b");
+  if (strcmp(l->model, "mobilenet_v2") == 0) {
+    /* Relu6 as the ONNX importer writes Clip(0, 6). */
+    grt_tensor *zero, *six;
+    check(grt_tensor_new(GRT_FLOAT32, 0, NULL, &zero), "zero");
+    check(grt_tensor_new(GRT_FLOAT32, 0, NULL, &six), "six");
+    *(float*)grt_tensor_data(zero) = 0.0f;
+    *(float*)grt_tensor_data(six) = 6.0f;
+    constant(g, "zero", zero);
+    constant(g, "six", six);
+    add(g, "lo", "Maximum", "biased", "zero");
+    add(g, "y", "Minimum", "lo", "six");
+  } else {
+    add(g, "sig", "Sigmoid", "biased", NULL);
+    add(g, "y", "Mul", "biased", "sig");
+  }
+  grt_session_options* o;
+  check(grt_session_options_new(&o), "options");
+  char t[16];
+  snprintf(t, sizeof t, "%d", threads);
+  check(grt_session_options_set(o, "intra_op_threads", t), "options");
+  check(grt_session_new(g, o, &w->s), "session");
+  grt_session_options_free(o);
+  const char *feed = "x", *fetch = "y";
+  check(grt_session_make_callable_by_name(w->s, &feed, 1, &fetch, 1, NULL, 0, &w->c), "callable");
+  w->g = g;
+  w->x = random_tensor(4, xd, seed);
+}
+
+static void drop(work* w) {
+  grt_tensor_free(w->x);
+  grt_callable_free(w->c);
+  grt_session_free(w->s);
+  grt_graph_free(w->g);
+}
+
+/* Mean seconds per run over `runs` runs. */
+static double time_runs(work* w, int runs) {
+  double t0 = now_s();
+  for (int r = 0; r < runs; r++) {
+    grt_tensor* out = NULL;
+    check(grt_callable_run(w->c, &w->x, &out, NULL), "run");
+    grt_tensor_free(out);
+  }
+  return (now_s() - t0) / runs;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(const double* v, int n) {
+  double s[kMaxRounds];
+  memcpy(s, v, sizeof *v * (size_t)n);
+  qsort(s, (size_t)n, sizeof *s, cmp_double);
+  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+static double minimum(const double* v, int n) {
+  double m = v[0];
+  for (int i = 1; i < n; i++) m = v[i] < m ? v[i] : m;
+  return m;
+}
+
+static void print_load(const char* when) {
+  double l[3] = {-1, -1, -1};
+  FILE* f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf %lf %lf", &l[0], &l[1], &l[2]) != 3) l[0] = l[1] = l[2] = -1;
+    fclose(f);
+  }
+  printf("load average %s: %.2f %.2f %.2f\n", when, l[0], l[1], l[2]);
+}
+
+/* Whether grt's rule gives the layer to its own kernel: the same test the
+ * kernels make, through a run with the count hook. */
+static const char* rule_pick(work* w) {
+  grt_cpu_dw_set_kernel(GRT_DW_KERNEL_RULE);
+  int64_t before = grt_cpu_dw_count();
+  time_runs(w, 1);
+  return grt_cpu_dw_count() > before ? "own" : "oneDNN";
+}
+
+int main(int argc, char** argv) {
+  int rounds = 7, threads = 2;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--cpu") == 0)
+      g_clock = CLOCK_PROCESS_CPUTIME_ID;
+    else if (i + 1 < argc && strcmp(argv[i], "--rounds") == 0)
+      rounds = atoi(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--threads") == 0)
+      threads = atoi(argv[++i]);
+  }
+  if (rounds < 1) rounds = 1;
+  if (rounds > kMaxRounds) rounds = kMaxRounds;
+  print_load("before");
+  printf("%d rounds, %d intra-op threads; %s ms per run (min / median), ratio of medians\n", rounds,
+         threads, g_clock == CLOCK_MONOTONIC ? "wall" : "CPU");
+  printf("%-16s %-18s %5s %17s %17s %6s %s\n", "model", "layer", "batch", "own", "oneDNN", "ratio",
+         "rule");
+  unsigned seed = 1;
+  double log_sum[2] = {0, 0}; /* by batch 1, 8 */
+  int n_ratio[2] = {0, 0};
+  for (size_t li = 0; li < sizeof kLayers / sizeof kLayers[0]; li++) {
+    const layer* l = &kLayers[li];
+    for (int64_t batch = 1; batch <= 8; batch += 7) {
+      work w;
+      make(&w, l, batch, threads, &seed);
+      double t[2][kMaxRounds];
+      /* Runs per round: about 40 ms of oneDNN, after a warm-up of each. */
+      grt_cpu_dw_set_kernel(GRT_DW_KERNEL_OWN);
+      time_runs(&w, 2);
+      grt_cpu_dw_set_kernel(GRT_DW_KERNEL_DNNL);
+      time_runs(&w, 2);
+      int runs = (int)(0.04 / time_runs(&w, 3)) + 1;
+      for (int r = 0; r < rounds; r++)
+        for (int k = 0; k < 2; k++) {
+          /* Alternate which goes first, so neither always follows the other. */
+          int which = (r + k) % 2;
+          grt_cpu_dw_set_kernel(which ? GRT_DW_KERNEL_DNNL : GRT_DW_KERNEL_OWN);
+          t[which][r] = time_runs(&w, runs);
+        }
+      double ratio = median(t[0], rounds) / median(t[1], rounds);
+      char name[32];
+      snprintf(name, sizeof name, "%lldx%lldx%lld k%lld s%lld", (long long)l->hw, (long long)l->hw,
+               (long long)l->c, (long long)l->k, (long long)l->s);
+      printf("%-16s %-18s %5lld %7.3f / %7.3f %7.3f / %7.3f %6.2f %s\n", l->model, name,
+             (long long)batch, minimum(t[0], rounds) * 1e3, median(t[0], rounds) * 1e3,
+             minimum(t[1], rounds) * 1e3, median(t[1], rounds) * 1e3, ratio, rule_pick(&w));
+      fflush(stdout);
+      log_sum[batch > 1] += __builtin_log(ratio);
+      n_ratio[batch > 1]++;
+      drop(&w);
+    }
+  }
+  grt_cpu_dw_set_kernel(GRT_DW_KERNEL_RULE);
+  printf("geometric mean of the ratios: batch 1 %.2f, batch 8 %.2f\n",
+         __builtin_exp(log_sum[0] / n_ratio[0]), __builtin_exp(log_sum[1] / n_ratio[1]));
+  print_load("after");
+  return 0;
+}
