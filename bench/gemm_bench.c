@@ -144,11 +144,14 @@ int main(int argc, char** argv) {
     openblas_set_num_threads(threads);
   }
   /* m x k times k x n: the MLP 784-256-256-10 at batch 1 and 256, the
-   * small conv net's fully connected layers at batch 1 and 64, a square. */
+   * small conv net's fully connected layers at batch 1 and 64, a square;
+   * the classifiers of resnet18 and efficientnet_b0 (bench/models) at batch
+   * 1 and 8. */
   static const int64_t kShapes[][3] = {
-      {1, 784, 256},  {1, 256, 256},  {1, 256, 10},   {256, 784, 256},    {256, 256, 256},
-      {256, 256, 10}, {1, 2304, 384}, {1, 384, 192},  {1, 192, 10},       {64, 2304, 384},
-      {64, 384, 192}, {64, 192, 10},  {32, 512, 512}, {1024, 1024, 1024},
+      {1, 784, 256},   {1, 256, 256},   {1, 256, 10},   {256, 784, 256},    {256, 256, 256},
+      {256, 256, 10},  {1, 2304, 384},  {1, 384, 192},  {1, 192, 10},       {64, 2304, 384},
+      {64, 384, 192},  {64, 192, 10},   {32, 512, 512}, {1024, 1024, 1024}, {1, 512, 1000},
+      {1, 1280, 1000}, {8, 1280, 1000},
   };
   dnnl_engine_t eng;
   CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));

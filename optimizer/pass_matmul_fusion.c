@@ -55,6 +55,15 @@ static bool bias_const(const grt_opt_ctx* c, grt_sm_value v, int64_t nout) {
   return t->shape.dims[t->shape.rank - 1] == nout;
 }
 
+/* The product's input 0, which may be a node this pass added: the
+ * Reshape back of the layer before, as a feed-forward block's second
+ * product reads (grt_sm_input hides those). */
+static grt_sm_value activation(const grt_opt_ctx* c, int32_t mm) {
+  grt_sm_value v;
+  v.node = grt_opt_input_node(c, mm, 0, &v.port);
+  return v;
+}
+
 static bool match(const grt_opt_ctx* c, int32_t mm, mm_match* m) {
   memset(m, 0, sizeof *m);
   m->mm = mm;
@@ -67,18 +76,19 @@ static bool match(const grt_opt_ctx* c, int32_t mm, mm_match* m) {
   if (!grt_opt_has_kernel(type, "MatMul", "T", GRT_FLOAT32) ||
       !grt_opt_has_kernel(type, "BiasAdd", "T", GRT_FLOAT32))
     return false;
-  grt_sm_value a = grt_sm_input(c, mm, 0), b = grt_sm_input(c, mm, 1);
+  grt_sm_value a = activation(c, mm), b = grt_sm_input(c, mm, 1);
   if (a.node < 0 || b.node < 0) return false;
-  const grt_shape* as = grt_opt_output_shape(c, a.node, a.port);
+  /* Shapes come from the product's own output and the weight, never from
+   * `a`: a node this pass added has no shape until the pass returns. */
   const grt_shape* os = grt_opt_output_shape(c, mm, 0);
-  if (!as || !os || as->rank < 2 || os->rank != as->rank) return false;
+  if (!os || os->rank < 2) return false;
   m->batched = grt_sm_is_any(c, mm, kBatch);
   if (m->batched) {
     const grt_tensor* w = b.port == 0 ? grt_opt_const_value(c, b.node) : NULL;
     if (attr_bool(n, "adj_x") || !w || w->shape.rank != 2) return false;
     m->transpose_b = attr_bool(n, "adj_y");
-    m->d = as->dims[as->rank - 1];
-    if (m->d < 0) return false;
+    /* A 2-D weight keeps the activation's rank: [..., T, D] x [D, N]. */
+    m->d = w->shape.dims[m->transpose_b ? 1 : 0];
     int32_t unknown = 0;
     for (int32_t k = 0; k < os->rank; k++) {
       m->out_dims[k] = os->dims[k];
@@ -86,7 +96,7 @@ static bool match(const grt_opt_ctx* c, int32_t mm, mm_match* m) {
     }
     if (unknown > 1 || os->dims[os->rank - 1] < 0) return false;
     m->out_rank = os->rank;
-  } else if (as->rank != 2) {
+  } else if (os->rank != 2) {
     return false;
   }
   m->nout = os->dims[os->rank - 1];
@@ -141,7 +151,7 @@ static grt_status* reshape(grt_opt_ctx* c, int32_t like, const char* suffix, grt
 
 static grt_status* rewrite(grt_opt_ctx* c, const mm_match* m) {
   grt_graph* g = grt_opt_graph(c);
-  grt_sm_value a = grt_sm_input(c, m->mm, 0), b = grt_sm_input(c, m->mm, 1);
+  grt_sm_value a = activation(c, m->mm), b = grt_sm_input(c, m->mm, 1);
   grt_sm_value cur = a;
   if (m->batched) {
     const int64_t flat[2] = {-1, m->d};

@@ -11,7 +11,10 @@
 #include "base/status.h"
 #include "base/tensor.h"
 
-enum { kTile = 32 };
+/* kStrip columns make a unit of work with a row block: an NCHW image with
+ * few channels going to NHWC ([3, 50176] per image: one row block) is then
+ * cut into many units, not one per image. */
+enum { kTile = 32, kStrip = 1024 };
 
 /* A batch of R x C matrices transposed into C x R. */
 typedef struct {
@@ -19,23 +22,26 @@ typedef struct {
   void* dst;
   int64_t rows, cols; /* R, C */
   int64_t row_blocks; /* ceil(R / kTile) */
+  int64_t col_strips; /* ceil(C / kStrip) */
 } t2d_job;
 
-#define T2D(NAME, T)                                                        \
-  static void NAME(void* arg, int64_t begin, int64_t end) {                 \
-    const t2d_job* j = arg;                                                 \
-    int64_t R = j->rows, C = j->cols;                                       \
-    for (int64_t u = begin; u < end; u++) {                                 \
-      int64_t b = u / j->row_blocks, r0 = (u % j->row_blocks) * kTile;      \
-      int64_t r1 = r0 + kTile < R ? r0 + kTile : R;                         \
-      const T* in = (const T*)j->src + b * R * C;                           \
-      T* out = (T*)j->dst + b * R * C;                                      \
-      for (int64_t c0 = 0; c0 < C; c0 += kTile) {                           \
-        int64_t c1 = c0 + kTile < C ? c0 + kTile : C;                       \
-        for (int64_t r = r0; r < r1; r++)                                   \
-          for (int64_t c = c0; c < c1; c++) out[c * R + r] = in[r * C + c]; \
-      }                                                                     \
-    }                                                                       \
+#define T2D(NAME, T)                                                         \
+  static void NAME(void* arg, int64_t begin, int64_t end) {                  \
+    const t2d_job* j = arg;                                                  \
+    int64_t R = j->rows, C = j->cols, per_b = j->row_blocks * j->col_strips; \
+    for (int64_t u = begin; u < end; u++) {                                  \
+      int64_t b = u / per_b, rb = u % per_b / j->col_strips;                 \
+      int64_t r0 = rb * kTile, r1 = r0 + kTile < R ? r0 + kTile : R;         \
+      int64_t s0 = u % j->col_strips * kStrip;                               \
+      int64_t s1 = s0 + kStrip < C ? s0 + kStrip : C;                        \
+      const T* in = (const T*)j->src + b * R * C;                            \
+      T* out = (T*)j->dst + b * R * C;                                       \
+      for (int64_t c0 = s0; c0 < s1; c0 += kTile) {                          \
+        int64_t c1 = c0 + kTile < s1 ? c0 + kTile : s1;                      \
+        for (int64_t r = r0; r < r1; r++)                                    \
+          for (int64_t c = c0; c < c1; c++) out[c * R + r] = in[r * C + c];  \
+      }                                                                      \
+    }                                                                        \
   }
 T2D(t2d_1, uint8_t)
 T2D(t2d_2, uint16_t)
@@ -49,8 +55,9 @@ static void transpose_2d(grt_threadpool* pool, size_t esize, const void* src, vo
                                         : esize == 2 ? t2d_2
                                         : esize == 4 ? t2d_4
                                                      : t2d_8;
-  t2d_job j = {src, dst, rows, cols, (rows + kTile - 1) / kTile};
-  grt_parallel_for(pool, batch * j.row_blocks, kTile * cols * 2 + 16, fn, &j);
+  t2d_job j = {src, dst, rows, cols, (rows + kTile - 1) / kTile, (cols + kStrip - 1) / kStrip};
+  int64_t strip = cols < kStrip ? cols : kStrip;
+  grt_parallel_for(pool, batch * j.row_blocks * j.col_strips, kTile * strip * 2 + 16, fn, &j);
 }
 
 /* The simplified problem: input dims in input order, and perm over them. */

@@ -620,8 +620,11 @@ static void run_node(run_state* r, int32_t xi) {
   if (r->trace) {
     const grt_node* n = x->node >= 0 ? &r->s->graph->nodes[x->node] : NULL;
     static const char* const kCat[] = {"kernel", "send", "recv"};
-    grt_trace_add(r->trace, n ? n->name : "(feed)", x->kind == EXEC_KERNEL ? n->op : kCat[x->kind],
-                  kCat[x->kind], x->device, thread_id(), t0, grt_trace_now_ns() - t0);
+    /* A rewrite's replacement keeps its root's name but runs its own op
+     * (_FusedMatMul for MatMul + BiasAdd): the trace says what ran. */
+    const char* op = x->kind != EXEC_KERNEL ? kCat[x->kind] : x->rw ? x->rw->node->op : n->op;
+    grt_trace_add(r->trace, n ? n->name : "(feed)", op, kCat[x->kind], x->device, thread_id(), t0,
+                  grt_trace_now_ns() - t0);
   }
 }
 

@@ -541,6 +541,10 @@ TEST(ArrayKernels, TransposeFastPathsAndGeneralCase) {
   CheckTranspose(GRT_INT32, {2, 3, 4, 5}, {3, 1, 0, 2}, TestPool());  // gather
   CheckTranspose(GRT_INT32, {2, 3, 4, 5}, {0, 2, 3, 1}, nullptr);     // merges to [0,2,1]
   CheckTranspose(GRT_INT8, {4, 1, 6, 1}, {3, 2, 1, 0}, nullptr);      // size-1 dims dropped
+  // NCHW to NHWC with 3 channels: rows of 2500 columns cut into strips of
+  // 1024 (a partial last one), over threads and inline.
+  CheckTranspose(GRT_FLOAT32, {2, 3, 50, 50}, {0, 2, 3, 1}, TestPool());
+  CheckTranspose(GRT_FLOAT32, {1, 37, 41, 53}, {0, 2, 3, 1}, nullptr);
 }
 
 TEST(ArrayKernels, TransposeThatKeepsOrderSharesTheInput) {

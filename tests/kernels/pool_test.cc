@@ -5,6 +5,7 @@
 // the first maximum of each window, the average's spread over the window's
 // real elements); and the error cases.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,10 @@ const std::vector<Case>& Cases() {
       {{1, 5, 5, 2}, 2, 3, 3, 1, "SAME", {}},
       {{3, 3, 4, 5}, 1, 1, 1, 1, "VALID", {}},
       {{1, 6, 5, 2}, 3, 3, 2, 2, "EXPLICIT", {1, 2, 2, 0}},
+      // Channels past one vector and a remainder (NHWC MaxPool is grt's
+      // loop, vectorised over channels), ResNet's stem pooling.
+      {{1, 12, 11, 37}, 3, 3, 2, 2, "SAME", {}},
+      {{2, 9, 9, 64}, 3, 3, 2, 2, "EXPLICIT", {1, 1, 1, 1}},
   };
   return cases;
 }
@@ -241,6 +246,26 @@ TEST(Pool, Errors) {
   avg.AttrInts("ksize", {1, 2, 2, 1}).AttrInts("strides", {1, 2, 2, 1});
   avg.Input(T_<int32_t>({4}, {1, 4, -4, 1})).Input(T_<float>({1, 2, 2, 1}, {0}));
   CheckStatus(avg.Run(), GRT_INVALID_ARGUMENT, "orig_input_shape must be non-negative, got -4");
+}
+
+// NHWC MaxPool: a NaN in a window wins, as in grt's Max reduction; the
+// other channels of the same windows are their maxima.
+TEST(MaxPool, NhwcNanWins) {
+  OpRun r("MaxPool");
+  Case c = {{1, 2, 4, 17}, 2, 2, 2, 2, "VALID", {}};
+  Attrs(r, c, false);
+  Vals x = Distinct(Count(c.in), 7);
+  x[17 * 5 + 3] = NAN;  // pixel (1, 1), channel 3: the first window
+  r.Input(Act(x, c.in, false));
+  ASSERT_OK(r.Run());
+  const float* y = static_cast<const float*>(grt_tensor_data(r.Output(0)));
+  Vals want = MaxRef(Geom(c), x);
+  for (int64_t i = 0; i < 2 * 17; i++) {
+    if (i == 3)
+      EXPECT_TRUE(std::isnan(y[i]));
+    else
+      EXPECT_EQ(y[i], static_cast<float>(want[static_cast<size_t>(i)])) << i;
+  }
 }
 
 TEST(Pool, EmptyInputGivesEmptyOutput) {

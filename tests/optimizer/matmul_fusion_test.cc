@@ -66,6 +66,31 @@ TEST(MatMulFusionPass, SequenceLinearWithBiasAndRelu) {
   grt_graph_free(g);
 }
 
+// A feed-forward block: the second product reads the first layer's
+// rewritten output (a Reshape the pass itself added, with no shape until
+// the pass returns); both become GEMMs with their biases.
+TEST(MatMulFusionPass, SecondLayerOfAFeedForwardBlock) {
+  grt_graph* g =
+      Parse(Graph({Placeholder("x", {-1, 3, 4}), ConstF("w1", {4, 6}, Random(24, 41)),
+                   ConstF("b1", {6}, Random(6, 42)), ConstF("w2", {6, 5}, Random(30, 43)),
+                   ConstF("b2", {5}, Random(5, 44)), Node("mm1", "BatchMatMulV2", {"x", "w1"}, kT),
+                   Node("add1", "AddV2", {"mm1", "b1"}, kT), Node("relu", "Relu", {"add1"}, kT),
+                   Node("mm2", "BatchMatMulV2", {"relu", "w2"}, kT),
+                   Node("add2", "AddV2", {"b2", "mm2"}, kT), Node("out", "Neg", {"add2"}, kT)}));
+  ASSERT_NE(g, nullptr);
+  std::string report;
+  EXPECT_EQ(CountOps(g, "BatchMatMulV2", &report), 0) << report;
+  EXPECT_NE(report.find("2 batched products on 2-D weights as one GEMM, 2 biases as BiasAdd"),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(CountOps(g, "MatMul"), 2);
+  EXPECT_EQ(CountOps(g, "BiasAdd"), 2);
+  EXPECT_EQ(CountOps(g, "AddV2"), 0);
+  ExpectSame(g, {2, 3, 4}, {"out"}, 1e-5f);
+  ExpectSame(g, {1, 3, 4}, {"out", "relu"}, 1e-5f);
+  grt_graph_free(g);
+}
+
 TEST(MatMulFusionPass, BiasFirstTransposedWeightsNoActivation) {
   grt_graph* g = Parse(Graph(Linear({3, 2, 4}, true, true, nullptr, {1, 1, 5})));
   ASSERT_NE(g, nullptr);

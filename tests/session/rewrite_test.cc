@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <cstdlib>
 #include <string>
@@ -170,6 +171,46 @@ TEST(Rewrite, FusedMlpMatchesReferenceAndUnfused) {
     grt_session_free(s);
     grt_graph_free(g);
   }
+}
+
+// A trace names the op that ran: a fused chain's event carries its root's
+// name and _FusedMatMul, not the root's own op (BiasAdd, Relu).
+TEST(Rewrite, TraceNamesTheFusedOp) {
+  std::vector<Layer> layers = {{16, 8, true}, {8, 4, false}};
+  unsigned seed = 3;
+  grt_graph* g = nullptr;
+  ASSERT_OK(grt_graph_new(&g));
+  std::string last = Build(g, layers, &seed);
+  grt_session* s = Session(g, {});
+  ASSERT_NE(s, nullptr);
+  grt_tensor* x = Tensor({2, 16}, Random(2 * 16, &seed));
+  grt_feed f = {"x", x};
+  const char* fetch[] = {last.c_str()};
+  grt_tensor* out = nullptr;
+  grt_trace* tr = nullptr;
+  ASSERT_OK(grt_trace_new(&tr));
+  ASSERT_OK(grt_session_run(s, &f, 1, fetch, 1, nullptr, 0, &out, tr));
+  char* buf = nullptr;
+  size_t len = 0;
+  FILE* mem = open_memstream(&buf, &len);
+  ASSERT_OK(grt_trace_write_json(tr, mem));
+  fclose(mem);
+  std::string json(buf, len);
+  free(buf);
+  EXPECT_NE(json.find("\"name\":\"relu0\",\"pid\":0"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"name\":\"bias1\",\"pid\":0"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"op\":\"Relu\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"op\":\"BiasAdd\""), std::string::npos) << json;
+  size_t fused = 0;
+  for (size_t at = json.find("\"op\":\"_FusedMatMul\""); at != std::string::npos;
+       at = json.find("\"op\":\"_FusedMatMul\"", at + 1))
+    fused++;
+  EXPECT_EQ(fused, 2u) << json;
+  grt_trace_free(tr);
+  grt_tensor_free(out);
+  grt_tensor_free(x);
+  grt_session_free(s);
+  grt_graph_free(g);
 }
 
 // Fetching an intermediate value: that run keeps the chain as written (the
