@@ -38,10 +38,16 @@ static int mpi_fail(int rc, const char* what, char* why, size_t size) {
   return 1;
 }
 
-static void finalize_at_exit(void) {
+/* A process exiting with a non-zero status leaves MPI unfinalized: Open
+ * MPI's MPI_Finalize waits for every rank to reach it, so a failed rank
+ * would wait on a peer that is hung or never starts its step, and mpirun
+ * would not end the job; a rank that ends unfinalized makes mpirun end it
+ * at once, non-zero. The process's other exit handlers still run. */
+static void finalize_at_exit(int status, void* arg) {
+  (void)arg;
   int done = 0;
   MPI_Finalized(&done);
-  if (!done && !g_abandoned) MPI_Finalize();
+  if (!done && !g_abandoned && status == 0) MPI_Finalize();
 }
 
 static int mpi_init(int32_t* rank, int32_t* size, char* why, size_t why_size) {
@@ -56,7 +62,7 @@ static int mpi_init(int32_t* rank, int32_t* size, char* why, size_t why_size) {
                "MPI: this MPI gives thread level %d, grt needs MPI_THREAD_SERIALIZED", provided);
       return 1;
     }
-    if (rc == MPI_SUCCESS) atexit(finalize_at_exit);
+    if (rc == MPI_SUCCESS) on_exit(finalize_at_exit, NULL);
   }
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int r = 0, n = 0;
