@@ -316,13 +316,7 @@ void grt_cpu_dw_set_kernel(grt_dw_kernel k) {
 }
 
 int grt_cpu_dw_force_width(int width) {
-  if (width != 0 && width != 4 && width != 8 && width != 16) return -1;
-#ifdef DW_X86
-  if (width == 16 && !__builtin_cpu_supports("x86-64-v4")) return -1;
-  if (width == 8 && !__builtin_cpu_supports("x86-64-v3")) return -1;
-#else
-  if (width > 4) return -1;
-#endif
+  if (!grt_cpu_vector_width_runs(width)) return -1;
   __atomic_store_n(&g_force_width, width, __ATOMIC_RELAXED);
   return 0;
 }

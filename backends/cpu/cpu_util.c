@@ -227,3 +227,14 @@ grt_status* grt_cpu_widen_tensor(grt_kernel_ctx* ctx, const grt_tensor* t, grt_t
   grt_cpu_widen(t->dtype, grt_tensor_data(t), grt_tensor_data(*out), grt_tensor_num_elements(t));
   return NULL;
 }
+
+bool grt_cpu_vector_width_runs(int width) {
+  if (width != 0 && width != 4 && width != 8 && width != 16) return false;
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+  if (width == 16) return __builtin_cpu_supports("x86-64-v4");
+  if (width == 8) return __builtin_cpu_supports("x86-64-v3");
+  return true;
+#else
+  return width <= 4;
+#endif
+}

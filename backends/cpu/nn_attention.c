@@ -255,13 +255,7 @@ static void unit_base(const attn_job* j, int64_t unit, float* block, float* kt, 
 static int g_force_width; /* atomic; 0: the widest the CPU runs */
 
 int grt_cpu_attention_force_width(int width) {
-  if (width != 0 && width != 4 && width != 8 && width != 16) return -1;
-#ifdef ATTN_X86
-  if (width == 16 && !__builtin_cpu_supports("x86-64-v4")) return -1;
-  if (width == 8 && !__builtin_cpu_supports("x86-64-v3")) return -1;
-#else
-  if (width > 4) return -1;
-#endif
+  if (!grt_cpu_vector_width_runs(width)) return -1;
   __atomic_store_n(&g_force_width, width, __ATOMIC_RELAXED);
   return 0;
 }
