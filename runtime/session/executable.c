@@ -713,8 +713,9 @@ static grt_status* link_successors(builder* b) {
   e->succ = grt_malloc(((size_t)b->edge_from.n + 1) * sizeof *e->succ);
   e->slot_uses = grt_calloc((size_t)e->n_slots + 1, sizeof *e->slot_uses);
   e->initial = grt_malloc(((size_t)e->n_nodes + 1) * sizeof *e->initial);
+  e->pending = grt_malloc(((size_t)e->n_nodes + 1) * sizeof *e->pending);
   int32_t* fill = grt_calloc((size_t)e->n_nodes + 1, sizeof *fill);
-  if (!e->succ || !e->slot_uses || !e->initial || !fill) {
+  if (!e->succ || !e->slot_uses || !e->initial || !e->pending || !fill) {
     grt_free(fill);
     return OOM();
   }
@@ -728,12 +729,26 @@ static grt_status* link_successors(builder* b) {
     e->succ[e->nodes[b->edge_from.v[i]].succ_end++] = b->edge_to.v[i];
   grt_free(fill);
   for (int32_t x = 0; x < e->n_nodes; x++) {
-    for (int32_t i = 0; i < e->nodes[x].n_inputs; i++)
-      e->slot_uses[e->in_slots[e->nodes[x].in_start + i]]++;
-    if (e->nodes[x].pending == 0) e->initial[e->n_initial++] = x;
+    const exec_node* n = &e->nodes[x];
+    for (int32_t i = 0; i < n->n_inputs; i++) e->slot_uses[e->in_slots[n->in_start + i]]++;
+    if (n->pending == 0) e->initial[e->n_initial++] = x;
+    e->pending[x] = n->pending;
+    if (n->kind == EXEC_SEND && n->remote_peer < 0 && n->n_inputs &&
+        !(host_addressable(b, n->device) && host_addressable(b, e->nodes[n->peer].device)))
+      e->copies = true;
   }
   for (int32_t i = 0; i < b->nx; i++)
     if (e->fetch_slots[i] >= 0) e->slot_uses[e->fetch_slots[i]]++;
+  /* A fed value is the caller's and a constant's the executable's for the
+   * whole run: releasing them early frees nothing, so their slots keep
+   * them to the end and their readers count nothing (a constant read by
+   * every node of a chain was an atomic decrement per node). */
+  for (int32_t i = 0; i < e->n_feeds; i++)
+    if (e->slot_uses[e->feed_slots[i]] > 0) e->slot_uses[e->feed_slots[i]] = kSlotPinned;
+  for (int32_t i = 0; i < e->n_presets; i++) {
+    int32_t si = e->nodes[e->presets[i]].out_start;
+    if (e->slot_uses[si] > 0) e->slot_uses[si] = kSlotPinned;
+  }
   e->n_remote_recvs = b->remote_recvs.n;
   e->remote_recvs = b->remote_recvs.v;
   b->remote_recvs.v = NULL;
@@ -780,6 +795,7 @@ void grt_executable_free(grt_executable* e) {
   grt_free(e->in_slots);
   grt_free(e->succ);
   grt_free(e->slot_uses);
+  grt_free(e->pending);
   grt_free(e->feed_slots);
   grt_free(e->fetch_slots);
   grt_free(e->initial);

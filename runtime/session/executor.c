@@ -19,18 +19,23 @@
 #include "runtime/cluster/liveness.h"
 #include "runtime/session/session_internal.h"
 
-/* A value slot. A Recv's slot that received a copy also keeps the source
- * tensor and the copy's events until the value is released: an
- * asynchronous copy may still read the source, and write the value, until
- * its event completes. copy_events: the producer's compute stream, the
- * copy, the destination's compute stream (each NULL where not needed). */
-enum { kCopyDone = 1, kCopyEvents = 3 };
+/* A value slot: 16 bytes, as every run clears one per value. */
 typedef struct {
   grt_tensor* t;
   grt_var* ref;
-  grt_tensor* copy_src;
-  grt_event* copy_events[kCopyEvents];
 } slot;
+
+/* Beside each slot when the executable copies between devices
+ * (e->copies): a Recv's slot that received a copy keeps the source tensor
+ * and the copy's events until the value is released, as an asynchronous
+ * copy may still read the source, and write the value, until its event
+ * completes. events: the producer's compute stream, the copy, the
+ * destination's compute stream (each NULL where not needed). */
+enum { kCopyDone = 1, kCopyEvents = 3 };
+typedef struct {
+  grt_tensor* src;
+  grt_event* events[kCopyEvents];
+} slot_copy;
 
 /* A run's part in one all-reduce across tasks (exec_cluster_group): the
  * local members' inputs and outputs (2n, from run_group) once `ready`, the
@@ -48,6 +53,7 @@ typedef struct run_state {
   grt_session* s;
   const grt_executable* e;
   slot* slots;
+  slot_copy* copies;      /* per slot when e->copies, else NULL */
   int32_t* pending;       /* atomic */
   int32_t* uses;          /* atomic */
   int32_t* spill;         /* ready nodes a work stack had no room for, under mu */
@@ -92,30 +98,35 @@ static void fail(run_state* r, grt_status* st) {
  * reads its source, so both go once the copy is done. (The value's later
  * readers are on its device's compute stream, which waited for the copy;
  * the allocator hands its memory only to work ordered after them.) */
-static void clear_slot(const run_state* r, slot* sl) {
-  if (!sl->copy_src && !sl->copy_events[0] && !sl->copy_events[1] && !sl->copy_events[2]) {
-    grt_tensor_free(sl->t); /* the usual case: no copy into or out of it */
-    sl->t = NULL;
+static void clear_slot(const run_state* r, int32_t i) {
+  slot* sl = &r->slots[i];
+  slot_copy* c = r->copies ? &r->copies[i] : NULL;
+  if (!c || (!c->src && !c->events[0] && !c->events[1] && !c->events[2])) {
+    if (sl->t) { /* the usual case: no copy into or out of it */
+      grt_tensor_free(sl->t);
+      sl->t = NULL;
+    }
     return;
   }
   /* While recording nothing runs, and syncing is not allowed: the memory
    * goes back to the recording's pool, for work queued after the copy. */
-  if (sl->copy_events[kCopyDone] && !r->cap)
-    grt_status_free(grt_event_sync(sl->copy_events[kCopyDone]));
+  if (c->events[kCopyDone] && !r->cap) grt_status_free(grt_event_sync(c->events[kCopyDone]));
   grt_tensor_free(sl->t);
   sl->t = NULL;
   for (int k = 0; k < kCopyEvents; k++) {
-    grt_event_free(sl->copy_events[k]);
-    sl->copy_events[k] = NULL;
+    grt_event_free(c->events[k]);
+    c->events[k] = NULL;
   }
-  grt_tensor_free(sl->copy_src);
-  sl->copy_src = NULL;
+  grt_tensor_free(c->src);
+  c->src = NULL;
 }
 
 static void release_slot(run_state* r, int32_t i) {
-  /* A slot's sole consumer needs no atomic to know it is the last. */
-  if (r->e->slot_uses[i] == 1 || __atomic_sub_fetch(&r->uses[i], 1, __ATOMIC_ACQ_REL) == 0)
-    clear_slot(r, &r->slots[i]);
+  /* A slot's sole consumer needs no atomic to know it is the last; a
+   * pinned slot (a feed, a constant) is cleared when the run ends. */
+  int32_t uses = r->e->slot_uses[i];
+  if (uses == 1 || (uses > 1 && __atomic_sub_fetch(&r->uses[i], 1, __ATOMIC_ACQ_REL) == 0))
+    clear_slot(r, i);
 }
 
 /* The value in a slot, as a new reference: a Ref slot gives the variable's
@@ -192,6 +203,7 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
   grt_device* dev = s->device[x->device];
   const grt_op_kernel* k = x->rw ? x->rw->kernel : s->kernels[x->node];
   int32_t ni = x->n_inputs, no = x->n_outputs;
+  const int32_t* in_slots = &r->e->in_slots[x->in_start];
   grt_tensor* in_stack[kMaxStackInputs];
   grt_var* ref_stack[kMaxStackInputs];
   grt_tensor* out_stack[kMaxStackInputs];
@@ -207,9 +219,10 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
   uint64_t borrowed = 0;    /* bit i: in[i] is borrowed from its slot, not referenced */
   uint64_t forwardable = 0; /* bit i: and this node is its last reader */
   for (; !st && got < ni; got++) {
-    int32_t si = r->e->in_slots[x->in_start + got];
+    int32_t si = in_slots[got];
+    const slot* sl = &r->slots[si];
     if (x->ref_inputs && n->sig.input_is_ref[got]) {
-      refs[got] = r->slots[si].ref;
+      refs[got] = sl->ref;
       in[got] = NULL;
       writer |= refs[got] != NULL;
       if (refs[got]) {
@@ -218,11 +231,11 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
         pthread_mutex_unlock(&refs[got]->mu);
         if (r->cap) r->cap->saw_var(r->cap->ctx, refs[got], in[got], true);
       }
-    } else if (!r->slots[si].ref && got < 64) {
+    } else if (!sl->ref && got < 64) {
       /* A plain value: the slot holds it until this node releases its use
        * (in finish), so the kernel can borrow it without a reference. */
       refs[got] = NULL;
-      in[got] = r->slots[si].t;
+      in[got] = sl->t;
       borrowed |= (uint64_t)1 << got;
       /* This node is the value's last reader (its other readers have
        * finished: a use is released only after its node ran; a fetch is
@@ -230,19 +243,28 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
        * out of it, and no recording replays into its address: the kernel
        * may write its output over it (op_kernel.h). */
       if (__atomic_load_n(&r->uses[si], __ATOMIC_ACQUIRE) == 1 && !r->cap &&
-          !r->slots[si].copy_src && !r->slots[si].copy_events[kCopyDone])
+          (!r->copies || (!r->copies[si].src && !r->copies[si].events[kCopyDone])))
         forwardable |= (uint64_t)1 << got;
     } else {
       /* A plain value read from a variable keeps the variable beside its
        * snapshot (op_kernel.h: versions for derived copies). */
-      refs[got] = r->slots[si].ref;
+      refs[got] = sl->ref;
       st = read_slot(r, si, &in[got]);
       if (st) in[got] = NULL;
     }
   }
-  for (int32_t i = 0; i < no; i++) {
-    out[i] = NULL;
-    orefs[i] = NULL;
+  /* (One output, the usual case, is two stores; a loop here became two
+   * memset calls.) */
+  if (!out || !orefs) {
+    no = 0; /* out of memory (st says so): no outputs to clear or keep */
+  } else if (no == 1) {
+    out[0] = NULL;
+    orefs[0] = NULL;
+  } else {
+    for (int32_t i = 0; i < no; i++) {
+      out[i] = NULL;
+      orefs[i] = NULL;
+    }
   }
   if (!st) {
     grt_kernel_ctx ctx = {
@@ -282,23 +304,26 @@ static grt_status* run_kernel(run_state* r, const exec_node* x) {
     }
     if (st) st = add_memory_context(s, dev, st);
   }
-  for (int32_t i = 0; i < got; i++)
-    if (!(i < 64 && (borrowed >> i) & 1)) grt_tensor_free(in[i]);
+  /* The inputs it holds references to (every one borrowed: none). */
+  uint64_t all = got >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << got) - 1;
+  if (borrowed != all)
+    for (int32_t i = 0; i < got; i++)
+      if (!(i < 64 && (borrowed >> i) & 1)) grt_tensor_free(in[i]);
   /* An input given back as an output (written over, op_kernel.h, or
    * passed through): this node is its last reader, so its slot's
    * reference goes now. With two references left, the slot's and the
    * output's, both this thread's, no other thread can hold the tensor, and
    * a plain store drops one; otherwise another holder (a Const's value,
    * say) may be counting at the same time: an atomic decrement. */
-  for (int32_t i = 0; !st && forwardable && i < got && i < 64; i++) {
-    if (!((forwardable >> i) & 1)) continue;
-    for (int32_t k = 0; k < no; k++) {
-      if (out[k] != in[i]) continue;
+  for (uint64_t f = st ? 0 : forwardable; f; f &= f - 1) {
+    int32_t i = __builtin_ctzll(f);
+    for (int32_t j = 0; j < no; j++) {
+      if (out[j] != in[i]) continue;
       if (__atomic_load_n(&in[i]->refs, __ATOMIC_ACQUIRE) == 2)
         __atomic_store_n(&in[i]->refs, 1, __ATOMIC_RELAXED);
       else
         __atomic_fetch_sub(&in[i]->refs, 1, __ATOMIC_ACQ_REL);
-      r->slots[r->e->in_slots[x->in_start + i]].t = NULL;
+      r->slots[in_slots[i]].t = NULL;
       break;
     }
   }
@@ -336,7 +361,7 @@ static grt_stream* copy_stream(grt_device* from, grt_device* to, bool src_host, 
  * compute stream waits for the copy (or, for a host-side consumer, this
  * thread does). Events on synchronous streams are skipped. */
 static grt_status* copy_between(const run_state* r, const exec_node* x, grt_device* from,
-                                grt_device* to, grt_tensor* t, slot* dst) {
+                                grt_device* to, grt_tensor* t, int32_t si) {
   bool src_host = from->host_addressable || x->src_host;
   bool dst_host = to->host_addressable || x->dst_host;
   grt_allocator* a = to->memory[x->dst_host ? GRT_MEMORY_HOST : GRT_MEMORY_DEVICE];
@@ -404,10 +429,10 @@ static grt_status* copy_between(const run_state* r, const exec_node* x, grt_devi
       return st;
     }
   } else {
-    dst->copy_src = t;
-    for (int k = 0; k < kCopyEvents; k++) dst->copy_events[k] = ev[k];
+    r->copies[si].src = t;
+    for (int k = 0; k < kCopyEvents; k++) r->copies[si].events[k] = ev[k];
   }
-  dst->t = u;
+  r->slots[si].t = u;
   return NULL;
 }
 
@@ -427,7 +452,7 @@ static grt_status* run_send(run_state* r, const exec_node* x) {
   } else if (!st && from->host_addressable && to->host_addressable) {
     r->slots[si].t = t;
   } else if (!st) {
-    st = copy_between(r, x, from, to, t, &r->slots[si]);
+    st = copy_between(r, x, from, to, t, si);
     if (st) st = add_memory_context(r->s, to, st);
   }
   if (st)
@@ -522,20 +547,26 @@ static bool spill_pop(run_state* r, int32_t* x) {
   return got;
 }
 
-static void push(run_state* r, work_stack* w, int32_t x) {
-  if (w->n == w->cap) {
-    int32_t cap = w->cap * 2;
-    int32_t* v = grt_malloc((size_t)cap * sizeof *v);
-    if (!v) {
-      spill_push(r, x);
-      return;
-    }
-    memcpy(v, w->v, (size_t)w->n * sizeof *v);
-    if (w->v != w->small) grt_free(w->v);
-    w->v = v;
-    w->cap = cap;
+/* A full stack doubles, or spills x when it cannot. */
+static void push_grow(run_state* r, work_stack* w, int32_t x) {
+  int32_t cap = w->cap * 2;
+  int32_t* v = grt_malloc((size_t)cap * sizeof *v);
+  if (!v) {
+    spill_push(r, x);
+    return;
   }
+  memcpy(v, w->v, (size_t)w->n * sizeof *v);
+  if (w->v != w->small) grt_free(w->v);
+  w->v = v;
+  w->cap = cap;
   w->v[w->n++] = x;
+}
+
+static inline void push(run_state* r, work_stack* w, int32_t x) {
+  if (w->n == w->cap)
+    push_grow(r, w, x);
+  else
+    w->v[w->n++] = x;
 }
 
 typedef struct {
@@ -567,7 +598,7 @@ static void finish(run_state* r, const exec_node* x, work_stack* w) {
   for (int32_t i = x->succ_start; i < x->succ_end; i++) {
     int32_t y = e->succ[i];
     /* A node with one predecessor is ready now; others count down. */
-    if (e->nodes[y].pending != 1 && __atomic_sub_fetch(&r->pending[y], 1, __ATOMIC_ACQ_REL) != 0)
+    if (e->pending[y] != 1 && __atomic_sub_fetch(&r->pending[y], 1, __ATOMIC_ACQ_REL) != 0)
       continue;
     /* Cheap nodes, and one expensive node, stay on this thread. */
     if (e->nodes[y].run_inline || kept < 0 || !r->s->inter_op) {
@@ -1050,8 +1081,9 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
   size_t n = (size_t)e->n_nodes, ns = (size_t)e->n_slots;
   /* One block for the per-run arrays. */
   size_t ng = (size_t)e->n_groups;
-  size_t bytes =
-      ns * sizeof(slot) + 2 * n * sizeof(int32_t) + ns * sizeof(int32_t) + ng * sizeof(int32_t);
+  size_t copies = e->copies ? ns * sizeof(slot_copy) : 0;
+  size_t bytes = ns * sizeof(slot) + copies + 2 * n * sizeof(int32_t) + ns * sizeof(int32_t) +
+                 ng * sizeof(int32_t);
   char* block = grt_malloc(bytes + 1);
   /* Without its parts of the all-reduces across tasks the run cannot take
    * part in them: the other ranks then wait for this one until their
@@ -1068,13 +1100,14 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
   r.s = s;
   r.e = e;
   r.slots = (slot*)block;
-  r.pending = (int32_t*)(block + ns * sizeof(slot));
+  r.copies = e->copies ? (slot_copy*)(block + ns * sizeof(slot)) : NULL;
+  r.pending = (int32_t*)(block + ns * sizeof(slot) + copies);
   r.uses = r.pending + n;
   r.spill = r.uses + ns;
   r.group_waiting = r.spill + n;
   for (size_t g = 0; g < ng; g++) r.group_waiting[g] = e->groups[g].n;
-  memset(r.slots, 0, ns * sizeof(slot));
-  for (size_t i = 0; i < n; i++) r.pending[i] = e->nodes[i].pending;
+  memset(r.slots, 0, ns * sizeof(slot) + copies);
+  memcpy(r.pending, e->pending, n * sizeof(int32_t));
   memcpy(r.uses, e->slot_uses, ns * sizeof(int32_t));
   r.remaining = e->n_nodes;
   r.step = __atomic_fetch_add(&s->steps, 1, __ATOMIC_RELAXED);
@@ -1086,10 +1119,10 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
   pthread_mutex_init(&r.mu, NULL);
   pthread_cond_init(&r.done, NULL);
   for (int32_t i = 0; i < e->n_feeds; i++)
-    if (r.uses[e->feed_slots[i]] > 0) r.slots[e->feed_slots[i]].t = grt_tensor_ref(feeds[i]);
+    if (r.uses[e->feed_slots[i]] != 0) r.slots[e->feed_slots[i]].t = grt_tensor_ref(feeds[i]);
   for (int32_t i = 0; i < e->n_presets; i++) {
     const exec_node* x = &e->nodes[e->presets[i]];
-    if (r.uses[x->out_start] > 0) r.slots[x->out_start].t = grt_tensor_ref(x->preset);
+    if (r.uses[x->out_start] != 0) r.slots[x->out_start].t = grt_tensor_ref(x->preset);
   }
 
   work_stack w = {.v = NULL, .n = 0, .cap = 64};
@@ -1139,7 +1172,7 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
   for (int32_t i = 0; i < e->n_fetches; i++)
     if (e->fetch_slots[i] >= 0) release_slot(&r, e->fetch_slots[i]);
   /* Slots nobody consumed because the run failed early. */
-  for (size_t i = 0; i < ns; i++) clear_slot(&r, &r.slots[i]);
+  for (size_t i = 0; i < ns; i++) clear_slot(&r, (int32_t)i);
   if (st) {
     for (int32_t i = 0; i < e->n_fetches; i++) {
       grt_tensor_free(out_values[i]);

@@ -82,6 +82,8 @@ enum exec_kind { EXEC_KERNEL = 0, EXEC_SEND = 1, EXEC_RECV = 2 };
 
 /* One thing the executor runs: a graph node's kernel, or one side of a
  * cross-device copy. */
+enum { kSlotPinned = -1 };
+
 typedef struct exec_node {
   int32_t node;   /* graph node (EXEC_KERNEL), or the copy's source node */
   int32_t device; /* device index */
@@ -145,7 +147,14 @@ struct grt_executable {
   int32_t* in_slots;
   int32_t* succ;
   int32_t n_slots;
-  int32_t* slot_uses; /* initial consumer count per slot (fetches included) */
+  /* Initial consumer count per slot (fetches included), or kSlotPinned:
+   * a fed or preset value, held until the run ends and never counted. */
+  int32_t* slot_uses;
+  int32_t* pending; /* initial pending count per node (nodes[i].pending), copied per run */
+  /* Some Send copies between devices the host cannot both address: the
+   * run keeps each copy's source and events beside its slots (executor.c);
+   * a run between logical CPUs has no room for them to clear. */
+  bool copies;
   int32_t n_feeds;
   int32_t* feed_slots; /* slot of feed i (in the caller's order) */
   int32_t n_fetches;
