@@ -98,16 +98,22 @@ static void fail(run_state* r, grt_status* st) {
  * reads its source, so both go once the copy is done. (The value's later
  * readers are on its device's compute stream, which waited for the copy;
  * the allocator hands its memory only to work ordered after them.) */
-static void clear_slot(const run_state* r, int32_t i) {
+static void clear_copied_slot(const run_state* r, int32_t i);
+
+static inline void clear_slot(const run_state* r, int32_t i) {
   slot* sl = &r->slots[i];
-  slot_copy* c = r->copies ? &r->copies[i] : NULL;
-  if (!c || (!c->src && !c->events[0] && !c->events[1] && !c->events[2])) {
-    if (sl->t) { /* the usual case: no copy into or out of it */
-      grt_tensor_free(sl->t);
-      sl->t = NULL;
-    }
-    return;
+  const slot_copy* c = r->copies ? &r->copies[i] : NULL;
+  if (c && (c->src || c->events[0] || c->events[1] || c->events[2])) {
+    clear_copied_slot(r, i);
+  } else if (sl->t) { /* the usual case: no copy into or out of it */
+    grt_tensor_free(sl->t);
+    sl->t = NULL;
   }
+}
+
+static void clear_copied_slot(const run_state* r, int32_t i) {
+  slot* sl = &r->slots[i];
+  slot_copy* c = &r->copies[i];
   /* While recording nothing runs, and syncing is not allowed: the memory
    * goes back to the recording's pool, for work queued after the copy. */
   if (c->events[kCopyDone] && !r->cap) grt_status_free(grt_event_sync(c->events[kCopyDone]));
@@ -121,7 +127,7 @@ static void clear_slot(const run_state* r, int32_t i) {
   c->src = NULL;
 }
 
-static void release_slot(run_state* r, int32_t i) {
+static inline void release_slot(run_state* r, int32_t i) {
   /* A slot's sole consumer needs no atomic to know it is the last; a
    * pinned slot (a feed, a constant) is cleared when the run ends. */
   int32_t uses = r->e->slot_uses[i];
