@@ -117,8 +117,9 @@ grt_status* grt_cpu_binary_same_size(grt_kernel_ctx* ctx, const grt_cpu_binary_o
                      "%lld and %lld",
                      (long long)n, (long long)grt_tensor_num_elements(y));
   grt_tensor* out;
-  GRT_RETURN_IF_ERROR(
-      grt_kernel_alloc_output(ctx, 0, op->bool_out ? GRT_BOOL : x->dtype, &x->shape, &out));
+  /* Over an operand no later node reads where the executor allows it (a
+   * training step's ReluGrad writes over the gradient it was given). */
+  GRT_RETURN_IF_ERROR(binary_output(ctx, op->bool_out ? GRT_BOOL : x->dtype, &x->shape, &out));
   grt_cpu_bcast flat = {.out = x->shape, .n = n, .rank = 1, .dims = {n}, .sx = {1}, .sy = {1}};
   return grt_cpu_binary_apply(ctx, op, &flat, x, y, out);
 }

@@ -233,4 +233,43 @@ TEST(ForwardInput, ScalarsForwardAndTheirOperandsStay) {
   grt_graph_free(g);
 }
 
+// ReluGrad (a training step's backward pass through a ReLU) writes its
+// output over the gradient it was given when nothing else reads it: at
+// ReluGrad the gradient g and the features f are live (1 MiB each, 1.25
+// as the allocator rounds them), so a memory limit of 3 MiB holds only if
+// the output takes g's buffer; a fresh output needs a third and fails
+// with RESOURCE_EXHAUSTED (as it did
+// while the same-size engine, TanhGrad's and SigmoidGrad's too, always
+// allocated). The features, read by ReluGrad as its second operand, stay.
+TEST(ForwardInput, ReluGradWritesOverItsGradient) {
+  grt_graph* g =
+      Parse(Graph({Placeholder("x", kN), Node("g", "Neg", {"x"}), Node("f", "Square", {"x"}),
+                   Node("r", "ReluGrad", {"g", "f"}),
+                   Node("s", "Sum", {"f", "axis"}, "\"T\":\"float32\",\"Tidx\":\"int32\""),
+                   "{\"name\":\"axis\",\"op\":\"Const\",\"attrs\":{\"dtype\":"
+                   "\"int32\",\"value\":{\"dtype\":\"int32\",\"shape\":[],"
+                   "\"values\":[0]}}}"}));
+  ASSERT_NE(g, nullptr);
+  grt_session* s = Session(g, "3145728");  // 3 MiB
+  ASSERT_NE(s, nullptr);
+  std::vector<float> xv = Values(kN);
+  grt_tensor* x = Tensor(xv);
+  grt_feed feed = {"x", x};
+  const char* fetch[] = {"r", "s"};
+  double want_sum = 0;
+  for (float v : xv) want_sum += (double)v * v;
+  for (int run = 0; run < 2; run++) {
+    grt_tensor* out[2] = {};
+    ASSERT_OK(grt_session_run(s, &feed, 1, fetch, 2, nullptr, 0, out, nullptr));
+    for (int64_t i = 0; i < kN; i++)
+      ASSERT_EQ(F(out[0])[i], xv[i] * xv[i] > 0 ? -xv[i] : 0.0f) << "element " << i;
+    EXPECT_NEAR(F(out[1])[0], want_sum, want_sum * 1e-5) << "the features, read after ReluGrad";
+    for (auto* t : out) grt_tensor_free(t);
+    ASSERT_EQ(memcmp(F(x), xv.data(), kN * sizeof(float)), 0) << "the feed was written";
+  }
+  grt_tensor_free(x);
+  grt_session_free(s);
+  grt_graph_free(g);
+}
+
 }  // namespace
