@@ -8,7 +8,16 @@
  * GEMMs already run side by side on the inter-op threads and OpenBLAS's
  * threads then compete with them.
  *
- *   bazel run -c opt //bench:train_bench [-- --steps N --batch B --towers 1,2,4 --trace OUT.json]
+ *   bazel run -c opt //bench:train_bench [-- --steps N --batch B --towers 1,2,4 --trace OUT.json
+ *                                           --trace-steps N]
+ *
+ * --trace-steps N: after the figures, one tower (OpenBLAS's default
+ * threads) runs N traced steps and prints where a step goes: each node's
+ * minimum over the N steps, summed per kind (GEMMs, element-wise and loss,
+ * optimizer updates, the rest), beside the minimum traced step's wall time
+ * (the difference is scheduling and gaps; negative where two inter-op
+ * threads overlap nodes), with the GEMMs' GFLOP/s against a 1024^3 MatMul
+ * through a session in the same process (before and after, the better).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +51,197 @@ static grt_status* write_trace(grt_callable* c, grt_tensor** in) {
   if (f) fclose(f);
   grt_trace_free(t);
   return st;
+}
+
+/* ---- --trace-steps: where a step goes ------------------------------------ */
+
+enum { kMaxNodes = 256, kName = 160, kOp = 48 };
+
+typedef struct {
+  char name[kName];
+  char op[kOp];
+  double min_us;
+} node_min;
+
+typedef struct {
+  node_min v[kMaxNodes];
+  int n;
+} step_table;
+
+/* A node's kind, by its op: the table the step's figures are summed by. */
+typedef struct {
+  const char* prefix; /* op name prefix */
+  int kind;
+} kind_row;
+
+enum { kGemm, kOptimizer, kElementwise, kOther, kKinds };
+static const char* const kKindNames[kKinds] = {"GEMMs (MatMul, _FusedMatMul)",
+                                               "optimizer updates (Apply*)",
+                                               "element-wise, bias gradients, loss", "the rest"};
+static const kind_row kKindRows[] = {
+    {"MatMul", kGemm},         {"_FusedMatMul", kGemm},    {"BatchMatMul", kGemm},
+    {"Apply", kOptimizer},     {"ReluGrad", kElementwise}, {"BiasAddGrad", kElementwise},
+    {"Relu", kElementwise},    {"Sparse", kElementwise},   {"Mean", kElementwise},
+    {"Sum", kElementwise},     {"Mul", kElementwise},      {"Add", kElementwise},
+    {"RealDiv", kElementwise}, {"Tile", kElementwise},     {"Softmax", kElementwise},
+};
+
+static int kind_of(const char* op) {
+  for (size_t i = 0; i < sizeof kKindRows / sizeof kKindRows[0]; i++)
+    if (!strncmp(op, kKindRows[i].prefix, strlen(kKindRows[i].prefix))) return kKindRows[i].kind;
+  return kOther;
+}
+
+/* Folds one traced step's slices (Chrome JSON, one slice a line) into the
+ * per-node minima. */
+static void fold_trace(step_table* t, const char* json) {
+  for (const char* line = json; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    char name[kName], op[kOp];
+    double ts, dur;
+    if (strncmp(line, "{\"ph\":\"X\"", 9)) continue;
+    const char* nm = strstr(line, "\"name\":\"");
+    const char* tsp = strstr(line, "\"ts\":");
+    const char* opp = strstr(line, "\"op\":\"");
+    if (!nm || !tsp || !opp || sscanf(nm, "\"name\":\"%159[^\"]\"", name) != 1 ||
+        sscanf(tsp, "\"ts\":%lf,\"dur\":%lf", &ts, &dur) != 2 ||
+        sscanf(opp, "\"op\":\"%47[^\"]\"", op) != 1)
+      continue;
+    int i = 0;
+    while (i < t->n && strcmp(t->v[i].name, name)) i++;
+    if (i == t->n) {
+      if (t->n == kMaxNodes) continue;
+      snprintf(t->v[i].name, kName, "%s", name);
+      snprintf(t->v[i].op, kOp, "%s", op);
+      t->v[i].min_us = dur;
+      t->n++;
+    } else if (dur < t->v[i].min_us) {
+      t->v[i].min_us = dur;
+    }
+  }
+}
+
+/* Best GFLOP/s of a 1024^3 MatMul (fed x constant) through a session. */
+static grt_status* sgemm_peak(double* gflops) {
+  enum { N = 1024 };
+  int64_t d[2] = {N, N};
+  grt_graph* g = NULL;
+  grt_session* s = NULL;
+  grt_tensor *a = NULL, *b = NULL;
+  int32_t x, w, mm;
+  grt_status* st = grt_graph_new(&g);
+  if (!st) st = grt_tensor_new(GRT_FLOAT32, 2, d, &a);
+  if (!st) st = grt_tensor_new(GRT_FLOAT32, 2, d, &b);
+  if (!st) {
+    float* pa = grt_tensor_data(a);
+    float* pb = grt_tensor_data(b);
+    for (int64_t i = 0; i < (int64_t)N * N; i++) pa[i] = pb[i] = (float)(i % 7) * 0.01f;
+  }
+  if (!st) st = grt_graph_add_node(g, "x", "Placeholder", &x);
+  if (!st) st = grt_graph_set_attr_type(g, x, "dtype", GRT_FLOAT32);
+  if (!st) st = grt_graph_add_node(g, "w", "Const", &w);
+  if (!st) st = grt_graph_set_attr_type(g, w, "dtype", GRT_FLOAT32);
+  if (!st) st = grt_graph_set_attr_tensor(g, w, "value", b);
+  if (!st) st = grt_graph_add_node(g, "y", "MatMul", &mm);
+  if (!st) st = grt_graph_add_input(g, mm, "x");
+  if (!st) st = grt_graph_add_input(g, mm, "w");
+  if (!st) st = grt_session_new(g, NULL, &s);
+  double best = 1e30;
+  for (int r = 0; !st && r < 6; r++) {
+    grt_feed f = {"x", a};
+    const char* fetch = "y";
+    grt_tensor* out = NULL;
+    double t0 = now_s();
+    st = grt_session_run(s, &f, 1, &fetch, 1, NULL, 0, &out, NULL);
+    double t = now_s() - t0;
+    grt_tensor_free(out);
+    if (r > 0 && t < best) best = t; /* the first packs the weights */
+  }
+  if (!st) *gflops = 2.0 * N * N * N / best * 1e-9;
+  grt_session_free(s);
+  grt_graph_free(g);
+  grt_tensor_free(a);
+  grt_tensor_free(b);
+  return st;
+}
+
+static void print_load(void) {
+  double l[3] = {-1, -1, -1};
+  FILE* f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf %lf %lf", &l[0], &l[1], &l[2]) != 3) l[0] = -1;
+    fclose(f);
+  }
+  printf("load average: %.2f %.2f %.2f\n", l[0], l[1], l[2]);
+}
+
+static int trace_steps; /* --trace-steps */
+
+/* N traced steps of c: the table of where a step goes (see the header). */
+static grt_status* trace_table(grt_callable* c, grt_tensor** in, int batch) {
+  static step_table t;
+  t.n = 0;
+  double peak0 = 0, peak1 = 0, wall = 1e30;
+  print_load();
+  grt_status* st = sgemm_peak(&peak0);
+  for (int i = 0; !st && i < trace_steps; i++) {
+    grt_trace* tr = NULL;
+    char* json = NULL;
+    size_t len = 0;
+    st = grt_trace_new(&tr);
+    double t0 = now_s();
+    if (!st) st = grt_callable_run(c, in, NULL, tr);
+    double dt = now_s() - t0;
+    FILE* f = st ? NULL : open_memstream(&json, &len);
+    if (!st && !f) st = grt_status_new(GRT_UNAVAILABLE, "open_memstream failed");
+    if (!st) st = grt_trace_write_json(tr, f);
+    if (f) fclose(f);
+    if (!st) fold_trace(&t, json);
+    free(json);
+    grt_trace_free(tr);
+    if (dt < wall) wall = dt;
+  }
+  if (!st) st = sgemm_peak(&peak1);
+  if (st) return st;
+  print_load();
+  double peak = peak0 > peak1 ? peak0 : peak1;
+  double sum[kKinds] = {0}, total = 0;
+  int count[kKinds] = {0};
+  for (int i = 0; i < t.n; i++) {
+    int k = kind_of(t.v[i].op);
+    sum[k] += t.v[i].min_us;
+    count[k]++;
+    total += t.v[i].min_us;
+  }
+  /* 784-256-256-10: forward 784*256 + 256*256 + 256*10 multiply-adds per
+   * example, backward twice that less the input's gradient (784*256). */
+  double macs = 3.0 * (256.0 * 256 + 256.0 * 10) + 2.0 * 784 * 256;
+  double gemm_gflops = sum[kGemm] > 0 ? 2.0 * macs * batch / (sum[kGemm] * 1e3) : 0;
+  printf("where a step goes: %d traced steps, each node's minimum (us), summed by kind\n",
+         trace_steps);
+  for (int k = 0; k < kKinds; k++)
+    printf("  %-38s %3d nodes %9.1f us %5.1f%%\n", kKindNames[k], count[k], sum[k],
+           total > 0 ? 100.0 * sum[k] / total : 0);
+  printf("  %-38s %3d nodes %9.1f us\n", "sum of the minima", t.n, total);
+  printf("  %-38s           %9.1f us (difference: %.1f us of scheduling and gaps)\n",
+         "fastest traced step, wall", wall * 1e6, wall * 1e6 - total);
+  printf(
+      "  GEMMs: %.0f GFLOP/s over their minima; 1024^3 MatMul through a session: %.0f GFLOP/s "
+      "(ratio %.2f); the step's FLOPs over its fastest traced wall time: %.0f GFLOP/s (ratio "
+      "%.2f)\n",
+      gemm_gflops, peak, peak > 0 ? gemm_gflops / peak : 0, 2.0 * macs * batch / (wall * 1e9),
+      peak > 0 ? 2.0 * macs * batch / (wall * 1e9) / peak : 0);
+  printf("  the GEMMs, slowest first:\n");
+  for (int pass = 0; pass < t.n; pass++) {
+    int best = -1;
+    for (int i = 0; i < t.n; i++)
+      if (kind_of(t.v[i].op) == kGemm && t.v[i].min_us >= 0 &&
+          (best < 0 || t.v[i].min_us > t.v[best].min_us))
+        best = i;
+    if (best < 0) break;
+    printf("    %9.1f us  %s (%s)\n", t.v[best].min_us, t.v[best].name, t.v[best].op);
+    t.v[best].min_us = -1;
+  }
+  return NULL;
 }
 
 static grt_status* measure(int towers, int batch, int steps, double* out) {
@@ -81,6 +281,7 @@ static grt_status* measure(int towers, int batch, int steps, double* out) {
   }
   if (!st) *out = (double)steps * batch / (now_s() - t0);
   if (!st && trace_path) st = write_trace(c, in);
+  if (!st && trace_steps > 0 && towers == 1) st = trace_table(c, in, batch);
   grt_tensor_free(x);
   grt_tensor_free(y);
   grt_callable_free(c);
@@ -101,6 +302,8 @@ int main(int argc, char** argv) {
       batch = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--trace"))
       trace_path = argv[i + 1];
+    else if (!strcmp(argv[i], "--trace-steps"))
+      trace_steps = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--towers")) {
       n = 0;
       for (char* t = strtok(argv[i + 1], ","); t && n < 8; t = strtok(NULL, ","))
@@ -115,6 +318,7 @@ int main(int argc, char** argv) {
   double base = 0;
   for (int series = 0; series < 2; series++) {
     if (series == 1) openblas_set_num_threads(1);
+    if (series == 1) trace_steps = 0; /* the table once, with OpenBLAS's default threads */
     for (int i = 0; i < n; i++) {
       double eps = 0;
       grt_status* st = measure(towers[i], batch, steps, &eps);
