@@ -151,6 +151,8 @@ for round in $(seq "$rounds"); do
   done
 done
 l3b=$(load)
+# Where a step goes (GEMMs, optimizer, element-wise, gaps): printed, not judged.
+"$scratch/train_bench" --towers 1 --steps 20 --trace-steps 20 | sed -n '/^load average/,/^default/p' | sed '$d'
 peak=$(max "${sgemm[@]}")
 # FLOP per example: forward 2*(784*256 + 256*256 + 256*10), the weights'
 # gradients as much again, and the inputs' gradients of layers 2 and 3.
