@@ -36,15 +36,16 @@ grt_status* grt_kernel_forward_or_alloc_output(grt_kernel_ctx* ctx, int32_t i, i
    * value, a variable's or a fetched value always has another holder. */
   if (in && (ctx->forwardable >> i) & 1 && k >= 0 && k < ctx->n_outputs &&
       ctx->allocator == ctx->host_allocator && in->dtype == dtype &&
-      grt_shape_equal(&in->shape, shape) && __atomic_load_n(&in->refs, __ATOMIC_ACQUIRE) == 1 &&
-      in->buffer && __atomic_load_n(&in->buffer->refs, __ATOMIC_ACQUIRE) == 1) {
+      (shape == &in->shape || grt_shape_equal(&in->shape, shape)) &&
+      __atomic_load_n(&in->refs, __ATOMIC_ACQUIRE) == 1 && in->buffer &&
+      __atomic_load_n(&in->buffer->refs, __ATOMIC_ACQUIRE) == 1) {
     /* The slot's reference is the only one and this thread runs its last
      * reader, so nothing can change the count meanwhile: a plain store
      * takes the output's reference (an atomic add per forwarded node was a
      * visible part of a chain of small nodes; the executor gives the
      * slot's back the same way, executor.c). */
     __atomic_store_n(&in->refs, 2, __ATOMIC_RELAXED);
-    grt_tensor_free(ctx->outputs[k]);
+    if (ctx->outputs[k]) grt_tensor_free(ctx->outputs[k]);
     ctx->outputs[k] = in;
     if (out) *out = in;
     return NULL;

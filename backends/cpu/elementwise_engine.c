@@ -29,7 +29,8 @@ static grt_status* check_pair(const grt_kernel_ctx* ctx, const grt_cpu_binary_op
 static grt_status* binary_output(grt_kernel_ctx* ctx, grt_dtype zt, const grt_shape* os,
                                  grt_tensor** out) {
   for (int32_t i = 0; i < 2; i++)
-    if ((ctx->forwardable >> i) & 1 && grt_shape_equal(&ctx->inputs[i]->shape, os))
+    if ((ctx->forwardable >> i) & 1 &&
+        (os == &ctx->inputs[i]->shape || grt_shape_equal(&ctx->inputs[i]->shape, os)))
       return grt_kernel_forward_or_alloc_output(ctx, i, 0, zt, os, out);
   return grt_kernel_alloc_output(ctx, 0, zt, os, out);
 }
