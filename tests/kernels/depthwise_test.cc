@@ -17,6 +17,7 @@
 
 extern "C" {
 #include "backends/cpu/conv_depthwise.h"
+#include "base/threadpool.h"
 #include "grt/grt.h"
 }
 
@@ -329,6 +330,74 @@ TEST_F(Depthwise, RuleLeavesShapesToOneDnn) {
     EXPECT_EQ(runs, 0);
     EXPECT_EQ(Compare(y, Want(g, e, in)), "");
   }
+}
+
+// A VALID, stride-1 kh x kw depthwise geometry on an n x h x w x c input.
+grt_cpu_conv ValidGeom(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k) {
+  grt_cpu_conv g = {};
+  g.w.strides[0] = g.w.strides[1] = 1;
+  g.w.dilations[0] = g.w.dilations[1] = 1;
+  g.n = n;
+  g.ih = h;
+  g.iw = w;
+  g.ic = g.oc = g.groups = c;
+  g.kh = g.kw = k;
+  g.oh = h - k + 1;
+  g.ow = w - k + 1;
+  return g;
+}
+
+// grt_cpu_dw_run on a pool of `threads` (0: none), after which *started
+// says how many of the pool's workers the call started.
+std::vector<float> RunDirect(const grt_cpu_conv& g, int threads, int* started) {
+  std::vector<float> x(static_cast<size_t>(g.n * g.ih * g.iw * g.ic));
+  std::vector<float> f(static_cast<size_t>(g.kh * g.kw * g.ic)), b(static_cast<size_t>(g.ic));
+  for (size_t i = 0; i < x.size(); i++) x[i] = static_cast<float>(i % 23) * 0.25f - 2.0f;
+  for (size_t i = 0; i < f.size(); i++) f[i] = static_cast<float>(i % 7) * 0.5f - 1.5f;
+  for (size_t i = 0; i < b.size(); i++) b[i] = static_cast<float>(i % 5) - 2.0f;
+  std::vector<float> y(static_cast<size_t>(g.n * g.oh * g.ow * g.oc), -1.0f);
+  grt_threadpool* pool = nullptr;
+  if (threads > 0) {
+    grt_status* s = grt_threadpool_new(threads, "test", &pool);
+    EXPECT_EQ(s, nullptr);
+    grt_status_free(s);
+  }
+  const grt_cpu_dw_epilogue e = {b.data(), false, GRT_DW_ACT_RELU6, 0.0f};
+  grt_cpu_dw_run(pool, &g, x.data(), f.data(), &e, y.data());
+  *started = grt_threadpool_started(pool);
+  grt_threadpool_free(pool);
+  return y;
+}
+
+// The kernel's team is oneDNN's (grt_dnnl_team): the pool's size counts
+// the calling thread, so a pool of two runs a large layer on the caller
+// and one worker. (Through grt_parallel_for, as before, this layer was
+// three shards on the caller and both workers: three threads on the two
+// cores intra_op_threads=2 stands for; this test then saw 2 workers
+// started.) The rows split between them give the same bits as one thread.
+TEST_F(Depthwise, TeamCountsTheCallerAsOneDnnDoes) {
+  grt_cpu_conv g = ValidGeom(1, 58, 58, 144, 3);  // 4.1M multiply-adds: two threads
+  int started = -1;
+  std::vector<float> one = RunDirect(g, 0, &started);
+  std::vector<float> two = RunDirect(g, 2, &started);
+  EXPECT_EQ(started, 1) << "the caller and one worker";
+  EXPECT_EQ(one, two);
+  std::vector<float> eight = RunDirect(g, 8, &started);  // a team of 7: 7 blocks of rows
+  EXPECT_LE(started, 6) << "seven threads, the caller included";
+  EXPECT_EQ(one, eight);
+}
+
+// Work under two threads' worth (2 x 2^19 multiply-adds) runs on the
+// calling thread alone, as a oneDNN call of that size does: waking a
+// worker costs more than it saves. (grt_parallel_for's own estimate split
+// this 1x1 layer of 800k multiply-adds in two: a worker started.)
+TEST_F(Depthwise, SmallWorkRunsOnTheCaller) {
+  grt_cpu_conv g = ValidGeom(1, 50, 50, 320, 1);
+  int started = -1;
+  std::vector<float> one = RunDirect(g, 0, &started);
+  std::vector<float> pooled = RunDirect(g, 2, &started);
+  EXPECT_EQ(started, 0);
+  EXPECT_EQ(one, pooled);
 }
 
 TEST_F(Depthwise, WidthHook) {
