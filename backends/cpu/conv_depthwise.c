@@ -14,16 +14,20 @@
  * per call.
  *
  * The work is the output rows (batch x output rows), cut into one block
- * per thread of a team sized as oneDNN's are (grt_cpu_dw_run). Within a row, channels go in vectors
- * (16 floats with AVX-512, 8 with AVX2, 4 at the baseline; the remainder channels in a scalar
- * loop), in groups of 4, 2 or 1 vectors, and the outputs in tiles: a few outputs x a group's
- * vectors, summed in registers, one filter vector loaded per tap and block and used by every output
- * of the tile. The tile is compiled with the window's width, stride and dilation as constants for
- * the common 3x3 and 5x5, stride 1 and 2, dilation 1 (so the loads of neighbouring outputs that
- * overlap are one load), and with them as variables for the rest. The outputs at the row's ends,
- * whose windows cross the padding, are tiles of one output over the taps inside the input. The bias
- * (and the residual, which the caller copied into the output) start the sums; Relu, LeakyRelu and
- * Relu6 are applied in registers, the other activations over the finished row while it is in cache.
+ * per thread of a team sized as oneDNN's are (grt_cpu_dw_run). Within a
+ * row, channels go in vectors (16 floats with AVX-512, 8 with AVX2, 4 at
+ * the baseline; the remainder channels in a scalar loop), in groups of 4,
+ * 2 or 1 vectors, and the outputs in tiles: a few outputs x a group's
+ * vectors, summed in registers, one filter vector loaded per tap and block
+ * and used by every output of the tile. The tile is compiled with the
+ * window's width, stride and dilation as constants for the common 3x3 and
+ * 5x5, stride 1 and 2, dilation 1 (so the loads of neighbouring outputs
+ * that overlap are one load), and with them as variables for the rest. The
+ * outputs at the row's ends, whose windows cross the padding, are tiles of
+ * one output over the taps inside the input. The bias (and the residual,
+ * which the caller copied into the output) start the sums; Relu, LeakyRelu
+ * and Relu6 are applied in registers, the other activations over the
+ * finished row while it is in cache.
  *
  * The three widths are the same code (DW_KERNELS) compiled for the
  * x86-64-v4 and -v3 levels (both with FMA) and the baseline, chosen per
@@ -359,10 +363,10 @@ bool grt_cpu_dw_takes(const grt_cpu_conv* g, grt_dw_act act) {
   return false;
 }
 
-/* The work one more thread must carry to pay for waking it, in
- * multiply-adds: the unit oneDNN's teams are sized by (grt_dnnl_team,
- * DNNL.md "Threads"), so a layer's split does not change with the kernel
- * that runs it. */
+/* The work one more thread must carry to pay for waking it, in dense
+ * multiply-adds (grt_cpu_conv_team_work): the unit oneDNN's teams are
+ * sized by (GRT_DNNL_MACS_PER_THREAD in grt_dnnl_team, DNNL.md "Threads"),
+ * so a layer's split does not change with the kernel that runs it. */
 enum { kDwMacsPerThread = 1 << 19 };
 
 /* One call: its rows cut into `parts` contiguous blocks, one per thread. */
@@ -389,12 +393,12 @@ void grt_cpu_dw_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in
   __atomic_add_fetch(&g_runs, 1, __ATOMIC_RELAXED);
   int64_t rows = g->n * g->oh;
   /* The team oneDNN's convolution would have (grt_dnnl_team): one thread
-   * per kDwMacsPerThread, at most the pool's size, which counts the calling
-   * thread. grt_parallel_for would run the caller beside every worker of
+   * per kDwMacsPerThread of its work, at most the pool's size, which
+   * counts the calling thread. grt_parallel_for would run the caller beside every worker of
    * the pool (three threads on the two cores of intra_op_threads=2, one of
    * them waiting for a core while the others wait for its shard) and split
    * work that does not pay for waking them (DNNL.md). */
-  double fit = (double)rows * (double)(g->ow * g->ic) * (double)(g->kh * g->kw) / kDwMacsPerThread;
+  double fit = grt_cpu_conv_team_work(g) / kDwMacsPerThread;
   int64_t team = grt_threadpool_size(pool);
   if (fit < (double)team) team = (int64_t)fit;
   if (team > rows) team = rows;

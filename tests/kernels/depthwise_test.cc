@@ -369,33 +369,40 @@ std::vector<float> RunDirect(const grt_cpu_conv& g, int threads, int* started) {
   return y;
 }
 
-// The kernel's team is oneDNN's (grt_dnnl_team): the pool's size counts
-// the calling thread, so a pool of two runs a large layer on the caller
-// and one worker. (Through grt_parallel_for, as before, this layer was
-// three shards on the caller and both workers: three threads on the two
-// cores intra_op_threads=2 stands for; this test then saw 2 workers
-// started.) The rows split between them give the same bits as one thread.
+// The kernel's team is oneDNN's for the layer (grt_cpu_conv_team_work,
+// grt_dnnl_team): the pool's size counts the calling thread, so a pool of
+// two runs a large layer on the caller and one worker. (Through
+// grt_parallel_for, as before, this layer was three shards on the caller
+// and both workers: three threads on the two cores intra_op_threads=2
+// stands for; this test then saw 2 workers started.) The rows split
+// between them give the same bits as one thread.
 TEST_F(Depthwise, TeamCountsTheCallerAsOneDnnDoes) {
-  grt_cpu_conv g = ValidGeom(1, 58, 58, 144, 3);  // 4.1M multiply-adds: two threads
+  grt_cpu_conv g = ValidGeom(1, 58, 58, 144, 3);  // 4.1M multiply-adds: 31 threads' worth
   int started = -1;
   std::vector<float> one = RunDirect(g, 0, &started);
   std::vector<float> two = RunDirect(g, 2, &started);
   EXPECT_EQ(started, 1) << "the caller and one worker";
   EXPECT_EQ(one, two);
-  std::vector<float> eight = RunDirect(g, 8, &started);  // a team of 7: 7 blocks of rows
-  EXPECT_LE(started, 6) << "seven threads, the caller included";
+  std::vector<float> eight = RunDirect(g, 8, &started);  // the caller and up to 7 workers
+  EXPECT_LE(started, 7);
   EXPECT_EQ(one, eight);
 }
 
-// Work under two threads' worth (2 x 2^19 multiply-adds) runs on the
-// calling thread alone, as a oneDNN call of that size does: waking a
-// worker costs more than it saves. (grt_parallel_for's own estimate split
-// this 1x1 layer of 800k multiply-adds in two: a worker started.)
-TEST_F(Depthwise, SmallWorkRunsOnTheCaller) {
-  grt_cpu_conv g = ValidGeom(1, 50, 50, 320, 1);
+// A depthwise multiply-add weighs 4 in the team's sizing (one thread per
+// 2^17 of them): this 1x1 layer of 300k multiply-adds runs on two
+// threads, where grt_parallel_for's own estimate (as before) and the dense
+// unit of 2^19 both ran it on the caller alone; one of 100k (under 2^18)
+// stays on the caller: waking a worker would cost more than it saves.
+TEST_F(Depthwise, TeamWeighsDepthwiseWork) {
   int started = -1;
-  std::vector<float> one = RunDirect(g, 0, &started);
-  std::vector<float> pooled = RunDirect(g, 2, &started);
+  grt_cpu_conv big = ValidGeom(1, 30, 30, 333, 1);
+  std::vector<float> one = RunDirect(big, 0, &started);
+  std::vector<float> pooled = RunDirect(big, 2, &started);
+  EXPECT_EQ(started, 1);
+  EXPECT_EQ(one, pooled);
+  grt_cpu_conv small = ValidGeom(1, 10, 10, 1000, 1);
+  one = RunDirect(small, 0, &started);
+  pooled = RunDirect(small, 2, &started);
   EXPECT_EQ(started, 0);
   EXPECT_EQ(one, pooled);
 }
