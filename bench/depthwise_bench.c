@@ -12,6 +12,13 @@
  * grt's rule picks for the shape, and the load average before and after.
  *
  *   bazel run -c opt //bench:depthwise_bench -- [--rounds N] [--threads T] [--cpu]
+ *   bazel run -c opt //bench:depthwise_bench -- --model M.grt --input IN.npy
+ *                                               [--rounds N] [--threads T] [--trace PREFIX]
+ *
+ * The second form times a whole model of bench/models instead, the two
+ * kernels alternating in one session (whole_model, below): what a layer
+ * run alone again and again cannot show (the layers' neighbours, the
+ * threads' hand-over) is in it.
  *
  * Run it as the grt command runs, with OMP_WAIT_POLICY=passive (DNNL.md,
  * "Threads"): with libgomp's spinning default, oneDNN's teams on a loaded
@@ -196,8 +203,86 @@ static const char* rule_pick(work* w) {
   return grt_cpu_dw_count() > before ? "own" : "oneDNN";
 }
 
+/* Seconds per run of each of `runs` runs, into t[0..runs). */
+static void time_each(work* w, int runs, double* t, grt_trace* trace) {
+  for (int r = 0; r < runs; r++) {
+    double t0 = now_s();
+    grt_tensor* out = NULL;
+    check(grt_callable_run(w->c, &w->x, &out, trace), "run");
+    grt_tensor_free(out);
+    t[r] = now_s() - t0;
+  }
+}
+
+/* --model: a whole model (a .grt of bench/models, fed IN.npy at "input",
+ * fetching "output") in one session, the kernels alternating round by
+ * round, so both see the same load and the same neighbours (oneDNN's
+ * convolutions before and after each depthwise one). Per kernel: min and
+ * median over all runs, and the calls of grt's kernel per run (every
+ * depthwise node it can take). With --trace PREFIX, each kernel's runs
+ * are traced into PREFIX.own.json and PREFIX.onednn.json (the Chrome
+ * trace of `grt run --trace`), for per-node times. */
+static int whole_model(const char* model, const char* input, int rounds, int threads,
+                       const char* trace_prefix) {
+  enum { kRuns = 15, kArms = 2 };
+  work w = {0};
+  check(grt_graph_load(model, &w.g), model);
+  check(grt_npy_read(input, &w.x), input);
+  grt_session_options* o;
+  check(grt_session_options_new(&o), "options");
+  char t[16];
+  snprintf(t, sizeof t, "%d", threads);
+  check(grt_session_options_set(o, "intra_op_threads", t), "options");
+  check(grt_session_new(w.g, o, &w.s), "session");
+  grt_session_options_free(o);
+  const char *feed = "input", *fetch = "output";
+  check(grt_session_make_callable_by_name(w.s, &feed, 1, &fetch, 1, NULL, 0, &w.c), "callable");
+  static const char* names[kArms] = {"own", "oneDNN"};
+  static const char* files[kArms] = {"own", "onednn"};
+  static double all[kArms][kMaxRounds * kRuns];
+  int64_t calls[kArms] = {0};
+  grt_trace* traces[kArms] = {NULL};
+  for (int k = 0; trace_prefix && k < kArms; k++) check(grt_trace_new(&traces[k]), "trace");
+  for (int k = 0; k < kArms; k++) { /* warm-up: plans, packed filters */
+    grt_cpu_dw_set_kernel(k ? GRT_DW_KERNEL_DNNL : GRT_DW_KERNEL_OWN);
+    time_runs(&w, 3);
+  }
+  for (int r = 0; r < rounds; r++)
+    for (int i = 0; i < kArms; i++) {
+      int k = (r + i) % kArms;
+      grt_cpu_dw_set_kernel(k ? GRT_DW_KERNEL_DNNL : GRT_DW_KERNEL_OWN);
+      int64_t before = grt_cpu_dw_count();
+      time_each(&w, kRuns, &all[k][r * kRuns], traces[k]);
+      calls[k] += grt_cpu_dw_count() - before;
+    }
+  grt_cpu_dw_set_kernel(GRT_DW_KERNEL_RULE);
+  int n = rounds * kRuns;
+  for (int k = 0; k < kArms; k++) {
+    double s[kMaxRounds * kRuns];
+    memcpy(s, all[k], sizeof *s * (size_t)n);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    printf("%-16s min %8.3f  median %8.3f ms  (grt's kernel: %lld calls per run)\n", names[k],
+           s[0] * 1e3, s[n / 2] * 1e3, (long long)(calls[k] / n));
+  }
+  for (int k = 0; trace_prefix && k < kArms; k++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s.%s.json", trace_prefix, files[k]);
+    FILE* f = fopen(path, "w");
+    if (!f) {
+      fprintf(stderr, "depthwise_bench: cannot write %s\n", path);
+      exit(1);
+    }
+    check(grt_trace_write_json(traces[k], f), path);
+    fclose(f);
+    grt_trace_free(traces[k]);
+  }
+  drop(&w);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   int rounds = 7, threads = 2;
+  const char *model = NULL, *input = NULL, *trace = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--cpu") == 0)
       g_clock = CLOCK_PROCESS_CPUTIME_ID;
@@ -205,9 +290,21 @@ int main(int argc, char** argv) {
       rounds = atoi(argv[++i]);
     else if (i + 1 < argc && strcmp(argv[i], "--threads") == 0)
       threads = atoi(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--model") == 0)
+      model = argv[++i];
+    else if (i + 1 < argc && strcmp(argv[i], "--input") == 0)
+      input = argv[++i];
+    else if (i + 1 < argc && strcmp(argv[i], "--trace") == 0)
+      trace = argv[++i];
   }
   if (rounds < 1) rounds = 1;
   if (rounds > kMaxRounds) rounds = kMaxRounds;
+  if (model) {
+    print_load("before");
+    int rc = whole_model(model, input ? input : "input.npy", rounds, threads, trace);
+    print_load("after");
+    return rc;
+  }
   print_load("before");
   printf("%d rounds, %d intra-op threads; %s ms per run (min / median), ratio of medians\n", rounds,
          threads, g_clock == CLOCK_MONOTONIC ? "wall" : "CPU");

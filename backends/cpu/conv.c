@@ -116,7 +116,7 @@ static grt_status* plan_for(grt_kernel_ctx* ctx, const grt_cpu_conv* g, conv_kin
                             int64_t* key, int32_t* key_n, grt_dnnl_plan** out, bool* out_owned) {
   int32_t n = grt_cpu_conv_key(g, key);
   key[n++] = kind;
-  int team = grt_dnnl_team(ctx, grt_cpu_conv_macs(g));
+  int team = grt_dnnl_team(ctx, grt_cpu_conv_team_work(g));
   key[n++] = team;
   grt_dnnl_plan_threads(team);
   *key_n = n;

@@ -41,8 +41,14 @@ GRT_MUST_USE grt_status* grt_cpu_conv_mds(const grt_cpu_conv* g, dnnl_memory_des
 
 /* The key a conv plan is cached under. Returns its length. */
 int32_t grt_cpu_conv_key(const grt_cpu_conv* g, int64_t* key);
-/* Its multiply-adds, which size the oneDNN call's team (dnnl_util.h). */
+/* Its multiply-adds. */
 double grt_cpu_conv_macs(const grt_cpu_conv* g);
+/* The work that sizes its oneDNN call's team (grt_dnnl_team, dnnl_util.h)
+ * and grt's depthwise kernel's, in multiply-adds of a dense convolution:
+ * a depthwise one's (one input channel per group) count 4 each, as it
+ * does 4 times fewer of them in the same time (DNNL.md, "grt's depthwise
+ * convolution"). */
+double grt_cpu_conv_team_work(const grt_cpu_conv* g);
 
 /* The float32-only check every kernel here makes on its data type. */
 GRT_MUST_USE grt_status* grt_cpu_conv_need_f32(const grt_kernel_ctx* ctx, grt_dtype t);

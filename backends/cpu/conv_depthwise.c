@@ -5,29 +5,29 @@
  * element and reads each input element kh x kw / stride^2 times, so it is
  * bound by loads and by the calling overhead, not by arithmetic; per-op
  * profiles put much of mobilenet_v2's and efficientnet_b0's time in oneDNN
- * 2.6's brdgmm_dw kernel (issue 20). Layer by layer this kernel is ahead of
- * it at batch 1, but whole models were not faster with it, so by default
- * oneDNN still runs every shape (grt_cpu_dw_takes; DNNL.md has the
- * figures). Here the filter is read
+ * 2.6's brdgmm_dw kernel (issue 20). Measured in whole models, this
+ * kernel is level with it (both wait on memory), so by default oneDNN
+ * still runs every shape (grt_cpu_dw_takes; DNNL.md has the figures).
+ * Here the filter is read
  * in grt's own layout ([kh, kw, C, 1]: channels innermost, as the NHWC
  * input), so there is nothing to pack, and a Const filter costs nothing
  * per call.
  *
- * The work is one unit per output row (batch x output rows), split over
- * the intra-op pool. Within a row, channels go in vectors (16 floats with
- * AVX-512, 8 with AVX2, 4 at the baseline; the remainder channels in a
- * scalar loop), in groups of 4, 2 or 1 vectors, and the outputs in tiles:
- * a few outputs x a group's vectors, summed in registers, one filter
- * vector loaded per tap and block and used by every output of the tile.
- * The tile is compiled with the window's width, stride and dilation as
- * constants for the common 3x3 and 5x5, stride 1 and 2, dilation 1 (so
- * the loads of neighbouring outputs that overlap are one load), and with
- * them as variables for the rest. The outputs at the row's ends, whose
- * windows cross the padding, are tiles of one output over the taps inside
- * the input. The bias (and the residual, which the caller copied into the
- * output) start the sums; Relu, LeakyRelu and Relu6 are applied in
- * registers, the other activations over the finished row while it is in
- * cache.
+ * The work is the output rows (batch x output rows), cut into one block
+ * per thread of a team sized as oneDNN's are (grt_cpu_dw_run). Within a
+ * row, channels go in vectors (16 floats with AVX-512, 8 with AVX2, 4 at
+ * the baseline; the remainder channels in a scalar loop), in groups of 4,
+ * 2 or 1 vectors, and the outputs in tiles: a few outputs x a group's
+ * vectors, summed in registers, one filter vector loaded per tap and block
+ * and used by every output of the tile. The tile is compiled with the
+ * window's width, stride and dilation as constants for the common 3x3 and
+ * 5x5, stride 1 and 2, dilation 1 (so the loads of neighbouring outputs
+ * that overlap are one load), and with them as variables for the rest. The
+ * outputs at the row's ends, whose windows cross the padding, are tiles of
+ * one output over the taps inside the input. The bias (and the residual,
+ * which the caller copied into the output) start the sums; Relu, LeakyRelu
+ * and Relu6 are applied in registers, the other activations over the
+ * finished row while it is in cache.
  *
  * The three widths are the same code (DW_KERNELS) compiled for the
  * x86-64-v4 and -v3 levels (both with FMA) and the baseline, chosen per
@@ -35,8 +35,11 @@
 #include "backends/cpu/conv_depthwise.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "backends/cpu/cpu_util.h"
+#include "base/cancel.h"
 
 GRT_CPU_VECTORIZE
 
@@ -307,7 +310,7 @@ __attribute__((target("arch=x86-64-v3"))) static void rows_v3(const dw_job* j, i
 
 /* ---- choice and entry ---------------------------------------------------- */
 
-static int g_kernel;      /* atomic grt_dw_kernel */
+static int g_kernel = -1; /* atomic grt_dw_kernel; -1: not chosen yet (kernel_choice) */
 static int64_t g_runs;    /* atomic: grt_cpu_dw_run calls */
 static int g_force_width; /* atomic; 0: the widest the CPU runs */
 
@@ -334,33 +337,75 @@ static dw_rows_fn pick_rows(void) {
   return rows_base;
 }
 
+/* The kernel grt_cpu_dw_set_kernel chose or, before any call of it, what
+ * GRT_CPU_DEPTHWISE says ("own", "onednn"; anything else or unset: the
+ * rule), read once: the switch with which bench/models compares the two
+ * kernels in whole models, as a host runs them. */
+static grt_dw_kernel kernel_choice(void) {
+  int k = __atomic_load_n(&g_kernel, __ATOMIC_RELAXED);
+  if (k >= 0) return (grt_dw_kernel)k;
+  const char* env = getenv("GRT_CPU_DEPTHWISE");
+  k = GRT_DW_KERNEL_RULE;
+  if (env && strcmp(env, "own") == 0) k = GRT_DW_KERNEL_OWN;
+  if (env && strcmp(env, "onednn") == 0) k = GRT_DW_KERNEL_DNNL;
+  int unset = -1; /* a grt_cpu_dw_set_kernel in between wins */
+  __atomic_compare_exchange_n(&g_kernel, &unset, k, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return (grt_dw_kernel)__atomic_load_n(&g_kernel, __ATOMIC_RELAXED);
+}
+
 bool grt_cpu_dw_takes(const grt_cpu_conv* g, grt_dw_act act) {
   if (g->w.nchw || g->groups != g->ic || g->oc != g->ic || act == GRT_DW_ACT_OTHER) return false;
-  int k = __atomic_load_n(&g_kernel, __ATOMIC_RELAXED);
+  int k = kernel_choice();
   if (k != GRT_DW_KERNEL_RULE) return k == GRT_DW_KERNEL_OWN;
-  /* Measured (DNNL.md, "grt's depthwise convolution"): ahead of oneDNN
-   * layer by layer at batch 1, but whole models at batch 1 ran slower with
-   * it, so oneDNN keeps every shape until that is understood. */
-  (void)g;
+  /* Measured (DNNL.md, "grt's depthwise convolution"): level with
+   * oneDNN's brdgmm_dw in whole models and 3-8 % behind it on one thread,
+   * both bound by memory; so oneDNN keeps every shape. */
   return false;
 }
 
+/* The work one more thread must carry to pay for waking it, in dense
+ * multiply-adds (grt_cpu_conv_team_work): the unit oneDNN's teams are
+ * sized by (GRT_DNNL_MACS_PER_THREAD in grt_dnnl_team, DNNL.md "Threads"),
+ * so a layer's split does not change with the kernel that runs it. */
+enum { kDwMacsPerThread = 1 << 19 };
+
+/* One call: its rows cut into `parts` contiguous blocks, one per thread. */
 typedef struct {
   dw_job job;
   dw_rows_fn rows;
+  int64_t n_rows, parts;
 } dw_call;
 
-static void dw_range(void* arg, int64_t r0, int64_t r1) {
+/* Parts [p0, p1): their rows, with a check of the run's cancellation
+ * between rows (grt_parallel_for_coarse leaves that to its caller). */
+static void dw_parts(void* arg, int64_t p0, int64_t p1) {
   const dw_call* c = arg;
-  c->rows(&c->job, r0, r1);
+  const grt_cancel_token* cancel = grt_cancel_current();
+  int64_t r0 = p0 * c->n_rows / c->parts, r1 = p1 * c->n_rows / c->parts;
+  for (int64_t r = r0; r < r1; r++) {
+    if (r > r0 && grt_cancel_check(cancel) != GRT_OK) return; /* the executor drops the output */
+    c->rows(&c->job, r, r + 1);
+  }
 }
 
 void grt_cpu_dw_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in,
                     const float* filter, const grt_cpu_dw_epilogue* e, float* out) {
   __atomic_add_fetch(&g_runs, 1, __ATOMIC_RELAXED);
-  dw_call c = {{g, in, filter, e, out}, pick_rows()};
-  /* Rough nanoseconds per output row: a multiply-add per tap and element,
-   * a vector of them a cycle, and the epilogue. */
-  int64_t cost = g->ow * g->ic * (g->kh * g->kw + 4) / 8 + 1;
-  grt_parallel_for(pool, g->n * g->oh, cost, dw_range, &c);
+  int64_t rows = g->n * g->oh;
+  /* The team oneDNN's convolution would have (grt_dnnl_team): one thread
+   * per kDwMacsPerThread of its work, at most the pool's size, which
+   * counts the calling thread. grt_parallel_for would run the caller beside every worker of
+   * the pool (three threads on the two cores of intra_op_threads=2, one of
+   * them waiting for a core while the others wait for its shard) and split
+   * work that does not pay for waking them (DNNL.md). */
+  double fit = grt_cpu_conv_team_work(g) / kDwMacsPerThread;
+  int64_t team = grt_threadpool_size(pool);
+  if (fit < (double)team) team = (int64_t)fit;
+  if (team > rows) team = rows;
+  if (team < 1) team = 1;
+  dw_call c = {{g, in, filter, e, out}, pick_rows(), rows, team};
+  /* One part per thread, each a shard of its own: grt_parallel_for_coarse
+   * runs n units on at most n threads, and a cost this high per unit is
+   * never run inline. */
+  grt_parallel_for_coarse(team > 1 ? pool : NULL, team, INT64_C(1) << 30, dw_parts, &c);
 }

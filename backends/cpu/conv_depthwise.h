@@ -41,12 +41,16 @@ typedef struct grt_cpu_dw_epilogue {
 
 /* Whether this kernel runs g with activation `act`: by default never (DNNL.md,
  * "grt's depthwise convolution", says why), or as grt_cpu_dw_set_kernel
- * chose. */
+ * or, before any call of it, the environment variable GRT_CPU_DEPTHWISE
+ * ("own" or "onednn", read once) chose. */
 bool grt_cpu_dw_takes(const grt_cpu_conv* g, grt_dw_act act);
 
 /* out = the depthwise convolution of `in` (NHWC) by `filter` ([kh, kw, C,
- * 1]) followed by `e`, split over `pool` (NULL: inline) by output rows.
- * g has no zero-sized dimension. Cannot fail: it allocates nothing. */
+ * 1]) followed by `e`, its output rows in one block per thread of a team
+ * of at most grt_threadpool_size(pool) threads, the caller included (NULL:
+ * inline), one thread per 2^17 of its multiply-adds as oneDNN's team for
+ * it (grt_cpu_conv_team_work, grt_dnnl_team). g has no zero-sized dimension. Cannot fail: it
+ * allocates nothing. */
 void grt_cpu_dw_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in,
                     const float* filter, const grt_cpu_dw_epilogue* e, float* out);
 

@@ -256,7 +256,7 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   int32_t a_bits;
   memcpy(&a_bits, &alpha, sizeof a_bits);
   key[n++] = a_bits;
-  int team = grt_dnnl_team(ctx, grt_cpu_conv_macs(&g));
+  int team = grt_dnnl_team(ctx, grt_cpu_conv_team_work(&g));
   key[n++] = team;
   bool owned = false;
   grt_dnnl_plan* p = grt_dnnl_cache_find(ctx->state, key, n);

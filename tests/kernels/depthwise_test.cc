@@ -17,6 +17,7 @@
 
 extern "C" {
 #include "backends/cpu/conv_depthwise.h"
+#include "base/threadpool.h"
 #include "grt/grt.h"
 }
 
@@ -329,6 +330,81 @@ TEST_F(Depthwise, RuleLeavesShapesToOneDnn) {
     EXPECT_EQ(runs, 0);
     EXPECT_EQ(Compare(y, Want(g, e, in)), "");
   }
+}
+
+// A VALID, stride-1 kh x kw depthwise geometry on an n x h x w x c input.
+grt_cpu_conv ValidGeom(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k) {
+  grt_cpu_conv g = {};
+  g.w.strides[0] = g.w.strides[1] = 1;
+  g.w.dilations[0] = g.w.dilations[1] = 1;
+  g.n = n;
+  g.ih = h;
+  g.iw = w;
+  g.ic = g.oc = g.groups = c;
+  g.kh = g.kw = k;
+  g.oh = h - k + 1;
+  g.ow = w - k + 1;
+  return g;
+}
+
+// grt_cpu_dw_run on a pool of `threads` (0: none), after which *started
+// says how many of the pool's workers the call started.
+std::vector<float> RunDirect(const grt_cpu_conv& g, int threads, int* started) {
+  std::vector<float> x(static_cast<size_t>(g.n * g.ih * g.iw * g.ic));
+  std::vector<float> f(static_cast<size_t>(g.kh * g.kw * g.ic)), b(static_cast<size_t>(g.ic));
+  for (size_t i = 0; i < x.size(); i++) x[i] = static_cast<float>(i % 23) * 0.25f - 2.0f;
+  for (size_t i = 0; i < f.size(); i++) f[i] = static_cast<float>(i % 7) * 0.5f - 1.5f;
+  for (size_t i = 0; i < b.size(); i++) b[i] = static_cast<float>(i % 5) - 2.0f;
+  std::vector<float> y(static_cast<size_t>(g.n * g.oh * g.ow * g.oc), -1.0f);
+  grt_threadpool* pool = nullptr;
+  if (threads > 0) {
+    grt_status* s = grt_threadpool_new(threads, "test", &pool);
+    EXPECT_EQ(s, nullptr);
+    grt_status_free(s);
+  }
+  const grt_cpu_dw_epilogue e = {b.data(), false, GRT_DW_ACT_RELU6, 0.0f};
+  grt_cpu_dw_run(pool, &g, x.data(), f.data(), &e, y.data());
+  *started = grt_threadpool_started(pool);
+  grt_threadpool_free(pool);
+  return y;
+}
+
+// The kernel's team is oneDNN's for the layer (grt_cpu_conv_team_work,
+// grt_dnnl_team): the pool's size counts the calling thread, so a pool of
+// two runs a large layer on the caller and one worker. (Through
+// grt_parallel_for, as before, this layer was three shards on the caller
+// and both workers: three threads on the two cores intra_op_threads=2
+// stands for; this test then saw 2 workers started.) The rows split
+// between them give the same bits as one thread.
+TEST_F(Depthwise, TeamCountsTheCallerAsOneDnnDoes) {
+  grt_cpu_conv g = ValidGeom(1, 58, 58, 144, 3);  // 4.1M multiply-adds: 31 threads' worth
+  int started = -1;
+  std::vector<float> one = RunDirect(g, 0, &started);
+  std::vector<float> two = RunDirect(g, 2, &started);
+  EXPECT_EQ(started, 1) << "the caller and one worker";
+  EXPECT_EQ(one, two);
+  std::vector<float> eight = RunDirect(g, 8, &started);  // the caller and up to 7 workers
+  EXPECT_LE(started, 7);
+  EXPECT_EQ(one, eight);
+}
+
+// A depthwise multiply-add weighs 4 in the team's sizing (one thread per
+// 2^17 of them): this 1x1 layer of 300k multiply-adds runs on two
+// threads, where grt_parallel_for's own estimate (as before) and the dense
+// unit of 2^19 both ran it on the caller alone; one of 100k (under 2^18)
+// stays on the caller: waking a worker would cost more than it saves.
+TEST_F(Depthwise, TeamWeighsDepthwiseWork) {
+  int started = -1;
+  grt_cpu_conv big = ValidGeom(1, 30, 30, 333, 1);
+  std::vector<float> one = RunDirect(big, 0, &started);
+  std::vector<float> pooled = RunDirect(big, 2, &started);
+  EXPECT_EQ(started, 1);
+  EXPECT_EQ(one, pooled);
+  grt_cpu_conv small = ValidGeom(1, 10, 10, 1000, 1);
+  one = RunDirect(small, 0, &started);
+  pooled = RunDirect(small, 2, &started);
+  EXPECT_EQ(started, 0);
+  EXPECT_EQ(one, pooled);
 }
 
 TEST_F(Depthwise, WidthHook) {
