@@ -39,8 +39,10 @@ extern "C" {
  * chosen once at load for the CPU it runs on (GCC's target_clones, an
  * IFUNC): the product is built for baseline x86-64, where the vectoriser
  * gets 4-wide SSE. For loops that are compute-bound per element (GELU's
- * polynomial, exp), not the memory-bound ones. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+ * polynomial, exp), not the memory-bound ones. Not under ThreadSanitizer:
+ * the loader runs an IFUNC's resolver before TSan's runtime is set up, and
+ * the instrumented resolver crashes every test binary before main. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define GRT_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define GRT_CPU_CLONES
