@@ -3,7 +3,9 @@
 # processes of a cluster reaches what one process reaches with the same
 # global batch (256), data order and seed (7), judged on the real test set
 # (10,000 examples): mirrored over 2 workers with 2 towers each (gradients
-# all-reduced within a worker and across workers, shared memory) and with
+# all-reduced within a worker and across workers, shared memory), with one
+# tower each (each gradient summed across workers in place: no other node
+# reads it), and with
 # parameter servers (ps:1,worker:2, variables on the ps task, TCP on
 # loopback). One epoch over the first 16,384 training examples (64 steps):
 # every step's loss within 2% of one process's (Adam's first steps magnify
@@ -47,10 +49,11 @@ run() { # run NAME COMMAND...: its output and loss CSV in $tmp/NAME
 run one "$bin" "${common[@]}"
 run mirrored mpirun -np 2 "${shm[@]}" "$bin" --cluster worker:2 --towers 4 \
   --devices cpu:2 "${common[@]}"
+run mirrored1 mpirun -np 2 "${shm[@]}" "$bin" --cluster worker:2 --towers 2 "${common[@]}"
 run ps mpirun -np 3 "${tcp[@]}" "$bin" --cluster ps:1,worker:2 --towers 2 \
   "${common[@]}"
 cat "$tmp"/*/out
-for name in mirrored ps; do
+for name in mirrored mirrored1 ps; do
   python3 - "$tmp" "$name" <<'P' && echo "ok: $name across processes matches one process" ||
 import csv, re, sys
 d, name = sys.argv[1], sys.argv[2]
