@@ -1099,7 +1099,10 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
   for (size_t i = 0; i < n; i++) r.pending[i] = e->nodes[i].pending;
   memcpy(r.uses, e->slot_uses, ns * sizeof(int32_t));
   r.remaining = e->n_nodes;
-  r.step = __atomic_fetch_add(&s->steps, 1, __ATOMIC_RELAXED);
+  /* In a cluster a fallback (optimize.c) counts with its parent: the ranks
+   * number their steps alike whichever graph serves a run. */
+  r.step =
+      __atomic_fetch_add(&(s->cluster && s->parent ? s->parent : s)->steps, 1, __ATOMIC_RELAXED);
   r.trace = trace;
   r.cap = cap;
   r.timeout_ms = opts ? opts->timeout_ms : 0;
@@ -1182,16 +1185,18 @@ grt_status* grt_executor_run_ex(grt_session* s, const grt_executable* e,
    * work must not land in it. (A recording run itself is under it.) */
   bool shared = s->opts.graph_capture && !cap;
   if (shared) pthread_rwlock_rdlock(&s->capture_lock);
-  /* A cluster's ranks must number their steps alike: one run at a time. */
+  /* A cluster's ranks must number their steps alike: one run at a time,
+   * a fallback's runs included (under its parent's lock). */
+  pthread_mutex_t* one = s->parent ? &s->parent->cluster_mu : &s->cluster_mu;
   if (s->cluster) {
-    pthread_mutex_lock(&s->cluster_mu);
+    pthread_mutex_lock(one);
     grt_cluster_run_begin(s->cluster);
   }
   grt_status* st = execute(s, e, opts, feeds, out_values, trace, cap);
   if (s->cluster) {
     /* The peers hear at once that this rank left its run, failed or not. */
     grt_cluster_run_end(s->cluster, st != NULL);
-    pthread_mutex_unlock(&s->cluster_mu);
+    pthread_mutex_unlock(one);
   }
   if (shared) pthread_rwlock_unlock(&s->capture_lock);
   return st;
