@@ -11,7 +11,8 @@ set -uo pipefail
 bin="${GRT_BENCH_BIN:-bazel-bin}" # bazel-out/k8-opt/bin when other builds move bazel-bin
 max="${1:-$((256 << 20))}"
 only="${2:-}"
-export GRT_PLUGIN_PATH="$PWD/$bin/transport/mpi"
+case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
+export GRT_PLUGIN_PATH="$bin/transport/mpi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
 # Shared memory; ranks yield the core while they wait (the machine may have
