@@ -1,16 +1,12 @@
 /* All-reduce through grt across the tasks of a cluster: a graph of one fed
  * float32 vector x and one NcclAllReduce member per task
- * (/job:worker/task:R/device:CPU:0, num_devices = tasks), run as a callable.
- *   mpirun -np R allreduce_bench [MAX_BYTES] [fed|forwarded]
- * fed (the default): the member reads the fed x, which the caller keeps,
- * so a step is the transport's all-reduce of x into a new output (out of
- * place). forwarded: the member reads z = ZerosLike(x), a value no other
- * node reads, as a gradient in a mirrored step, which the all-reduce sums
- * in place; the time of a step that only makes z (run alternately with
- * the full step) is taken off, so what is left is the all-reduce's.
- * Rank 0 prints "bytes seconds_per_step" per size, as mpi_allreduce does
- * (run.sh pairs them). */
-#include <stdbool.h>
+ * (/job:worker/task:R/device:CPU:0, num_devices = tasks), run as a callable
+ * whose step is the transport's all-reduce of x into a new output (out of
+ * place: MPI_Iallreduce); the time per step is what a mirrored training
+ * step pays per gradient.
+ *   mpirun -np R allreduce_bench [MAX_BYTES]
+ * Rank 0 prints "bytes seconds_per_step" per size, the fastest of 3 rounds,
+ * as mpi_allreduce does (run.sh pairs them). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +27,8 @@ static int die(grt_status* st) {
   return 1;
 }
 
-/* The graph for `n` floats over `tasks` tasks, as JSON; with `forwarded`,
- * each member reads a ZerosLike of x on its task. */
-static char* graph_json(long long n, int tasks, bool forwarded) {
+/* The graph for `n` floats over `tasks` tasks, as JSON. */
+static char* graph_json(long long n, int tasks) {
   size_t cap = 512 + (size_t)tasks * 512;
   char* s = malloc(cap);
   if (!s) return NULL;
@@ -42,62 +37,27 @@ static char* graph_json(long long n, int tasks, bool forwarded) {
                     "\"op\": \"Placeholder\", \"attrs\": {\"dtype\": \"float32\", \"shape\": "
                     "[%lld]}}",
                     n);
-  for (int r = 0; forwarded && r < tasks; r++)
+  for (int r = 0; r < tasks; r++)
     at += snprintf(s + at, cap - (size_t)at,
-                   ", {\"name\": \"z%d\", \"op\": \"ZerosLike\", \"inputs\": [\"x\"], "
-                   "\"device\": \"/job:worker/task:%d/device:CPU:0\", \"attrs\": {\"T\": "
-                   "\"float32\"}}",
-                   r, r);
-  for (int r = 0; r < tasks; r++) {
-    char in[16] = "x";
-    if (forwarded) snprintf(in, sizeof in, "z%d", r);
-    at += snprintf(s + at, cap - (size_t)at,
-                   ", {\"name\": \"sum%d\", \"op\": \"NcclAllReduce\", \"inputs\": [\"%s\"], "
+                   ", {\"name\": \"sum%d\", \"op\": \"NcclAllReduce\", \"inputs\": [\"x\"], "
                    "\"device\": \"/job:worker/task:%d/device:CPU:0\", \"attrs\": {\"T\": "
                    "\"float32\", \"reduction\": \"sum\", \"num_devices\": %d, \"shared_name\": "
                    "\"g\"}}",
-                   r, in, r, tasks);
-  }
+                   r, r, tasks);
   snprintf(s + at, cap - (size_t)at, "]}");
   return s;
 }
 
 static int g_rank = -1; /* this process's rank, from its first session */
 
-/* Seconds per run of callable c over `reps` runs, the fastest of `rounds`
- * rounds, alternating with callable d when there is one (so both see the
- * same load) and then taking d's time off. */
-static grt_status* time_steps(grt_callable* c, grt_callable* d, grt_tensor* x, int reps,
-                              double* out) {
-  double best = 0;
-  for (int round = 0; round < 3; round++) {
-    double tc = 0, td = 0;
-    grt_status* st = NULL;
-    for (int i = 0; !st && i < reps; i++) {
-      double t0 = now_s();
-      st = grt_callable_run(c, &x, NULL, NULL);
-      double t1 = now_s();
-      if (!st && d) st = grt_callable_run(d, &x, NULL, NULL);
-      tc += t1 - t0;
-      td += now_s() - t1;
-    }
-    if (st) return st;
-    double t = (tc - (d ? td : 0)) / reps;
-    if (round == 0 || t < best) best = t;
-  }
-  *out = best;
-  return NULL;
-}
-
-static grt_status* bench_size(long long bytes, int tasks, const char* spec, bool forwarded,
-                              double* out) {
+static grt_status* bench_size(long long bytes, int tasks, const char* spec, double* out) {
   long long n = bytes / (long long)sizeof(float);
-  char* json = graph_json(n, tasks, forwarded);
+  char* json = graph_json(n, tasks);
   if (!json) return grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
   grt_graph* g = NULL;
   grt_session_options* o = NULL;
   grt_session* s = NULL;
-  grt_callable *c = NULL, *d = NULL;
+  grt_callable* c = NULL;
   grt_tensor* x = NULL;
   grt_status* st = grt_graph_from_json(json, strlen(json), &g);
   free(json);
@@ -105,27 +65,27 @@ static grt_status* bench_size(long long bytes, int tasks, const char* spec, bool
   if (!st) st = grt_session_options_set(o, "cluster", spec);
   if (!st) st = grt_session_new(g, o, &s);
   if (!st) g_rank = grt_session_cluster_rank(s);
-  char names[8][16], znames[8][16];
-  const char *targets[8], *ztargets[8];
+  char names[8][16];
+  const char* targets[8];
   for (int r = 0; r < tasks && r < 8; r++) {
     snprintf(names[r], sizeof names[r], "sum%d", r);
-    snprintf(znames[r], sizeof znames[r], "z%d", r);
     targets[r] = names[r];
-    ztargets[r] = znames[r];
   }
   const char* feeds[] = {"x"};
   if (!st) st = grt_session_make_callable_by_name(s, feeds, 1, NULL, 0, targets, tasks, &c);
-  if (!st && forwarded)
-    st = grt_session_make_callable_by_name(s, feeds, 1, NULL, 0, ztargets, tasks, &d);
   int64_t dims[1] = {n};
   if (!st) st = grt_tensor_new(GRT_FLOAT32, 1, dims, &x);
   if (!st) memset(grt_tensor_data(x), 0, (size_t)bytes);
+  int reps = bench_reps(bytes);
   if (!st) st = grt_callable_run(c, &x, NULL, NULL); /* warm */
-  if (!st && d) st = grt_callable_run(d, &x, NULL, NULL);
-  if (!st) st = time_steps(c, d, x, bench_reps(bytes), out);
+  for (int round = 0; !st && round < 3; round++) {
+    double t0 = now_s();
+    for (int i = 0; !st && i < reps; i++) st = grt_callable_run(c, &x, NULL, NULL);
+    double dt = (now_s() - t0) / reps;
+    if (round == 0 || dt < *out) *out = dt;
+  }
   grt_tensor_free(x);
   grt_callable_free(c);
-  grt_callable_free(d);
   grt_session_free(s);
   grt_session_options_free(o);
   grt_graph_free(g);
@@ -134,11 +94,6 @@ static grt_status* bench_size(long long bytes, int tasks, const char* spec, bool
 
 int main(int argc, char** argv) {
   long long max = argc > 1 ? atoll(argv[1]) : kMaxBytes;
-  bool forwarded = argc > 2 && !strcmp(argv[2], "forwarded");
-  if (argc > 2 && !forwarded && strcmp(argv[2], "fed") != 0) {
-    fprintf(stderr, "allreduce_bench: [MAX_BYTES] [fed|forwarded]\n");
-    return 2;
-  }
   const char* size_env = getenv("OMPI_COMM_WORLD_SIZE");
   int tasks = size_env ? atoi(size_env) : 1;
   if (tasks < 1 || tasks > 8) {
@@ -149,7 +104,7 @@ int main(int argc, char** argv) {
   snprintf(spec, sizeof spec, "worker:%d", tasks);
   for (long long bytes = kMinBytes; bytes <= max; bytes *= kStep) {
     double dt = 0;
-    grt_status* st = bench_size(bytes, tasks, spec, forwarded, &dt);
+    grt_status* st = bench_size(bytes, tasks, spec, &dt);
     if (st) return die(st);
     if (g_rank == 0) printf("%lld %.9f\n", bytes, dt);
     fflush(stdout);

@@ -1,9 +1,9 @@
 /* The baseline of allreduce_bench: plain MPI_Allreduce (sum of float32)
  * over MPI_COMM_WORLD, 4 KiB to 256 MiB, its buffers reused.
  *   mpirun -np R mpi_allreduce [MAX_BYTES] [in|out]
- * in (the default): in place (MPI_IN_PLACE), what allreduce_bench's
- * forwarded member gets; out: from a send buffer into a receive buffer,
- * what its fed member gets (the caller keeps the fed value).
+ * in (the default): in place (MPI_IN_PLACE); out: from a send buffer into
+ * a receive buffer, as grt's transport sums (MPI_Iallreduce out of place:
+ * Open MPI's non-blocking in-place sum is the slower one).
  * Rank 0 prints "bytes seconds_per_allreduce" per size, the fastest of 3
  * rounds as allreduce_bench takes. */
 #include <mpi.h>

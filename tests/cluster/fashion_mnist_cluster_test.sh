@@ -4,8 +4,8 @@
 # global batch (256), data order and seed (7), judged on the real test set
 # (10,000 examples): mirrored over 2 workers with 2 towers each (gradients
 # all-reduced within a worker and across workers, shared memory), with one
-# tower each (each gradient summed across workers in place: no other node
-# reads it), and with
+# tower each (each gradient summed across workers straight into its
+# output), and with
 # parameter servers (ps:1,worker:2, variables on the ps task, TCP on
 # loopback). One epoch over the first 16,384 training examples (64 steps):
 # every step's loss within 2% of one process's (Adam's first steps magnify
