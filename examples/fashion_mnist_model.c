@@ -171,18 +171,35 @@ static grt_status* mean_loss(grt_graph* g) {
   return b.st;
 }
 
+/* Tower K's device: /cpu:K in one process; in a cluster, worker task
+ * K / (towers / workers), its CPU K mod (towers / workers) mod cpus. */
+static void tower_device(const fmnist_model_options* o, int32_t k, char* buf, size_t size) {
+  int32_t cpus = o->cpus > 0 ? o->cpus : 1;
+  if (o->workers < 1) {
+    snprintf(buf, size, "/cpu:%d", (int)(k % cpus));
+    return;
+  }
+  int32_t per = o->towers / o->workers;
+  snprintf(buf, size, "/job:worker/task:%d/device:CPU:%d", (int)(k / per), (int)(k % per % cpus));
+}
+
 grt_status* fmnist_build_towers(const fmnist_model_options* o, fmnist_forward_fn forward,
                                 grt_graph** out) {
   *out = NULL;
   grt_graph *g = NULL, *r = NULL;
-  char devs[64][24];
+  char devs[64][48];
   const char* dev[64];
   if (o->towers < 1 || o->towers > 64)
     return grt_status_new(GRT_INVALID_ARGUMENT, "towers: 1 to 64, not %d", (int)o->towers);
+  if (o->workers < 0 || (o->workers > 0 && o->towers % o->workers) || (o->ps && o->workers < 1))
+    return grt_status_new(GRT_INVALID_ARGUMENT,
+                          "%d towers over %d workers%s: the towers must divide among the workers",
+                          (int)o->towers, (int)o->workers, o->ps ? " and a ps" : "");
   for (int i = 0; i < o->towers; i++) {
-    snprintf(devs[i], sizeof devs[i], "/cpu:%d", i % (o->cpus > 0 ? o->cpus : 1));
+    tower_device(o, i, devs[i], sizeof devs[i]);
     dev[i] = devs[i];
   }
+  bool mirrored = o->workers > 0 && !o->ps;
   const char* inputs[] = {"x", "labels"};
   const char* outputs[] = {"per_example_loss", "logits"};
   grt_replicate_options ro = {
@@ -193,19 +210,32 @@ grt_status* fmnist_build_towers(const fmnist_model_options* o, fmnist_forward_fn
       .n_inputs = 2,
       .outputs = outputs,
       .n_outputs = 2,
-      .variables_on = "/cpu:0",
+      .variables_on = mirrored ? NULL
+                      : o->ps  ? "/job:ps/task:0/device:CPU:0"
+                               : "/cpu:0",
+      .mirrored = mirrored,
   };
   grt_train_options to = {
       .loss = "loss",
       .colocate_gradients_with_ops = true,
   };
   grt_optimizer_defaults(&to.optimizer, "adam", o->learning_rate);
+  /* Mirrored: each tower's copies take the mean of the towers' gradients,
+   * summed across workers by the transport's all-reduce. */
+  grt_mirrored_train_options mo = {
+      .loss = "per_example_loss",
+      .towers = o->towers,
+      .tower_devices = dev,
+      .optimizer = to.optimizer,
+      .all_reduce = GRT_ALL_REDUCE_COLLECTIVE,
+  };
   grt_status* st = grt_graph_new(&g);
   if (!st) st = forward(o, g);
   if (!st) st = grt_graph_validate(g);
   if (!st) st = grt_graph_replicate(g, &ro, &r);
   if (!st) st = mean_loss(r);
-  if (!st) st = grt_graph_add_train_step(r, &to);
+  if (!st)
+    st = mirrored ? grt_graph_add_mirrored_train_step(r, &mo) : grt_graph_add_train_step(r, &to);
   grt_graph_free(g);
   if (st) {
     grt_graph_free(r);

@@ -4,6 +4,7 @@
 #ifndef GRT_EXAMPLES_FASHION_MNIST_MODEL_H_
 #define GRT_EXAMPLES_FASHION_MNIST_MODEL_H_
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "grt/grt.h"
@@ -13,6 +14,15 @@ typedef struct fmnist_model_options {
   int32_t cpus;         /* logical CPU devices */
   double learning_rate; /* Adam */
   int64_t seed;         /* for the weights' initial values */
+  /* Across the processes of a cluster (docs/distributed.md): `workers` > 0
+   * puts the towers on /job:worker tasks in order, towers / workers on each
+   * (on its CPUs, K mod cpus). With `ps` (parameter servers) the variables
+   * are on /job:ps/task:0 and the towers' gradients are summed there;
+   * without, every tower keeps a mirrored copy and the gradients are
+   * all-reduced across workers (an NcclAllReduce group per variable).
+   * 0 workers: one process, as above. */
+  int32_t workers;
+  bool ps;
 } fmnist_model_options;
 
 /* A graph with placeholders "x" [-1, 784] float32 and "labels" [-1] int32;
@@ -30,7 +40,8 @@ grt_status* fmnist_build_cnn(const fmnist_model_options* o, grt_graph** out);
 typedef grt_status* (*fmnist_forward_fn)(const fmnist_model_options* o, grt_graph* g);
 
 /* Builds `forward`, replicates it into o->towers towers with the variables
- * on /cpu:0, and adds "loss", "train" and "init". */
+ * on /cpu:0 (or as o->workers and o->ps say), and adds "loss", "train" and
+ * "init". */
 grt_status* fmnist_build_towers(const fmnist_model_options* o, fmnist_forward_fn forward,
                                 grt_graph** out);
 

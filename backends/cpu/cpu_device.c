@@ -30,10 +30,13 @@
  *   which go back to the system whole when freed; through malloc they could
  *   stay resident in an arena;
  * - a block is kept while the cache (256 MiB) has room for it, however
- *   large: fresh pages cost a first-touch fault each, which is small beside
- *   a kernel that computes a big tensor but not beside one that only moves
- *   it (a 64 MiB all-reduce across processes ran at 38% of MPI_Allreduce's
- *   bandwidth with its output mapped anew every step, 83-90% kept);
+ *   large, or while what the allocator holds (in use and cached) stays
+ *   within the most it ever had in use: fresh pages cost a first-touch
+ *   fault each, which is small beside a kernel that computes a big tensor
+ *   but not beside one that only moves it (a 64 MiB all-reduce across
+ *   processes ran at 38% of MPI_Allreduce's bandwidth with its output
+ *   mapped anew every step, 83-90% kept), and a step that needs a block
+ *   over 256 MiB needs it again next step;
  * - every kDecayNs, blocks that stayed on a list the whole period (the
  *   list's low-water mark, as jemalloc's thread caches do) are released. */
 enum {
@@ -267,7 +270,8 @@ static void counting_free(grt_allocator* self, void* ptr) {
       a->small_lists[c] = b;
       a->small_count[c]++;
       p = NULL;
-    } else if (!small && a->cached + size <= kMaxCachedBytes) {
+    } else if (!small &&
+               (a->cached + size <= kMaxCachedBytes || a->in_use + a->cached + size <= a->peak)) {
       b->next = a->free_lists[c];
       a->free_lists[c] = b;
       a->cached += size;

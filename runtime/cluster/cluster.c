@@ -178,19 +178,32 @@ int32_t grt_cluster_device_rank(const grt_cluster* c, const grt_device_set* ds, 
   return -1;
 }
 
-grt_status* grt_cluster_check_plan(grt_cluster* c, const grt_graph* g, const grt_plan* plan) {
-  uint64_t h = grt_cluster_plan_hash(g, plan);
-  uint64_t* all = grt_calloc((size_t)c->size, sizeof *all);
+grt_status* grt_cluster_check_plan(grt_cluster* c, const grt_graph* g, const grt_plan* plan,
+                                   const grt_graph* run_graph, const grt_plan* run_plan) {
+  /* One record of both hashes: every rank makes the same exchanges
+   * whatever its options, so a rank that optimized and one that did not
+   * still meet here and are told apart. */
+  uint64_t h[2] = {grt_cluster_plan_hash(g, plan), grt_cluster_plan_hash(run_graph, run_plan)};
+  uint64_t* all = grt_calloc((size_t)c->size * 2, sizeof *all);
   if (!all) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory checking the cluster's placement");
-  grt_status* st = gather(c, &h, sizeof h, all);
-  for (int32_t r = 1; !st && r < c->size; r++)
-    if (all[r] != all[0])
+  grt_status* st = gather(c, h, sizeof h, all);
+  for (int32_t r = 1; !st && r < c->size; r++) {
+    const uint64_t *mine = all + 2 * r, *first = all;
+    if (mine[0] != first[0])
       st = GRT_ERROR(FAILED_PRECONDITION,
                      "cluster '%s': rank %d (%s) placed another graph or placement than rank 0 "
                      "(%s): hash %016llx against %016llx; every rank must load the same graph with "
                      "the same options",
                      c->spec_text, (int)r, c->task_name[r], c->task_name[0],
-                     (unsigned long long)all[r], (unsigned long long)all[0]);
+                     (unsigned long long)mine[0], (unsigned long long)first[0]);
+    else if (mine[1] != first[1])
+      st = GRT_ERROR(FAILED_PRECONDITION,
+                     "cluster '%s': rank %d (%s) optimized the graph otherwise than rank 0 (%s): "
+                     "hash %016llx against %016llx; every rank must run the same grt with the same "
+                     "options (rewrite, optimizer_off, fold_max_bytes)",
+                     c->spec_text, (int)r, c->task_name[r], c->task_name[0],
+                     (unsigned long long)mine[1], (unsigned long long)first[1]);
+  }
   grt_free(all);
   return st;
 }

@@ -52,10 +52,12 @@ int32_t grt_cluster_device_rank(const grt_cluster* c, const grt_device_set* ds, 
 /* "/job:worker/replica:0/task:1" for a rank. */
 const char* grt_cluster_task_name(const grt_cluster* c, int32_t rank);
 
-/* Exchanges a hash of the graph and its placement; fails on every rank,
- * with one line, when any rank's differs. */
+/* Exchanges a hash of the user's graph and its placement, and one of the
+ * graph and plan that run (the optimizer's, or the same again), in one
+ * all-gather; fails on every rank, with one line, when any rank's differs. */
 GRT_MUST_USE grt_status* grt_cluster_check_plan(grt_cluster* c, const grt_graph* g,
-                                                const grt_plan* plan);
+                                                const grt_plan* plan, const grt_graph* run_graph,
+                                                const grt_plan* run_plan);
 
 /* The tag of crossing `index` at `step` (DESIGN.md); an error when the
  * transport's tags cannot hold it. */

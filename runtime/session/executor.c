@@ -714,7 +714,11 @@ static void run_group_part(run_state* r, const exec_group* g) {
   }
   if (!st && g->cluster && g->n == 1) {
     /* One member here: the transport sums its input straight into its
-     * output (no local reduction, no extra copy). */
+     * output (no local reduction, no extra copy). Never in place, even when
+     * no other node reads the input (a gradient): Open MPI 4.1's
+     * non-blocking MPI_Iallreduce in place ran at a fifth of its speed out
+     * of place at 64 MiB on 2 ranks (its in-place path works through
+     * buffers of its own; the blocking call is the other way round). */
     grt_allocator* a =
         r->s->device[e->nodes[e->group_members[g->start]].device]->memory[GRT_MEMORY_DEVICE];
     st = grt_tensor_new_packed(a, in[0]->dtype, &in[0]->shape, &out[0]);
@@ -915,13 +919,19 @@ static int32_t poll_cluster(run_state* r, work_stack* w, bool* failed, grt_code 
       void* out;
       int64_t count = cg->count;
       if (cg->group < 0) {
-        int64_t dims[1] = {cg->count};
+        /* The zeros, then room for the sum: out of place, as below. */
+        int64_t dims[1] = {2 * cg->count};
         st = grt_tensor_new(cg->dtype, 1, dims, &c->zeros);
-        if (!st) memset(grt_tensor_data(c->zeros), 0, grt_tensor_byte_size(c->zeros));
-        in = out = c->zeros ? grt_tensor_data(c->zeros) : NULL;
+        size_t half = c->zeros ? grt_tensor_byte_size(c->zeros) / 2 : 0;
+        if (!st) memset(grt_tensor_data(c->zeros), 0, half);
+        in = c->zeros ? grt_tensor_data(c->zeros) : NULL;
+        out = c->zeros ? (char*)grt_tensor_data(c->zeros) + half : NULL;
       } else if (c->io) {
         int32_t n = e->groups[cg->group].n;
-        in = n == 1 ? grt_tensor_data(c->io[0]) : grt_tensor_data(c->io[n]);
+        /* Out of place (see run_group_part): several members here each
+         * hold the local sum, so the second's is the input and the first's
+         * the output, which complete_cluster_part then copies to the rest. */
+        in = grt_tensor_data(c->io[n == 1 ? 0 : n + 1]);
         out = grt_tensor_data(c->io[n]);
         count = grt_tensor_num_elements(c->io[n]);
         /* Every rank must give the transport the same count. */
@@ -1116,7 +1126,10 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
   memcpy(r.pending, e->pending, n * sizeof(int32_t));
   memcpy(r.uses, e->slot_uses, ns * sizeof(int32_t));
   r.remaining = e->n_nodes;
-  r.step = __atomic_fetch_add(&s->steps, 1, __ATOMIC_RELAXED);
+  /* In a cluster a fallback (optimize.c) counts with its parent: the ranks
+   * number their steps alike whichever graph serves a run. */
+  r.step =
+      __atomic_fetch_add(&(s->cluster && s->parent ? s->parent : s)->steps, 1, __ATOMIC_RELAXED);
   r.trace = trace;
   r.cap = cap;
   r.timeout_ms = opts ? opts->timeout_ms : 0;
@@ -1199,16 +1212,18 @@ grt_status* grt_executor_run_ex(grt_session* s, const grt_executable* e,
    * work must not land in it. (A recording run itself is under it.) */
   bool shared = s->opts.graph_capture && !cap;
   if (shared) pthread_rwlock_rdlock(&s->capture_lock);
-  /* A cluster's ranks must number their steps alike: one run at a time. */
+  /* A cluster's ranks must number their steps alike: one run at a time,
+   * a fallback's runs included (under its parent's lock). */
+  pthread_mutex_t* one = s->parent ? &s->parent->cluster_mu : &s->cluster_mu;
   if (s->cluster) {
-    pthread_mutex_lock(&s->cluster_mu);
+    pthread_mutex_lock(one);
     grt_cluster_run_begin(s->cluster);
   }
   grt_status* st = execute(s, e, opts, feeds, out_values, trace, cap);
   if (s->cluster) {
     /* The peers hear at once that this rank left its run, failed or not. */
     grt_cluster_run_end(s->cluster, st != NULL);
-    pthread_mutex_unlock(&s->cluster_mu);
+    pthread_mutex_unlock(one);
   }
   if (shared) pthread_rwlock_unlock(&s->capture_lock);
   return st;

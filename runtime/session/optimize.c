@@ -117,6 +117,7 @@ static grt_status* make_fallback(grt_session* s, grt_session** out) {
   f->n_devices = s->n_devices;
   f->inter_op = s->inter_op;
   f->intra_op = s->intra_op;
+  f->cluster = s->cluster; /* its steps are numbered with the parent's (executor.c) */
   pthread_mutex_init(&f->cache_mu, NULL);
   pthread_rwlock_init(&f->capture_lock, NULL);
   grt_status* st = grt_session_options_copy_into(&s->opts, &f->opts);

@@ -27,7 +27,8 @@ grt_status* grt_session_place_graph(grt_session* s, grt_graph* g, grt_plan** out
 }
 
 /* With a cluster, the devices are every task's (exchanged when the
- * process joins) and every rank checks the others placed as it did. */
+ * process joins); every rank checks the others placed (and optimized) as
+ * it did once the graph is optimized (grt_session_new). */
 static grt_status* place(grt_session* s) {
   GRT_RETURN_IF_ERROR(grt_session_options_device_set(&s->opts, &s->devices));
   if (s->opts.cluster[0]) {
@@ -36,8 +37,7 @@ static grt_status* place(grt_session* s) {
     grt_device_set_free(s->devices);
     s->devices = all;
   }
-  GRT_RETURN_IF_ERROR(grt_session_place_graph(s, s->graph, &s->plan));
-  return s->cluster ? grt_cluster_check_plan(s->cluster, s->graph, s->plan) : NULL;
+  return grt_session_place_graph(s, s->graph, &s->plan);
 }
 
 bool grt_session_node_is_remote(const grt_session* s, int32_t node) {
@@ -167,13 +167,21 @@ grt_status* grt_session_new(grt_graph* g, const grt_session_options* opts, grt_s
     if (!st) s->graph = s->bound;
   }
   if (!st) st = place(s);
-  /* Every rank must run the same executable: the optimizer and the rewrite
-   * are not yet made cluster-aware, so a cluster runs the graph as placed. */
-  if (s->cluster) s->opts.rewrite = false;
+  /* Every rank must run the same executable. The optimizer is a function
+   * of the graph, the plan and the options (its constant folding runs
+   * the same kernels on the same values on every rank), so each rank
+   * optimizes alone, and the check covers what it made. */
   if (!st && s->opts.rewrite) st = grt_session_optimize(s);
+  if (!st && s->cluster)
+    st = grt_cluster_check_plan(s->cluster, s->user_graph ? s->user_graph : s->graph,
+                                grt_session_plan(s), s->graph, s->plan);
   if (!st) st = make_devices(s);
   if (!st) st = grt_session_make_kernels(s, NULL);
-  if (!st && s->opts.rewrite)
+  /* The fusions of the session's rewrite (REWRITE.md) are decided where a
+   * device is present, so on each rank for its own nodes only, and change
+   * which graph nodes a run keeps: the ranks' lists of crossings would
+   * disagree. A cluster runs without them. */
+  if (!st && s->opts.rewrite && !s->cluster)
     st = grt_remap_new(s->graph, s->plan, s->device, s->n_devices, &s->remap);
   if (!st) st = grt_threadpool_new((int)s->opts.inter_op_threads, "inter_op", &s->inter_op);
   if (!st) st = grt_threadpool_new((int)s->opts.intra_op_threads, "intra_op", &s->intra_op);

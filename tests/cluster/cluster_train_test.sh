@@ -8,7 +8,8 @@
 # process's 4 towers; checkpoints written by the chief and restored in a
 # cluster and in one process; all-reduces of every summed dtype with a task
 # that holds no member; an all-reduce one rank never joins failing, naming
-# the lost task (liveness) or at the deadline. Skips, saying so, where Open MPI is missing.
+# the lost task (liveness) or at the deadline; the graph optimizer across
+# tasks matching one process. Skips, saying so, where Open MPI is missing.
 set -uo pipefail
 grt="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 plugin="$2"
@@ -141,6 +142,37 @@ if grep -qF "waiting for the all-reduce 'g_float32' across tasks: lost /job:work
 else
   bad "an all-reduce a rank never joins: neither the lost task nor the deadline in:" lonely
 fi
+
+# ---- the graph optimizer in a cluster -----------------------------------
+# Every rank optimizes the same graph alike (a constant subexpression on
+# worker:1 folded, an Identity on worker:0 removed) and the start-up hash
+# covers the optimized graph: the results equal one process's, with and
+# without the optimizer, bit for bit; a fetch of a folded node runs the
+# user's graph (the fallback) in the cluster too; a rank that does not
+# optimize is refused at start-up. (Before the optimizer ran in clusters,
+# the report said "optimizer: off" and the check of its changes failed.)
+ofeed=(--feed x=@optimized_x.npy)
+"$grt" run optimized_local.json --devices cpu:3 --no-rewrite "${ofeed[@]}" --fetch cs --fetch out \
+  --steps 2 >opt_want 2>&1 || bad "the optimizer's graph in one process" opt_want
+"$grt" run optimized_local.json --devices cpu:3 "${ofeed[@]}" --fetch cs --fetch out --steps 2 \
+  >opt_local 2>&1 || bad "the optimizer's graph in one process, optimized" opt_local
+mpi -np 3 "${shm[@]}" "$grt" run optimized_cluster.json --cluster ps:1,worker:2 "${ofeed[@]}" \
+  --fetch out --optimizer-report --timeout-ms 60000 >opt_out 2>opt_err || bad "optimized cluster" opt_err
+check "every rank's optimizer folded the constants across tasks" opt_err \
+  "constant_folding            11 ->     8 nodes     1 changes"
+[ "$(grep -c "^optimizer: 12 -> 8 nodes" opt_err)" = 3 ] || bad "not 3 ranks optimized alike:" opt_err
+tail -n 1 opt_want >opt_want_out
+same "the optimized cluster gives one process's result" opt_want_out opt_out
+mpi -np 3 "${tcp[@]}" "$grt" run optimized_cluster.json --cluster ps:1,worker:2 "${ofeed[@]}" \
+  --fetch cs --fetch out --steps 2 --timeout-ms 60000 >opt_fallback 2>&1 ||
+  bad "a fetch of a folded node in a cluster" opt_fallback
+same "a folded node's fetch (the user's graph) across tasks gives one process's" opt_want opt_fallback
+same "one process optimized gives the same" opt_want opt_local
+mpi "${shm[@]}" -np 2 "$grt" run optimized_cluster.json --cluster ps:1,worker:2 "${ofeed[@]}" \
+  --fetch out : -np 1 "$grt" run optimized_cluster.json --cluster ps:1,worker:2 --no-rewrite \
+  "${ofeed[@]}" --fetch out >opt_mixed 2>&1 && bad "a rank without the optimizer was not refused" opt_mixed
+check "a rank without the optimizer is refused at start-up" opt_mixed \
+  "rank 2 (/job:worker/replica:0/task:1) optimized the graph otherwise than rank 0"
 
 [ $fails -eq 0 ] && echo "all cluster training checks passed" || echo "$fails cluster training checks failed"
 exit $((fails > 0))
