@@ -7,7 +7,9 @@
  * types (TensorFlow's GPU kernels take float16 for _FusedMatMul and float64
  * for _FusedConv2D; the CPU kernels float32 only, per their support rows).
  * The kernels check fused_ops:
- *   _FusedMatMul: [BiasAdd] or [BiasAdd, Relu|Relu6|Elu];
+ *   _FusedMatMul: [BiasAdd] or [BiasAdd, Relu|Relu6|Elu|GeluExact|
+ *   GeluApproximate] (TensorFlow's names for GELU's erf and tanh forms;
+ *   the CPU only);
  *   the convolutions (CPU): [BiasAdd], then optionally Add (num_args 2: the
  *   residual, of the output's shape, summed before the activation, as
  *   TensorFlow's ["BiasAdd", "Add"]), then optionally one of Relu, Relu6,

@@ -11,8 +11,8 @@
  *   - its one reader, an Add/AddV2 of a Const holding N values aligned
  *     with the last dim (the layer's bias; ONNX Gemm's C), becomes BiasAdd;
  *     a plain MatMul's too;
- *   - that one's one reader, Relu, Relu6 or Elu, moves before the Reshape
- *     back, so the remapper sees the whole chain.
+ *   - that one's one reader, Relu, Relu6, Elu or _Gelu, moves before the
+ *     Reshape back, so the remapper sees the whole chain.
  *
  * The last node of the matched chain is replaced by the node standing for
  * it (the Reshape back, the BiasAdd or the activation), which takes its
@@ -27,7 +27,10 @@
 
 static const char* const kAdd[] = {"Add", "AddV2", "BiasAdd", NULL};
 static const char* const kBatch[] = {"BatchMatMulV2", "BatchMatMul", NULL};
-static const char* const kAct[] = {"Relu", "Relu6", "Elu", NULL};
+/* _Gelu too (a transformer's feed-forward layer): the session's rewrite
+ * fuses it into the product on the CPU, and elsewhere it runs as written,
+ * on either side of a Reshape alike. */
+static const char* const kAct[] = {"Relu", "Relu6", "Elu", "_Gelu", NULL};
 
 typedef struct {
   int32_t mm;   /* the product */

@@ -54,6 +54,8 @@ static const act_row kActs[] = {
     [GRT_MM_RELU] = {dnnl_eltwise_relu, 0.0f, 0.0f},
     [GRT_MM_RELU6] = {dnnl_eltwise_clip, 0.0f, 6.0f},
     [GRT_MM_ELU] = {dnnl_eltwise_elu, 1.0f, 0.0f},
+    [GRT_MM_GELU_EXACT] = {dnnl_eltwise_gelu_erf, 0.0f, 0.0f},
+    [GRT_MM_GELU_APPROX] = {dnnl_eltwise_gelu_tanh, 0.0f, 0.0f},
 };
 
 void grt_mm_activation_eltwise(grt_mm_activation act, int* alg, float* alpha, float* beta) {

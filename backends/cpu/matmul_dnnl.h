@@ -23,6 +23,8 @@ typedef enum grt_mm_activation {
   GRT_MM_RELU,
   GRT_MM_RELU6,
   GRT_MM_ELU,
+  GRT_MM_GELU_EXACT,  /* x Phi(x), erf form: fused_ops' GeluExact */
+  GRT_MM_GELU_APPROX, /* tanh form: GeluApproximate */
 } grt_mm_activation;
 
 /* One product: out[m, n] = act(op(a) * op(b) + bias), row-major float32,
@@ -70,8 +72,13 @@ GRT_MUST_USE grt_status* grt_cpu_fused_depthwise_conv2d(grt_kernel_ctx* ctx);
 /* The node's fused_ops as an activation: ["BiasAdd"] or ["BiasAdd", ACT]. */
 GRT_MUST_USE grt_status* grt_cpu_fused_ops(const grt_kernel_ctx* ctx, grt_mm_activation* out);
 
-/* The activation of one value, as the fused kernels' own passes apply it. */
+/* The activation of one value, as the fused kernels' own passes apply it
+ * (the GELUs excepted: grt_mm_activate_row). */
 float grt_mm_activate(grt_mm_activation act, float x);
+
+/* row[j] = act(row[j] + bias[j]) for j < n: OpenBLAS's products' pass over
+ * their output. */
+void grt_mm_activate_row(grt_mm_activation act, const float* bias, float* row, int64_t n);
 
 /* The activation as a oneDNN eltwise post-op. */
 void grt_mm_activation_eltwise(grt_mm_activation act, int* alg, float* alpha, float* beta);

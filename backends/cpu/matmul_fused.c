@@ -1,7 +1,8 @@
 /* _FusedMatMul: TensorFlow's remapper node for MatMul + BiasAdd (+ an
  * activation), inputs (a, b, bias), attrs transpose_a, transpose_b, T,
  * num_args (1: the bias), fused_ops ("BiasAdd" then optionally "Relu",
- * "Relu6" or "Elu") and epsilon (unused here: it belongs to the batch-norm
+ * "Relu6", "Elu", or TensorFlow's "GeluExact" / "GeluApproximate") and
+ * epsilon (unused here: it belongs to the batch-norm
  * fusions). grt's session makes these nodes itself
  * (runtime/session/rewrite_remap.c); a graph may also hold them.
  *
@@ -14,6 +15,7 @@
 #include "backends/cpu/cpu_kernels.h"
 #include "backends/cpu/matmul_dnnl.h"
 #include "backends/cpu/matmul_gemm.h"
+#include "backends/cpu/nn.h"
 #include "base/shape.h"
 #include "base/status.h"
 #include "base/tensor.h"
@@ -28,6 +30,11 @@ static const act_name kActivations[] = {
     {"Relu", GRT_MM_RELU},
     {"Relu6", GRT_MM_RELU6},
     {"Elu", GRT_MM_ELU},
+    /* TensorFlow's names for its remapper's MatMul + BiasAdd + Gelu: a
+     * transformer's feed-forward layer (grt's _Gelu, fused by the session's
+     * rewrite: runtime/session/rewrite_remap.c). */
+    {"GeluExact", GRT_MM_GELU_EXACT},
+    {"GeluApproximate", GRT_MM_GELU_APPROX},
 };
 
 /* fused_ops as an activation: ["BiasAdd"] or ["BiasAdd", ACT]. */
@@ -40,8 +47,8 @@ grt_status* grt_cpu_fused_ops(const grt_kernel_ctx* ctx, grt_mm_activation* out)
   if (n < 1 || n > 2 || strcmp(ops[0], "BiasAdd") != 0)
     return GRT_ERROR(
         UNIMPLEMENTED,
-        "fused_ops must be [BiasAdd] or [BiasAdd, Relu|Relu6|Elu], got %d ops starting "
-        "with '%s'",
+        "fused_ops must be [BiasAdd] or [BiasAdd, Relu|Relu6|Elu|GeluExact|GeluApproximate], "
+        "got %d ops starting with '%s'",
         (int)n, n > 0 ? ops[0] : "");
   *out = GRT_MM_NONE;
   if (n == 1) return NULL;
@@ -50,7 +57,9 @@ grt_status* grt_cpu_fused_ops(const grt_kernel_ctx* ctx, grt_mm_activation* out)
       *out = kActivations[i].act;
       return NULL;
     }
-  return GRT_ERROR(UNIMPLEMENTED, "fused activation '%s' (Relu, Relu6 or Elu)", ops[1]);
+  return GRT_ERROR(UNIMPLEMENTED,
+                   "fused activation '%s' (Relu, Relu6, Elu, GeluExact or GeluApproximate)",
+                   ops[1]);
 }
 
 float grt_mm_activate(grt_mm_activation act, float x) {
@@ -66,14 +75,21 @@ float grt_mm_activate(grt_mm_activation act, float x) {
   }
 }
 
+void grt_mm_activate_row(grt_mm_activation act, const float* bias, float* row, int64_t n) {
+  if (act == GRT_MM_GELU_EXACT || act == GRT_MM_GELU_APPROX) {
+    /* _Gelu's own vectorised loop over the biased row, still in cache. */
+    for (int64_t j = 0; j < n; j++) row[j] += bias[j];
+    grt_cpu_gelu_f32(row, row, n, act == GRT_MM_GELU_APPROX);
+    return;
+  }
+  for (int64_t j = 0; j < n; j++) row[j] = grt_mm_activate(act, row[j] + bias[j]);
+}
+
 /* OpenBLAS's product, then bias and activation in one pass. */
 static grt_status* blas_path(grt_kernel_ctx* ctx, const grt_mm_call* c) {
   grt_gemm_plan p = {.m = c->m, .n = c->n, .k = c->k, .ta = c->ta, .tb = c->tb, .batch = 1};
   GRT_RETURN_IF_ERROR(grt_gemm_run(&p, GRT_FLOAT32, c->a, c->b, c->out, ctx->intra_op));
-  for (int64_t i = 0; i < c->m; i++) {
-    float* row = c->out + i * c->n;
-    for (int64_t j = 0; j < c->n; j++) row[j] = grt_mm_activate(c->act, row[j] + c->bias[j]);
-  }
+  for (int64_t i = 0; i < c->m; i++) grt_mm_activate_row(c->act, c->bias, c->out + i * c->n, c->n);
   return NULL;
 }
 

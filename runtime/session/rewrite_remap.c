@@ -18,15 +18,32 @@ struct grt_remap {
   int32_t n_graph_nodes;
 };
 
-/* Activations that may end a fused chain, by op name (fused_ops' spelling). */
-static const char* const kActivations[] = {"Relu", "Relu6", "Elu"};
+/* Activations that may end a fused chain: the op, and its name in
+ * fused_ops (TensorFlow's spelling; for _Gelu by its attr approximate).
+ * A GELU fuses into MatMul only, and only on the CPU: the CPU's
+ * _FusedMatMul runs it as a oneDNN post-op (a transformer's feed-forward
+ * layer, one pass over its widest output saved), while the convolution
+ * kernels and the GPU's _FusedMatMul take none. */
+typedef struct {
+  const char* op;
+  const char* fused;        /* as fused_ops names it */
+  const char* fused_approx; /* _Gelu with approximate = true */
+  bool cpu_matmul_only;
+} act_row;
+
+static const act_row kActivations[] = {
+    {"Relu", "Relu", "Relu", false},
+    {"Relu6", "Relu6", "Relu6", false},
+    {"Elu", "Elu", "Elu", false},
+    {"_Gelu", "GeluExact", "GeluApproximate", true},
+};
 
 static const bool kNoRefs[GRT_REWRITE_MAX_INPUTS] = {false};
 
-static bool is_activation(const char* op) {
+static const act_row* activation_of(const char* op) {
   for (size_t i = 0; i < sizeof kActivations / sizeof kActivations[0]; i++)
-    if (strcmp(op, kActivations[i]) == 0) return true;
-  return false;
+    if (strcmp(op, kActivations[i].op) == 0) return &kActivations[i];
+  return NULL;
 }
 
 /* What the pass knows about the graph around a node. */
@@ -205,10 +222,12 @@ static grt_status* try_fuse(grt_remap* r, const scan* sc, int32_t v) {
   const grt_node* n = node(sc, v);
   int32_t bias, members[3], k = 0;
   const char* act = NULL;
-  if (is_activation(n->op)) {
+  const act_row* row = activation_of(n->op);
+  if (row) {
     bias = producer(sc, v, 0, "BiasAdd");
     if (bias < 0 || !swallowable(sc, bias)) return NULL;
-    act = n->op;
+    const grt_attr_value* approx = grt_node_attr(n, "approximate");
+    act = approx && approx->type == GRT_ATTR_BOOL && approx->u.b ? row->fused_approx : row->fused;
   } else if (strcmp(n->op, "BiasAdd") == 0) {
     bias = v;
   } else {
@@ -223,11 +242,12 @@ static grt_status* try_fuse(grt_remap* r, const scan* sc, int32_t v) {
   }
   if (mm < 0 || !swallowable(sc, mm) || node(sc, v)->sig.output_types[0] != GRT_FLOAT32)
     return NULL;
+  if (row && row->cpu_matmul_only && strcmp(fused, "_FusedMatMul") != 0) return NULL;
   members[k++] = mm;
   if (bias != v) members[k++] = bias;
   members[k++] = v;
   grt_device* dev = common_device(sc, members, k, fused);
-  if (!dev) return NULL;
+  if (!dev || (row && row->cpu_matmul_only && strcmp(dev->backend->type, "CPU") != 0)) return NULL;
   return add_replacement(r, sc, members, k, bias, act, dev);
 }
 
@@ -275,7 +295,7 @@ static grt_status* run_rules(grt_remap* r, scan* sc) {
   }
   /* Activation roots before BiasAdd roots: two sweeps of the fuse rule. */
   for (int32_t v = 0; v < g->n_nodes; v++)
-    if (is_activation(g->nodes[v].op)) GRT_RETURN_IF_ERROR(try_fuse(r, sc, v));
+    if (activation_of(g->nodes[v].op)) GRT_RETURN_IF_ERROR(try_fuse(r, sc, v));
   for (size_t k = 0; k < sizeof kRules / sizeof kRules[0]; k++)
     for (int32_t v = 0; v < g->n_nodes; v++) GRT_RETURN_IF_ERROR(kRules[k](r, sc, v));
   return NULL;

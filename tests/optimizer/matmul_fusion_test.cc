@@ -3,6 +3,7 @@
 // MatMul between Reshapes with a BiasAdd the session fuses; results match
 // the graph as written, fetched intermediates fall back, and products the
 // pass must not touch (variable operands, adj_x) stay as written.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,47 @@ TEST(MatMulFusionPass, SequenceLinearWithBiasAndRelu) {
   ExpectSame(g, {2, 3, 4}, {"out"}, 1e-5f);
   ExpectSame(g, {2, 3, 4}, {"act"}, 1e-5f);
   grt_graph_free(g);
+}
+
+// The op of the node the optimized graph's node `op` reads as input 0
+// ("" when there is no such node).
+std::string InputOpOf(grt_graph* g, const std::string& op) {
+  grt_graph* out = nullptr;
+  char* rep = nullptr;
+  grt_status* st = grt_graph_optimize(g, nullptr, &out, &rep);
+  EXPECT_EQ(st, nullptr) << grt_status_message(st);
+  grt_status_free(st);
+  free(rep);
+  std::string found;
+  for (int32_t i = 0; out && i < grt_graph_num_nodes(out); i++) {
+    if (op != grt_graph_node_op(out, i) || grt_graph_node_num_inputs(out, i) < 1) continue;
+    int32_t port = 0;
+    int32_t src = grt_graph_find_node(out, grt_graph_node_input(out, i, 0, &port));
+    if (src >= 0) found = grt_graph_node_op(out, src);
+  }
+  grt_graph_free(out);
+  return found;
+}
+
+// A transformer's feed-forward layer: _Gelu (what pass gelu makes of
+// ONNX's erf form) moves before the Reshape back like Relu, reading the
+// BiasAdd, so the session's rewrite fuses all three into one _FusedMatMul
+// on the CPU (tests/session/rewrite_test.cc). Without _Gelu in the pass's
+// activations it stays after the Reshape and reads it.
+TEST(MatMulFusionPass, SequenceLinearWithGeluMovesTheGeluBeforeTheReshape) {
+  for (const char* attrs : {"\"T\":\"float32\"", "\"T\":\"float32\",\"approximate\":true"}) {
+    std::vector<std::string> nodes = Linear({2, 3, 4}, false, false, nullptr);
+    nodes.back() = Node("act", "_Gelu", {"add"}, attrs);
+    nodes.push_back(Node("out", "Neg", {"act"}, kT));
+    grt_graph* g = Parse(Graph(nodes));
+    ASSERT_NE(g, nullptr);
+    EXPECT_EQ(CountOps(g, "BatchMatMulV2"), 0);
+    EXPECT_EQ(CountOps(g, "_Gelu"), 1);
+    EXPECT_EQ(InputOpOf(g, "_Gelu"), "BiasAdd") << attrs;
+    ExpectSame(g, {2, 3, 4}, {"out"}, 1e-5f);
+    ExpectSame(g, {2, 3, 4}, {"act"}, 1e-5f);
+    grt_graph_free(g);
+  }
 }
 
 // A feed-forward block: the second product reads the first layer's

@@ -141,6 +141,20 @@ std::string RunsAs(grt_session* s, const char* name) {
   return "";
 }
 
+// fused_ops' activation of the fused node run for graph node `name` (after
+// a run built it): "" when there is none.
+std::string FusedActivation(grt_session* s, const char* name) {
+  int32_t v = grt_graph_find_node(s->graph, name);
+  for (grt_executable* e = s->cache; e; e = e->next)
+    for (int32_t x = 0; x < e->n_nodes; x++)
+      if (e->nodes[x].kind == EXEC_KERNEL && e->nodes[x].node == v && e->nodes[x].rw) {
+        const grt_attr_value* ops = grt_node_attr(e->nodes[x].rw->node, "fused_ops");
+        if (ops && ops->type == GRT_ATTR_LIST_STRING && ops->u.list.n == 2)
+          return ops->u.list.v.s[1];
+      }
+  return "";
+}
+
 // The seeds' MLP shape (784-256-10 here, batch 4 and 1) and a small layer
 // OpenBLAS runs: fused and unfused results match the float64 reference.
 TEST(Rewrite, FusedMlpMatchesReferenceAndUnfused) {
@@ -391,11 +405,71 @@ TEST(Rewrite, FusedConvMatchesReference) {
 
 namespace {
 
+// GELU in float64: x Phi(x), or its tanh form.
+double Gelu(double x, bool approximate) {
+  if (approximate)
+    return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+}
+
+// MatMul + BiasAdd + _Gelu (a transformer's feed-forward layer, as pass
+// gelu and matmul_fusion leave it) runs as one _FusedMatMul on the CPU,
+// fused_ops [BiasAdd, GeluExact] or [BiasAdd, GeluApproximate], at a size
+// oneDNN runs (its gelu post-op) and one OpenBLAS runs (grt's loop over the
+// biased rows); both match float64 and the chain as written. Before the
+// remapper knew _Gelu, the chain ran as _FusedMatMul(BiasAdd) + _Gelu.
+TEST(Rewrite, MatMulBiasGeluRunsFused) {
+  for (bool approximate : {false, true})
+    for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{8, 96, 256}, {3, 16, 4}})
+      for (bool rewrite : {true, false}) {
+        unsigned seed = 41;
+        std::vector<float> w = Random((size_t)(k * n), &seed), b = Random((size_t)n, &seed);
+        std::vector<float> xv = Random((size_t)(m * k), &seed);
+        for (auto& v : xv) v *= 6;  // both tails of the GELU
+        grt_graph* g = nullptr;
+        ASSERT_OK(grt_graph_new(&g));
+        int32_t x = Add(g, "x", "Placeholder", {});
+        int64_t dims[] = {-1, k};
+        ASSERT_OK(grt_graph_set_attr_type(g, x, "dtype", GRT_FLOAT32));
+        ASSERT_OK(grt_graph_set_attr_shape(g, x, "shape", 2, dims));
+        Const(g, "w", {k, n}, w);
+        Const(g, "b", {n}, b);
+        Add(g, "mm", "MatMul", {"x", "w"});
+        Add(g, "bias", "BiasAdd", {"mm", "b"});
+        int32_t gelu = Add(g, "gelu", "_Gelu", {"bias"});
+        ASSERT_OK(grt_graph_set_attr_bool(g, gelu, "approximate", approximate));
+        grt_session* s = Session(g, {{"rewrite", rewrite ? "true" : "false"}});
+        ASSERT_NE(s, nullptr);
+        grt_tensor* xt = Tensor({m, k}, xv);
+        grt_feed f = {"x", xt};
+        const char* fetch[] = {"gelu"};
+        grt_tensor* out = nullptr;
+        ASSERT_OK(grt_session_run(s, &f, 1, fetch, 1, nullptr, 0, &out, nullptr));
+        std::vector<double> want((size_t)(m * n));
+        for (int64_t i = 0; i < m; i++)
+          for (int64_t j = 0; j < n; j++) {
+            double acc = b[j];
+            for (int64_t q = 0; q < k; q++) acc += (double)xv[i * k + q] * w[q * n + j];
+            want[i * n + j] = Gelu(acc, approximate);
+          }
+        ExpectNear(out, want, rewrite ? "fused" : "as written");
+        EXPECT_EQ(RunsAs(s, "gelu"), rewrite ? "_FusedMatMul" : "_Gelu");
+        EXPECT_EQ(RunsAs(s, "bias"), rewrite ? "" : "BiasAdd");
+        if (rewrite) {
+          EXPECT_EQ(FusedActivation(s, "gelu"), approximate ? "GeluApproximate" : "GeluExact");
+        }
+        grt_tensor_free(out);
+        grt_tensor_free(xt);
+        grt_session_free(s);
+        grt_graph_free(g);
+      }
+}
+
 // A graph that holds _FusedMatMul itself (as TensorFlow's optimised graphs
 // do), with each activation, at a size OpenBLAS runs (8x16x4) and one oneDNN
 // runs (8x96x256): against float64.
 TEST(Rewrite, LoadedFusedMatMulActivations) {
-  for (const char* act : {"", "Relu", "Relu6", "Elu"})
+  for (const char* act : {"", "Relu", "Relu6", "Elu", "GeluExact", "GeluApproximate"})
     for (int64_t k : {16, 96}) {
       const int64_t m = 8, n = k == 16 ? 4 : 256;
       unsigned seed = 31;
@@ -443,6 +517,8 @@ TEST(Rewrite, LoadedFusedMatMulActivations) {
           if (!strcmp(act, "Relu")) acc = acc < 0 ? 0 : acc;
           if (!strcmp(act, "Relu6")) acc = acc < 0 ? 0 : acc > 6 ? 6 : acc;
           if (!strcmp(act, "Elu")) acc = acc < 0 ? std::expm1(acc) : acc;
+          if (!strcmp(act, "GeluExact") || !strcmp(act, "GeluApproximate"))
+            acc = Gelu(acc, !strcmp(act, "GeluApproximate"));
           want[i * n + j] = acc;
         }
       ExpectNear(out, want, act);
