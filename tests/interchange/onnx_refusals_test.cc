@@ -216,6 +216,13 @@ TEST(OnnxRefusals, DtypesAndRanks) {
            .Op("GatherElements", {"x", "i"}, {"y"}, {I("axis", 5)})
            .Out("y"),
        "axis 5 is out of range for rank 2"},
+      {"GatherElements axis 2 of rank 2",
+       Model()
+           .In("x", kFloat, {2, 2})
+           .In("i", kInt64, {2, 2})
+           .Op("GatherElements", {"x", "i"}, {"y"}, {I("axis", 2)})
+           .Out("y"),
+       "axis 2 is out of range for rank 2"},
       {"GatherND batch_dims 5",
        Model()
            .In("x", kFloat, {2, 2})
@@ -280,6 +287,13 @@ TEST(OnnxRefusals, DtypesAndRanks) {
            .In("x", kFloat, {2, 3})
            .Floats("s", {3}, {1, 1, 1})
            .Op("LayerNormalization", {"x", "s"}, {"y"}, {I("axis", 5)})
+           .Out("y"),
+       "axis out of range"},
+      {"LayerNormalization axis 2 of rank 2",
+       Model()
+           .In("x", kFloat, {2, 3})
+           .Floats("s", {3}, {1, 1, 1})
+           .Op("LayerNormalization", {"x", "s"}, {"y"}, {I("axis", 2)})
            .Out("y"),
        "axis out of range"},
       {"LayerNormalization of unknown rank",
@@ -395,6 +409,13 @@ TEST(OnnxRefusals, Quantization) {
            .In("x", kFloat, {2, 2})
            .Floats("s", {2}, {1, 1})
            .Op("QuantizeLinear", {"x", "s"}, {"y"}, {I("axis", 5)})
+           .Out("y", kUint8),
+       "axis is out of range"},
+      {"QuantizeLinear axis 2 of rank 2",
+       Model()
+           .In("x", kFloat, {2, 2})
+           .Floats("s", {2}, {1, 1})
+           .Op("QuantizeLinear", {"x", "s"}, {"y"}, {I("axis", 2)})
            .Out("y", kUint8),
        "axis is out of range"},
       {"MatMulInteger of int32",
