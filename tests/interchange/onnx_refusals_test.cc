@@ -533,4 +533,160 @@ TEST(OnnxRefusals, TheModelsFrame) {
   }
 }
 
+// The rest of the converters' refusals that the tables above leave: shapes
+// known only at run time where a lowering needs them, old opsets' forms,
+// attribute values outside their sets.
+TEST(OnnxRefusals, RunTimeShapesOldOpsetsAndAttributeSets) {
+  std::vector<int64_t> x3 = {1, 1, 4, 4, 4}, w3 = {1, 1, 2, 2, 2};
+  Check({
+      {"Conv SAME_LOWER, spatial size unknown",
+       Conv({1, 4, -1, -1}, {4, 4, 3, 3}, {S("auto_pad", "SAME_LOWER")}),
+       "auto_pad SAME_LOWER needs the input's spatial size, unknown before run time"},
+      {"Conv SAME_LOWER, filter unknown",
+       Model()
+           .In("x", kFloat, {1, 4, 5, 5})
+           .In("w", kFloat, {}, false)
+           .Op("Conv", {"x", "w"}, {"y"}, {S("auto_pad", "SAME_LOWER")})
+           .Out("y"),
+       "auto_pad SAME_LOWER needs kernel_shape"},
+      {"ConvTranspose output_shape, spatial size unknown",
+       Conv({1, 4, -1, -1}, {4, 2, 3, 3}, {Is("output_shape", {7, 7})}, "ConvTranspose"),
+       "output_shape and auto_pad need the input's spatial size, unknown before run time"},
+      {"ConvTranspose output_shape, filter unknown",
+       Model()
+           .In("x", kFloat, {1, 4, 5, 5})
+           .In("w", kFloat, {}, false)
+           .Op("ConvTranspose", {"x", "w"}, {"y"}, {Is("output_shape", {7, 7})})
+           .Out("y"),
+       "output_shape and auto_pad need kernel_shape"},
+      {"MaxPool ceil_mode, spatial size unknown",
+       One("MaxPool", {1, 2, -1, -1}, {Is("kernel_shape", {2, 2}), I("ceil_mode", 1)}),
+       "ceil_mode needs the input's spatial size, unknown before run time"},
+      {"AveragePool count_include_pad SAME, spatial size unknown",
+       One("AveragePool", {1, 2, -1, -1},
+           {Is("kernel_shape", {2, 2}), I("count_include_pad", 1), S("auto_pad", "SAME_UPPER")}),
+       "count_include_pad with SAME needs the input's spatial size, unknown before run time"},
+      {"MaxPool of float64",
+       Model()
+           .In("x", kDouble, {1, 1, 4, 4})
+           .Op("MaxPool", {"x"}, {"y"}, {Is("kernel_shape", {2, 2})})
+           .Out("y", kDouble),
+       "MaxPool of float64 is not supported"},
+      {"AveragePool 3-D count_include_pad SAME",
+       One("AveragePool", x3,
+           {Is("kernel_shape", {2, 2, 2}), I("count_include_pad", 1), S("auto_pad", "SAME_UPPER")}),
+       "count_include_pad with auto_pad SAME_UPPER is not supported for 3-D pooling"},
+      {"ConvTranspose 3-D output_padding",
+       Conv(x3, w3, {Is("output_padding", {1, 1, 1})}, "ConvTranspose"),
+       "output_padding must be smaller than the stride for 3-D ConvTranspose"},
+      {"NegativeLogLikelihoodLoss reduction bogus",
+       Model()
+           .In("x", kFloat, {2, 3})
+           .In("t", kInt64, {2})
+           .Op("NegativeLogLikelihoodLoss", {"x", "t"}, {"y"}, {S("reduction", "bogus")})
+           .Out("y"),
+       "reduction must be none, sum or mean"},
+      {"BitShift direction UP",
+       Model()
+           .In("a", kUint8, {2})
+           .In("b", kUint8, {2})
+           .Op("BitShift", {"a", "b"}, {"y"}, {S("direction", "UP")})
+           .Out("y", kUint8),
+       "direction must be LEFT or RIGHT"},
+      {"QuantizeLinear scale of float64",
+       Model()
+           .In("x", kFloat, {2})
+           .In("s", kDouble, {})
+           .Op("QuantizeLinear", {"x", "s"}, {"y"})
+           .Out("y", kUint8),
+       "the scale must be float32"},
+      {"Resize coordinate_transformation_mode bogus",
+       Model()
+           .In("x", kFloat, {1, 1, 2, 2})
+           .Floats("r", {0}, {})
+           .Floats("s", {4}, {1, 1, 2, 2})
+           .Op("Resize", {"x", "r", "s"}, {"y"}, {S("coordinate_transformation_mode", "bogus")})
+           .Out("y"),
+       "coordinate_transformation_mode 'bogus' is not supported"},
+      {"GridSample mode bogus",
+       Model()
+           .Opset(16)
+           .In("x", kFloat, {1, 1, 2, 2})
+           .In("g", kFloat, {1, 2, 2, 2})
+           .Op("GridSample", {"x", "g"}, {"y"}, {S("mode", "bogus")})
+           .Out("y"),
+       "unknown mode"},
+      {"RNN of 65 activations",
+       Model()
+           .In("x", kFloat, {1, 1, 2})
+           .In("w", kFloat, {1, 1, 2})
+           .In("r", kFloat, {1, 1, 1})
+           .Op("RNN", {"x", "w", "r"}, {"y"},
+               {I("hidden_size", 1), Ss("activations", std::vector<std::string>(65, "Tanh"))})
+           .Out("y"),
+       "attribute 'activations' lists 65 functions"},
+      {"RNN of 65 alphas",
+       Model()
+           .In("x", kFloat, {1, 1, 2})
+           .In("w", kFloat, {1, 1, 2})
+           .In("r", kFloat, {1, 1, 1})
+           .Op("RNN", {"x", "w", "r"}, {"y"},
+               {I("hidden_size", 1), Fs("activation_alpha", std::vector<float>(65, 1.0f))})
+           .Out("y"),
+       "attribute 'activation_alpha' lists 65 values"},
+      {"Constant without a value", Model().Op("Constant", {}, {"y"}).Out("y"),
+       "Constant without a tensor, float or int value"},
+      {"Slice of opset 9 without starts",
+       Model().Opset(9).In("x", kFloat, {4}).Op("Slice", {"x"}, {"y"}, {Is("ends", {2})}).Out("y"),
+       "Slice of opsets 1-9 needs the starts and ends attributes"},
+      {"Reshape of opset 4 without shape",
+       Model().Opset(4).In("x", kFloat, {4}).Op("Reshape", {"x"}, {"y"}).Out("y"),
+       "Reshape of opsets 1-4 needs the shape attribute"},
+      {"TopK of opset 9 without k",
+       Model().Opset(9).In("x", kFloat, {4}).Op("TopK", {"x"}, {"y", "i"}).Out("y"),
+       "TopK of opsets 1-9 needs the k attribute"},
+      {"Add of opset 6 broadcast along an axis, rank unknown",
+       Model()
+           .Opset(6)
+           .In("a", kFloat, {}, false)
+           .In("b", kFloat, {3})
+           .Op("Add", {"a", "b"}, {"y"}, {I("broadcast", 1), I("axis", 1)})
+           .Out("y"),
+       "broadcasting along axis 1 (opsets 1-6) needs the ranks of both inputs"},
+      {"Add of opset 6 broadcast axis that does not fit",
+       Model()
+           .Opset(6)
+           .In("a", kFloat, {2, 3})
+           .In("b", kFloat, {3})
+           .Op("Add", {"a", "b"}, {"y"}, {I("broadcast", 1), I("axis", 2)})
+           .Out("y"),
+       "broadcast axis 2 does not fit B (rank 1) into A (rank 2)"},
+      {"BatchNormalization of opset 8 per activation",
+       Model()
+           .Opset(8)
+           .In("x", kFloat, {1, 3, 2})
+           .Floats("s", {3}, {1, 1, 1})
+           .Floats("b", {3}, {0, 0, 0})
+           .Floats("m", {3}, {0, 0, 0})
+           .Floats("v", {3}, {1, 1, 1})
+           .Op("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y"}, {I("spatial", 0)})
+           .Out("y"),
+       "per-activation statistics (spatial = 0, opsets 1-8) are not supported"},
+      {"BatchNormalization of opset 13 with its statistics out",
+       Model()
+           .In("x", kFloat, {1, 3, 2})
+           .Floats("s", {3}, {1, 1, 1})
+           .Floats("b", {3}, {0, 0, 0})
+           .Floats("m", {3}, {0, 0, 0})
+           .Floats("v", {3}, {1, 1, 1})
+           .Op("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y", "rm", "rv"})
+           .Out("y"),
+       "outputs besides Y need training mode (opset 14 on)"},
+  });
+  // Refusals of the model's values, before any node.
+  EXPECT_NE(Import(Model().Floats("c", {1 << 30, 1 << 30, 1 << 30}, {}).Out("c"))
+                .find("tensor of float32 is too large"),
+            std::string::npos);
+}
+
 }  // namespace
