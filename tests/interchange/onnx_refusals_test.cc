@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -687,6 +688,80 @@ TEST(OnnxRefusals, RunTimeShapesOldOpsetsAndAttributeSets) {
   EXPECT_NE(Import(Model().Floats("c", {1 << 30, 1 << 30, 1 << 30}, {}).Out("c"))
                 .find("tensor of float32 is too large"),
             std::string::npos);
+}
+
+// ---- optional attributes and opset defaults, run ----------------------
+
+// Imports `m`, feeds x (float32 of `dims`) and fetches y.
+std::vector<float> RunModel(const Model& m, std::vector<int64_t> dims, std::vector<float> x) {
+  std::string bytes = m.Bytes();
+  grt_graph* g = nullptr;
+  EXPECT_EQ(Message(grt_onnx_parse(bytes.data(), bytes.size(), &g)), "");
+  std::vector<float> out;
+  if (!g) return out;
+  grt_session* s = nullptr;
+  EXPECT_EQ(Message(grt_session_new(g, nullptr, &s)), "");
+  grt_tensor* t = nullptr;
+  EXPECT_EQ(Message(grt_tensor_new(GRT_FLOAT32, (int32_t)dims.size(), dims.data(), &t)), "");
+  memcpy(grt_tensor_data(t), x.data(), x.size() * sizeof(float));
+  grt_feed feed = {"x", t};
+  const char* fetch = "y";
+  grt_tensor* y = nullptr;
+  EXPECT_EQ(Message(grt_session_run(s, &feed, 1, &fetch, 1, nullptr, 0, &y, nullptr)), "");
+  if (y && grt_tensor_dtype(y) == GRT_FLOAT32) {
+    const float* p = static_cast<const float*>(grt_tensor_data(y));
+    out.assign(p, p + grt_tensor_num_elements(y));
+  } else if (y && grt_tensor_dtype(y) == GRT_INT64) {
+    const int64_t* p = static_cast<const int64_t*>(grt_tensor_data(y));
+    for (int64_t i = 0; i < grt_tensor_num_elements(y); i++) out.push_back((float)p[i]);
+  }
+  grt_tensor_free(y);
+  grt_tensor_free(t);
+  grt_session_free(s);
+  grt_graph_free(g);
+  return out;
+}
+
+void ExpectNear(const std::vector<float>& got, const std::vector<float>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); i++) EXPECT_NEAR(got[i], want[i], 1e-5) << "element " << i;
+}
+
+// Each default checked against the value ONNX's operator documents give
+// it; a converter that reads the attribute's default wrong (or the
+// present value as absent) computes another function.
+TEST(OnnxDefaults, OptionalAttributesPresentAndAbsent) {
+  std::vector<float> x = {-2, -0.5f, 0.5f, 2};
+  // LeakyRelu: alpha 0.01 when absent.
+  ExpectNear(RunModel(One("LeakyRelu", {4}), {4}, x), {-0.02f, -0.005f, 0.5f, 2});
+  ExpectNear(RunModel(One("LeakyRelu", {4}, {F("alpha", 0.5f)}), {4}, x), {-1, -0.25f, 0.5f, 2});
+  // Elu: alpha 1.
+  ExpectNear(RunModel(One("Elu", {4}), {4}, x), {std::expm1(-2.0f), std::expm1(-0.5f), 0.5f, 2});
+  // HardSigmoid: alpha 0.2, beta 0.5, clipped to [0, 1].
+  ExpectNear(RunModel(One("HardSigmoid", {4}), {4}, x), {0.1f, 0.4f, 0.6f, 0.9f});
+  ExpectNear(RunModel(One("HardSigmoid", {4}, {F("alpha", 1), F("beta", 0)}), {4}, x),
+             {0, 0, 0.5f, 1});
+  // ArgMax: the first of equal maxima unless select_last_index.
+  std::vector<float> ties = {3, 1, 3, 0};
+  auto argmax = [](std::vector<Attr> attrs) {
+    return Model().In("x", kFloat, {4}).Op("ArgMax", {"x"}, {"y"}, attrs).Out("y", kInt64);
+  };
+  ExpectNear(RunModel(argmax({}), {4}, ties), {0});
+  ExpectNear(RunModel(argmax({I("select_last_index", 1)}), {4}, ties), {2});
+}
+
+TEST(OnnxDefaults, SoftmaxAxisByOpset) {
+  // Before opset 13 the default axis is 1 and the input is flattened to
+  // 2-D there: over [1, 2, 2] one softmax of all four values. From 13 the
+  // default is -1: a softmax per row of 2. Axis 1 at opset 13 normalizes
+  // over the middle axis only.
+  std::vector<float> x = {0, std::log(3.0f), 1, 1};
+  float e = std::exp(1.0f), all = 4 + 2 * e;
+  ExpectNear(RunModel(One("Softmax", {1, 2, 2}, {}, 11), {1, 2, 2}, x),
+             {1 / all, 3 / all, e / all, e / all});
+  ExpectNear(RunModel(One("Softmax", {1, 2, 2}, {}, 13), {1, 2, 2}, x), {0.25f, 0.75f, 0.5f, 0.5f});
+  ExpectNear(RunModel(One("Softmax", {1, 2, 2}, {I("axis", 1)}, 13), {1, 2, 2}, x),
+             {1 / (1 + e), 3 / (3 + e), e / (1 + e), e / (3 + e)});
 }
 
 }  // namespace
