@@ -33,7 +33,7 @@ void grt_arena_free(grt_arena* a) {
 
 void* grt_arena_alloc(grt_arena* a, size_t size) {
   size_t rounded = (size + 15) & ~(size_t)15;
-  if (rounded < size) return NULL;
+  if (rounded < size || grt_mem_arena_fails()) return NULL;
   block* b = a->head;
   if (!b || b->size - b->used < rounded) {
     /* Blocks grow with the arena so a big graph needs few of them. */

@@ -38,6 +38,12 @@ int64_t grt_mem_fail_after(int64_t n) { return arm(n, 0); }
 
 int64_t grt_mem_fail_once_after(int64_t n) { return arm(n, 1); }
 
+static int g_arena; /* arena allocations count too */
+
+void grt_mem_fail_arena(bool on) { __atomic_store_n(&g_arena, on, __ATOMIC_RELAXED); }
+
+bool grt_mem_arena_fails(void) { return __atomic_load_n(&g_arena, __ATOMIC_RELAXED) && fail_now(); }
+
 /* The library's own blocks count against the soft heap limit by what malloc
  * really gave (malloc_usable_size), which grt_free takes off again: no
  * header, so a block freed by the wrong function only skews the count. A

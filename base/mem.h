@@ -75,6 +75,16 @@ int64_t grt_mem_fail_after(int64_t n);
  * n < 0 turns injection off. Returns what grt_mem_fail_after returns. */
 int64_t grt_mem_fail_once_after(int64_t n);
 
+/* Whether arena allocations (base/arena.h) count for the two above too; off
+ * by default. An arena takes a block from the heap rarely (64 KiB at a
+ * time), so without this a sweep over every allocation never fails the
+ * node, name or attr a graph builder adds in mid-conversion; with it on,
+ * each grt_arena_alloc is one more allocation that may fail (NULL), and the
+ * builder's error paths are reached. For tests; process-wide. */
+void grt_mem_fail_arena(bool on);
+/* For base/arena.c: whether this arena allocation is to fail. */
+bool grt_mem_arena_fails(void);
+
 /* The soft heap limit's count (grt/memory.h: grt_soft_heap_limit64): an
  * allocator adds the bytes it takes from the system with grt_mem_reserve
  * and takes them off with grt_mem_unreserve when it gives them back.

@@ -209,8 +209,10 @@ grt_status* grt_cluster_check_plan(grt_cluster* c, const grt_graph* g, const grt
 }
 
 grt_status* grt_cluster_tag(const grt_cluster* c, int32_t index, int64_t step, int64_t* out) {
-  int64_t tag =
-      ((int64_t)index << GRT_CLUSTER_STEP_BITS) | (step & ((1 << GRT_CLUSTER_STEP_BITS) - 1));
+  /* A product, not a shift: a negative index (refused below) must not be
+   * shifted, which C leaves undefined. */
+  int64_t tag = (int64_t)index * ((int64_t)1 << GRT_CLUSTER_STEP_BITS) +
+                (step & ((1 << GRT_CLUSTER_STEP_BITS) - 1));
   if (index < 0 || tag >= c->max_tag) /* the largest is the checkpoints' */
     return GRT_ERROR(
         RESOURCE_EXHAUSTED,

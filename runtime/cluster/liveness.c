@@ -104,7 +104,9 @@ static void hear(liveness* l, int32_t r) {
       p->heard_ms = now;
       pthread_mutex_unlock(&l->mu);
     }
-    if (p->in.state == kGone) return; /* it sends nothing more */
+    /* It sends nothing more; bytes that are not a note say nothing, so
+     * listening goes on whatever they hold. */
+    if (p->in.magic == kMagic && p->in.state == kGone) return;
     if (l->c->t->irecv(&p->in, sizeof p->in, r, l->tag, &p->recv, why, sizeof why))
       peer_error(l, p, why);
   }
