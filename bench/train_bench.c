@@ -9,7 +9,7 @@
  * threads then compete with them.
  *
  *   bazel run -c opt //bench:train_bench [-- --steps N --batch B --towers 1,2,4 --trace OUT.json
- *                                           --trace-steps N]
+ *                                           --trace-steps N --option KEY=VALUE...]
  *
  * --trace-steps N: after the figures, one tower (OpenBLAS's default
  * threads) runs N traced steps and prints where a step goes: each node's
@@ -244,6 +244,10 @@ static grt_status* trace_table(grt_callable* c, grt_tensor** in, int batch) {
   return NULL;
 }
 
+/* --option KEY=VALUE: session options for every session (up to 8). */
+static const char* options[8];
+static int n_options;
+
 static grt_status* measure(int towers, int batch, int steps, double* out) {
   fmnist_model_options mo = {.towers = towers, .cpus = towers, .learning_rate = 1e-3, .seed = 1};
   grt_graph* g = NULL;
@@ -257,6 +261,14 @@ static grt_status* measure(int towers, int batch, int steps, double* out) {
   grt_status* st = fmnist_build_mlp(&mo, &g);
   if (!st) st = grt_session_options_new(&so);
   if (!st) st = grt_session_options_set(so, "cpu.devices", cpus);
+  for (int i = 0; !st && i < n_options; i++) {
+    char kv[128];
+    snprintf(kv, sizeof kv, "%s", options[i]);
+    char* eq = strchr(kv, '=');
+    if (eq) *eq = '\0';
+    st = eq ? grt_session_options_set(so, kv, eq + 1)
+            : grt_status_new(GRT_INVALID_ARGUMENT, "--option '%s': expected KEY=VALUE", kv);
+  }
   if (!st) st = grt_session_new(g, so, &s);
   const char* init[] = {"init"};
   if (!st) st = grt_session_run(s, NULL, 0, NULL, 0, init, 1, NULL, NULL);
@@ -304,6 +316,8 @@ int main(int argc, char** argv) {
       trace_path = argv[i + 1];
     else if (!strcmp(argv[i], "--trace-steps"))
       trace_steps = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--option") && n_options < 8)
+      options[n_options++] = argv[i + 1];
     else if (!strcmp(argv[i], "--towers")) {
       n = 0;
       for (char* t = strtok(argv[i + 1], ","); t && n < 8; t = strtok(NULL, ","))
