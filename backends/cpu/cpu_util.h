@@ -59,13 +59,13 @@ typedef void (*grt_cpu_binary_row)(int64_t n, const void* x, int64_t sx, const v
 /* y[i] = f(x[i]) for i in [0, n); y never overlaps x. */
 typedef void (*grt_cpu_unary_row)(int64_t n, const void* x, void* y);
 
-/* grt_tensor_data(t), inlined for the per-call fast paths. */
 /* Whether a kernel with hand-vectorised paths (the fused attention, the
  * depthwise convolution) may be forced to `width` floats per vector for a
  * test: 0 (the widest the CPU runs), 4 (portable), 8 (x86-64-v3) or 16
  * (x86-64-v4), the latter two only where the CPU runs them. */
 bool grt_cpu_vector_width_runs(int width);
 
+/* grt_tensor_data(t), inlined for the per-call fast paths. */
 static inline void* grt_cpu_data(const grt_tensor* t) { return (char*)t->buffer->data + t->offset; }
 
 /* ---- broadcasting ------------------------------------------------------- */

@@ -80,10 +80,11 @@ GRT_MUST_USE grt_status* grt_session_route(grt_session* s, const grt_feed* feeds
 
 enum exec_kind { EXEC_KERNEL = 0, EXEC_SEND = 1, EXEC_RECV = 2 };
 
-/* One thing the executor runs: a graph node's kernel, or one side of a
- * cross-device copy. */
+/* grt_executable.slot_uses' mark of a slot held to the run's end. */
 enum { kSlotPinned = -1 };
 
+/* One thing the executor runs: a graph node's kernel, or one side of a
+ * cross-device copy. */
 typedef struct exec_node {
   int32_t node;   /* graph node (EXEC_KERNEL), or the copy's source node */
   int32_t device; /* device index */
