@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "backends/cpu/cpu_util.h"
+#include "backends/cpu/dnnl_util.h"
 #include "base/cancel.h"
 
 GRT_CPU_VECTORIZE
@@ -363,12 +364,6 @@ bool grt_cpu_dw_takes(const grt_cpu_conv* g, grt_dw_act act) {
   return false;
 }
 
-/* The work one more thread must carry to pay for waking it, in dense
- * multiply-adds (grt_cpu_conv_team_work): the unit oneDNN's teams are
- * sized by (GRT_DNNL_MACS_PER_THREAD in grt_dnnl_team, DNNL.md "Threads"),
- * so a layer's split does not change with the kernel that runs it. */
-enum { kDwMacsPerThread = 1 << 19 };
-
 /* One call: its rows cut into `parts` contiguous blocks, one per thread. */
 typedef struct {
   dw_job job;
@@ -392,17 +387,16 @@ void grt_cpu_dw_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in
                     const float* filter, const grt_cpu_dw_epilogue* e, float* out) {
   __atomic_add_fetch(&g_runs, 1, __ATOMIC_RELAXED);
   int64_t rows = g->n * g->oh;
-  /* The team oneDNN's convolution would have (grt_dnnl_team): one thread
-   * per kDwMacsPerThread of its work, at most the pool's size, which
-   * counts the calling thread. grt_parallel_for would run the caller beside every worker of
-   * the pool (three threads on the two cores of intra_op_threads=2, one of
-   * them waiting for a core while the others wait for its shard) and split
-   * work that does not pay for waking them (DNNL.md). */
-  double fit = grt_cpu_conv_team_work(g) / kDwMacsPerThread;
-  int64_t team = grt_threadpool_size(pool);
-  if (fit < (double)team) team = (int64_t)fit;
+  /* The team oneDNN's convolution would have (grt_dnnl_team_in: one
+   * thread per GRT_DNNL_MACS_PER_THREAD of its work, at most the pool's
+   * size, which counts the calling thread), so a layer's split does not
+   * change with the kernel that runs it. grt_parallel_for would run the
+   * caller beside every worker of the pool (three threads on the two
+   * cores of intra_op_threads=2, one of them waiting for a core while the
+   * others wait for its shard) and split work that does not pay for waking
+   * them (DNNL.md). */
+  int64_t team = grt_dnnl_team_in(pool, grt_cpu_conv_team_work(g));
   if (team > rows) team = rows;
-  if (team < 1) team = 1;
   dw_call c = {{g, in, filter, e, out}, pick_rows(), rows, team};
   /* One part per thread, each a shard of its own: grt_parallel_for_coarse
    * runs n units on at most n threads, and a cost this high per unit is

@@ -97,7 +97,11 @@ void grt_dnnl_call_init(grt_dnnl_call* c, grt_kernel_ctx* ctx) {
 }
 
 int grt_dnnl_team(const grt_kernel_ctx* ctx, double macs) {
-  int budget = ctx->intra_op ? grt_threadpool_size(ctx->intra_op) : 1;
+  return grt_dnnl_team_in(ctx->intra_op, macs);
+}
+
+int grt_dnnl_team_in(const grt_threadpool* pool, double macs) {
+  int budget = pool ? grt_threadpool_size(pool) : 1;
   double fit = macs / (double)GRT_DNNL_MACS_PER_THREAD;
   if (fit >= (double)budget) return budget;
   return fit < 1.0 ? 1 : (int)fit;

@@ -113,6 +113,9 @@ GRT_MUST_USE grt_status* grt_dnnl_call_run(grt_dnnl_call* c, dnnl_primitive_t pr
  * by the team and calls grt_dnnl_plan_threads(team) before building one. */
 #define GRT_DNNL_MACS_PER_THREAD (1 << 19)
 int grt_dnnl_team(const grt_kernel_ctx* ctx, double macs);
+/* The same for a kernel that splits its own work over `pool` (NULL: one
+ * thread), so that its team is the one oneDNN's call would have. */
+int grt_dnnl_team_in(const grt_threadpool* pool, double macs);
 /* Sets the calling thread's OpenMP maximum to `team` for a primitive made
  * next. */
 void grt_dnnl_plan_threads(int team);
