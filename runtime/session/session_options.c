@@ -34,15 +34,22 @@ static grt_status* parse_bool(const char* key, const char* v, void* field) {
   return NULL;
 }
 
-static grt_status* parse_count(const char* key, const char* v, int64_t min, int64_t* out) {
+/* An integer in [min, max]; `what` names it in the error ("an integer",
+ * "milliseconds"). */
+static grt_status* parse_range(const char* key, const char* v, int64_t min, int64_t max,
+                               const char* what, int64_t* out) {
   char* end;
   errno = 0;
   long long n = strtoll(v, &end, 10);
-  if (!*v || *end || errno || n < min || n > 4096)
-    return GRT_ERROR(INVALID_ARGUMENT, "option %s: '%s' is not an integer in [%lld, 4096]", key, v,
-                     (long long)min);
+  if (!*v || *end || errno || n < min || n > max)
+    return GRT_ERROR(INVALID_ARGUMENT, "option %s: '%s' is not %s in [%lld, %lld]", key, v, what,
+                     (long long)min, (long long)max);
   *out = n;
   return NULL;
+}
+
+static grt_status* parse_count(const char* key, const char* v, int64_t min, int64_t* out) {
+  return parse_range(key, v, min, 4096, "an integer", out);
 }
 
 static grt_status* parse_count0(const char* key, const char* v, void* f) {
@@ -50,14 +57,7 @@ static grt_status* parse_count0(const char* key, const char* v, void* f) {
 }
 /* Milliseconds, 0 to an hour. */
 static grt_status* parse_millis(const char* key, const char* v, void* field) {
-  char* end;
-  errno = 0;
-  long long n = strtoll(v, &end, 10);
-  if (!*v || *end || errno || n < 0 || n > 3600000)
-    return GRT_ERROR(INVALID_ARGUMENT, "option %s: '%s' is not milliseconds in [0, 3600000]", key,
-                     v);
-  *(int64_t*)field = n;
-  return NULL;
+  return parse_range(key, v, 0, 3600000, "milliseconds", field);
 }
 
 static grt_status* parse_string(const char* key, const char* v, void* field) {
