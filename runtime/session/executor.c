@@ -959,10 +959,9 @@ static int32_t poll_cluster(run_state* r, work_stack* w, bool* failed, grt_code 
     for (int32_t peer = 0;
          !st && !done && c->state == kClusterStarted && peer < grt_cluster_size(r->s->cluster);
          peer++)
-      if ((st = check_peer(r, peer, idle))) {
-        st = grt_status_prefix(st, "waiting for the all-reduce '%s' across tasks", cg->shared_name);
-        lost = true;
-      }
+      lost = (st = check_peer(r, peer, idle)) != NULL;
+    if (lost)
+      st = grt_status_prefix(st, "waiting for the all-reduce '%s' across tasks", cg->shared_name);
     if (st) {
       fail(r, grt_status_prefix(st, "step %lld", (long long)r->step));
       *failed = true;
@@ -1091,6 +1090,12 @@ static void wait_sends(run_state* r) {
   }
 }
 
+/* The session whose step count a run takes its number from and, in a
+ * cluster, whose lock runs one at a time: a cluster's fallback
+ * (optimize.c) counts with its parent, so the ranks number their steps
+ * alike whichever graph serves a run. */
+static grt_session* step_owner(grt_session* s) { return s->cluster && s->parent ? s->parent : s; }
+
 static grt_status* execute(grt_session* s, const grt_executable* e, const grt_run_options* opts,
                            grt_tensor* const* feeds, grt_tensor** out_values, grt_trace* trace,
                            const grt_capture_run* cap) {
@@ -1126,10 +1131,7 @@ static grt_status* execute(grt_session* s, const grt_executable* e, const grt_ru
   memcpy(r.pending, e->pending, n * sizeof(int32_t));
   memcpy(r.uses, e->slot_uses, ns * sizeof(int32_t));
   r.remaining = e->n_nodes;
-  /* In a cluster a fallback (optimize.c) counts with its parent: the ranks
-   * number their steps alike whichever graph serves a run. */
-  r.step =
-      __atomic_fetch_add(&(s->cluster && s->parent ? s->parent : s)->steps, 1, __ATOMIC_RELAXED);
+  r.step = __atomic_fetch_add(&step_owner(s)->steps, 1, __ATOMIC_RELAXED);
   r.trace = trace;
   r.cap = cap;
   r.timeout_ms = opts ? opts->timeout_ms : 0;
@@ -1213,8 +1215,8 @@ grt_status* grt_executor_run_ex(grt_session* s, const grt_executable* e,
   bool shared = s->opts.graph_capture && !cap;
   if (shared) pthread_rwlock_rdlock(&s->capture_lock);
   /* A cluster's ranks must number their steps alike: one run at a time,
-   * a fallback's runs included (under its parent's lock). */
-  pthread_mutex_t* one = s->parent ? &s->parent->cluster_mu : &s->cluster_mu;
+   * a fallback's runs included. */
+  pthread_mutex_t* one = &step_owner(s)->cluster_mu;
   if (s->cluster) {
     pthread_mutex_lock(one);
     grt_cluster_run_begin(s->cluster);
