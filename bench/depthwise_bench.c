@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "backends/cpu/conv_depthwise.h"
+#include "bench/bench_stats.h"
 #include "grt/grt.h"
 
 enum { kMaxRounds = 41 };
@@ -171,29 +172,6 @@ static int cmp_double(const void* a, const void* b) {
   return x < y ? -1 : x > y;
 }
 
-static double median(const double* v, int n) {
-  double s[kMaxRounds];
-  memcpy(s, v, sizeof *v * (size_t)n);
-  qsort(s, (size_t)n, sizeof *s, cmp_double);
-  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
-
-static double minimum(const double* v, int n) {
-  double m = v[0];
-  for (int i = 1; i < n; i++) m = v[i] < m ? v[i] : m;
-  return m;
-}
-
-static void print_load(const char* when) {
-  double l[3] = {-1, -1, -1};
-  FILE* f = fopen("/proc/loadavg", "r");
-  if (f) {
-    if (fscanf(f, "%lf %lf %lf", &l[0], &l[1], &l[2]) != 3) l[0] = l[1] = l[2] = -1;
-    fclose(f);
-  }
-  printf("load average %s: %.2f %.2f %.2f\n", when, l[0], l[1], l[2]);
-}
-
 /* Whether grt's rule gives the layer to its own kernel: the same test the
  * kernels make, through a run with the count hook. */
 static const char* rule_pick(work* w) {
@@ -300,12 +278,12 @@ int main(int argc, char** argv) {
   if (rounds < 1) rounds = 1;
   if (rounds > kMaxRounds) rounds = kMaxRounds;
   if (model) {
-    print_load("before");
+    grt_bench_print_load("before");
     int rc = whole_model(model, input ? input : "input.npy", rounds, threads, trace);
-    print_load("after");
+    grt_bench_print_load("after");
     return rc;
   }
-  print_load("before");
+  grt_bench_print_load("before");
   printf("%d rounds, %d intra-op threads; %s ms per run (min / median), ratio of medians\n", rounds,
          threads, g_clock == CLOCK_MONOTONIC ? "wall" : "CPU");
   printf("%-16s %-18s %5s %17s %17s %6s %s\n", "model", "layer", "batch", "own", "oneDNN", "ratio",
@@ -332,13 +310,14 @@ int main(int argc, char** argv) {
           grt_cpu_dw_set_kernel(which ? GRT_DW_KERNEL_DNNL : GRT_DW_KERNEL_OWN);
           t[which][r] = time_runs(&w, runs);
         }
-      double ratio = median(t[0], rounds) / median(t[1], rounds);
+      double ratio = grt_bench_median(t[0], rounds) / grt_bench_median(t[1], rounds);
       char name[32];
       snprintf(name, sizeof name, "%lldx%lldx%lld k%lld s%lld", (long long)l->hw, (long long)l->hw,
                (long long)l->c, (long long)l->k, (long long)l->s);
       printf("%-16s %-18s %5lld %7.3f / %7.3f %7.3f / %7.3f %6.2f %s\n", l->model, name,
-             (long long)batch, minimum(t[0], rounds) * 1e3, median(t[0], rounds) * 1e3,
-             minimum(t[1], rounds) * 1e3, median(t[1], rounds) * 1e3, ratio, rule_pick(&w));
+             (long long)batch, grt_bench_minimum(t[0], rounds) * 1e3,
+             grt_bench_median(t[0], rounds) * 1e3, grt_bench_minimum(t[1], rounds) * 1e3,
+             grt_bench_median(t[1], rounds) * 1e3, ratio, rule_pick(&w));
       fflush(stdout);
       log_sum[batch > 1] += __builtin_log(ratio);
       n_ratio[batch > 1]++;
@@ -348,6 +327,6 @@ int main(int argc, char** argv) {
   grt_cpu_dw_set_kernel(GRT_DW_KERNEL_RULE);
   printf("geometric mean of the ratios: batch 1 %.2f, batch 8 %.2f\n",
          __builtin_exp(log_sum[0] / n_ratio[0]), __builtin_exp(log_sum[1] / n_ratio[1]));
-  print_load("after");
+  grt_bench_print_load("after");
   return 0;
 }

@@ -44,6 +44,7 @@
 
 #include "backends/cpu/matmul_dnnl.h"
 #include "examples/fashion_mnist_model.h"
+#include "bench/bench_stats.h"
 #include "grt/grt.h"
 #include "tools/blas_core.h"
 
@@ -565,34 +566,6 @@ static void libs_train(libs_work* w, const char* name, grt_graph* g, int64_t bat
   for (int64_t i = 0; i < batch; i++) y[i] = rand_r(seed) % 10;
 }
 
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(const double* v, int n) {
-  double s[kMaxRounds];
-  memcpy(s, v, sizeof *v * (size_t)n);
-  qsort(s, (size_t)n, sizeof *s, cmp_double);
-  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
-
-static double minimum(const double* v, int n) {
-  double m = v[0];
-  for (int i = 1; i < n; i++) m = v[i] < m ? v[i] : m;
-  return m;
-}
-
-static void print_load(const char* when) {
-  double l[3] = {0, 0, 0};
-  FILE* f = fopen("/proc/loadavg", "r");
-  if (f) {
-    if (fscanf(f, "%lf %lf %lf", &l[0], &l[1], &l[2]) != 3) l[0] = l[1] = l[2] = -1;
-    fclose(f);
-  }
-  printf("load average %s: %.2f %.2f %.2f\n", when, l[0], l[1], l[2]);
-}
-
 static void bench_libs(int rounds) {
   static const int64_t kShapes[][3] = {
       {1, 784, 256},  {1, 256, 256},  {1, 256, 10},   {256, 784, 256},    {256, 256, 256},
@@ -637,7 +610,7 @@ static void bench_libs(int rounds) {
     }
     work[i].runs = best > 0.03 ? 1 : (int)(0.03 / best);
   }
-  print_load("before");
+  grt_bench_print_load("before");
   /* Interleaved: each round runs every workload under each library in
    * turn, the order rotating, so drifts in the machine's load fall on all. */
   for (int r = 0; r < rounds; r++)
@@ -655,7 +628,7 @@ static void bench_libs(int rounds) {
         work[i].t[l][r] = best;
       }
   grt_matmul_set_library(GRT_MM_LIBRARY_TABLE);
-  print_load("after");
+  grt_bench_print_load("after");
   printf(
       "%d rounds of about 30 ms per workload and library; microseconds per run: min / median "
       "over the rounds of each round's best run; ratios to the table's (min, median)\n",
@@ -667,8 +640,8 @@ static void bench_libs(int rounds) {
     libs_work* w = &work[i];
     double mn[kLibs], md[kLibs];
     for (int l = 0; l < kLibs; l++) {
-      mn[l] = minimum(w->t[l], rounds) * 1e6;
-      md[l] = median(w->t[l], rounds) * 1e6;
+      mn[l] = grt_bench_minimum(w->t[l], rounds) * 1e6;
+      md[l] = grt_bench_median(w->t[l], rounds) * 1e6;
     }
     printf("%-22s | %9.1f %9.1f", w->name, mn[0], md[0]);
     for (int l = 1; l < kLibs; l++)
