@@ -15,21 +15,9 @@ grt="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 plugin="$2"
 graphs="$(cd "$(dirname "$3")" && pwd)/$(basename "$3")"
 examples="$(cd "$(dirname "$4")" && pwd)"
-if ! command -v mpirun >/dev/null || [ "$(basename "$plugin")" != libgrt_transport_mpi.so ]; then
-  echo "SKIPPED: Open MPI is not installed (mpirun or the plugin is missing): apt-get install libopenmpi-dev openmpi-bin"
-  exit 0
-fi
-export GRT_PLUGIN_PATH="$(cd "$(dirname "$plugin")" && pwd)"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" # as cluster_test.sh
-tmp="$(mktemp -d)"
-export TMPDIR="$tmp"
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/mpi_setup.sh" # skips without Open MPI; $tmp, ${tcp[@]}, ${shm[@]}
 cd "$tmp" || exit 1
 python3 "$graphs" "$tmp" || exit 1
-tcp=(--mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo)
-shm=(--mca btl self,vader)
 feeds=(--feed "x=@$examples/x.npy" --feed "y=@$examples/y.npy")
 fails=0
 ok() { echo "ok: $1"; }

@@ -19,23 +19,11 @@ set -uo pipefail
 bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 plugin="$2"
 data=/usr/share/datasets/fashion-mnist
-if ! command -v mpirun >/dev/null || [ "$(basename "$plugin")" != libgrt_transport_mpi.so ]; then
-  echo "SKIPPED: Open MPI is not installed (mpirun or the plugin is missing): apt-get install libopenmpi-dev openmpi-bin"
-  exit 0
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/mpi_setup.sh" # skips without Open MPI; $tmp, ${tcp[@]}, ${shm[@]}
 if [ ! -r "$data/train-images-idx3-ubyte.gz" ] || [ ! -r "$data/t10k-images-idx3-ubyte.gz" ]; then
   echo "SKIPPED: the Fashion-MNIST dataset is not installed in $data: apt-get install dataset-fashion-mnist"
   exit 0
 fi
-export GRT_PLUGIN_PATH="$(cd "$(dirname "$plugin")" && pwd)"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" # as cluster_test.sh
-tmp="$(mktemp -d)"
-export TMPDIR="$tmp"
-trap 'rm -rf "$tmp"' EXIT
-tcp=(--mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo)
-shm=(--mca btl self,vader)
 common=(--epochs 1 --limit 16384 --batch 256)
 fails=0
 bad() { echo "FAIL: $1"; [ -n "${2:-}" ] && cat "$2"; fails=$((fails + 1)); }
