@@ -149,13 +149,13 @@ static void fill(const fmnist_set* d, const int64_t* idx, int64_t n, grt_tensor*
  * names every tower's feeds (the ranks must build one executable); the
  * parts of another task's towers are empty tensors, never read here. */
 typedef struct feeder {
-  int parts;       /* 1, or the towers */
+  int parts;       /* 1, or the towers (fmnist_build_towers refuses more than its maximum) */
   int first, mine; /* the parts this rank fills */
   int n;           /* feeds: one or two per part */
   int64_t rows;    /* per part */
-  char names[2 * 64][40];
-  const char* name[2 * 64];
-  grt_tensor* value[2 * 64];
+  char names[2 * FMNIST_MAX_TOWERS][40];
+  const char* name[2 * FMNIST_MAX_TOWERS];
+  grt_tensor* value[2 * FMNIST_MAX_TOWERS];
 } feeder;
 
 static void feeder_free(feeder* f) {

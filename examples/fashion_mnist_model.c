@@ -187,10 +187,11 @@ grt_status* fmnist_build_towers(const fmnist_model_options* o, fmnist_forward_fn
                                 grt_graph** out) {
   *out = NULL;
   grt_graph *g = NULL, *r = NULL;
-  char devs[64][48];
-  const char* dev[64];
-  if (o->towers < 1 || o->towers > 64)
-    return grt_status_new(GRT_INVALID_ARGUMENT, "towers: 1 to 64, not %d", (int)o->towers);
+  char devs[FMNIST_MAX_TOWERS][48];
+  const char* dev[FMNIST_MAX_TOWERS];
+  if (o->towers < 1 || o->towers > FMNIST_MAX_TOWERS)
+    return grt_status_new(GRT_INVALID_ARGUMENT, "towers: 1 to %d, not %d", FMNIST_MAX_TOWERS,
+                          (int)o->towers);
   if (o->workers < 0 || (o->workers > 0 && o->towers % o->workers) || (o->ps && o->workers < 1))
     return grt_status_new(GRT_INVALID_ARGUMENT,
                           "%d towers over %d workers%s: the towers must divide among the workers",

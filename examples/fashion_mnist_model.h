@@ -9,8 +9,11 @@
 
 #include "grt/grt.h"
 
+/* The most towers fmnist_build_towers makes. */
+enum { FMNIST_MAX_TOWERS = 64 };
+
 typedef struct fmnist_model_options {
-  int32_t towers;       /* >= 1; tower K on /cpu:K (K mod cpus) */
+  int32_t towers;       /* 1 to FMNIST_MAX_TOWERS; tower K on /cpu:K (K mod cpus) */
   int32_t cpus;         /* logical CPU devices */
   double learning_rate; /* Adam */
   int64_t seed;         /* for the weights' initial values */
