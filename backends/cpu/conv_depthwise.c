@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/cpu/act_rows.h"
 #include "backends/cpu/cpu_util.h"
 #include "backends/cpu/dnnl_util.h"
 #include "base/cancel.h"
@@ -78,8 +79,8 @@ struct dw_job {
 
 typedef void (*dw_act_row)(float* o, int64_t n, float alpha);
 
-GRT_CPU_CLONES static void act_sigmoid(float* o, int64_t n, float alpha) {
-  for (int64_t i = 0; i < n; i++) o[i] = 1.0f / (1.0f + grt_cpu_expf(-o[i]));
+static void act_sigmoid(float* o, int64_t n, float alpha) {
+  grt_cpu_act_row(GRT_CPU_ACT_SIGMOID, o, n);
 }
 GRT_CPU_CLONES static void act_tanh(float* o, int64_t n, float alpha) {
   for (int64_t i = 0; i < n; i++) o[i] = grt_cpu_tanhf(o[i]);
@@ -91,8 +92,8 @@ GRT_CPU_CLONES static void act_hardswish(float* o, int64_t n, float alpha) {
     o[i] = o[i] * v * (1.0f / 6.0f);
   }
 }
-GRT_CPU_CLONES static void act_swish(float* o, int64_t n, float alpha) {
-  for (int64_t i = 0; i < n; i++) o[i] = o[i] / (1.0f + grt_cpu_expf(-o[i]));
+static void act_swish(float* o, int64_t n, float alpha) {
+  grt_cpu_act_row(GRT_CPU_ACT_SWISH, o, n);
 }
 
 static const dw_act_row kActRows[] = {

@@ -1,0 +1,44 @@
+/* Sigmoid and SiLU (x * sigmoid(x), "swish") over float32 rows in place,
+ * at the widest vector width the CPU runs.
+ *
+ * grt's depthwise kernel (conv_depthwise.c) runs them over each output row
+ * while the row is in L1. With AVX-512 they take about 0.35 ns per element
+ * on a thread: e^-|x| with its 2^n by VSCALEFPS (exact into the
+ * denormals), then one division. Elsewhere they compute the same formula
+ * with grt_cpu_expf (about 0.65 ns), vectorised by the compiler. (Run as a
+ * pass over a whole convolution's output after oneDNN instead of oneDNN's
+ * own post-op, they saved nothing in efficientnet_b0: backends/cpu/DNNL.md,
+ * "SiLU".)
+ *
+ * Sigmoid is within 3 ulp of the correctly rounded value for every float,
+ * SiLU within 4 down to x = -87.3, below which e^x is a denormal and x
+ * times it keeps only its absolute error (under 1e-40). NaN stays NaN;
+ * sigmoid(+inf) = 1, sigmoid(-inf) = 0, swish(+inf) = +inf, swish(-inf) =
+ * NaN (-inf * 0, as x * sigmoid(x) gives). */
+#ifndef GRT_BACKENDS_CPU_ACT_ROWS_H_
+#define GRT_BACKENDS_CPU_ACT_ROWS_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  GRT_CPU_ACT_SIGMOID,
+  GRT_CPU_ACT_SWISH,
+} grt_cpu_act;
+
+/* x[i] = act(x[i]) for i in [0, n), on the calling thread. */
+void grt_cpu_act_row(grt_cpu_act act, float* x, int64_t n);
+
+/* Forces the portable rows (true) or lets the CPU decide (false): for tests
+ * that compare the two. */
+void grt_cpu_act_force_portable(bool portable);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRT_BACKENDS_CPU_ACT_ROWS_H_ */
