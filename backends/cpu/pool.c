@@ -26,6 +26,11 @@
 #include "backends/cpu/conv.h"
 #include "backends/cpu/cpu_util.h"
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define POOL_X86 1
+#include <immintrin.h>
+#endif
+
 typedef struct {
   grt_window w;
   int64_t n, ih, iw, c, oh, ow;
@@ -145,9 +150,9 @@ typedef struct {
 /* Output rows [r0, r1) of n * oh: each output pixel the maximum over its
  * window's real elements (padding is never picked, as in TensorFlow), a
  * NaN winning as in grt's Max reduction. Exact: the result does not depend
- * on the order or the thread count. */
-GRT_CPU_CLONES static void max_rows(void* arg, int64_t r0, int64_t r1) {
-  const max_job* j = arg;
+ * on the order or the thread count. Channels [c0, C) of every pixel (the
+ * AVX-512 form below does [0, c0)). */
+GRT_CPU_CLONES static void max_rows_from(const max_job* j, int64_t r0, int64_t r1, int64_t c0) {
   const pool_geom* g = j->g;
   const int64_t C = g->c;
   for (int64_t r = r0; r < r1; r++) {
@@ -157,14 +162,80 @@ GRT_CPU_CLONES static void max_rows(void* arg, int64_t r0, int64_t r1) {
       int64_t x0 = ox * g->w.strides[1] - g->pad_l[1];
       int64_t xlo = x0 < 0 ? 0 : x0, xhi = x0 + g->w.ksize[1] < g->iw ? x0 + g->w.ksize[1] : g->iw;
       float* restrict o = j->y + (r * g->ow + ox) * C;
-      for (int64_t c = 0; c < C; c++) o[c] = -INFINITY;
+      for (int64_t c = c0; c < C; c++) o[c] = -INFINITY;
       for (int64_t iy = ylo; iy < yhi; iy++)
         for (int64_t ix = xlo; ix < xhi; ix++) {
           const float* restrict p = j->x + ((n * g->ih + iy) * g->iw + ix) * C;
-          for (int64_t c = 0; c < C; c++) o[c] = (p[c] > o[c] || p[c] != p[c]) ? p[c] : o[c];
+          for (int64_t c = c0; c < C; c++) o[c] = (p[c] > o[c] || p[c] != p[c]) ? p[c] : o[c];
         }
     }
   }
+}
+
+#ifdef POOL_X86
+/* The same for channels in blocks of 64 and 16, each block's maxima kept in
+ * registers while the window's elements stream past, so the output is
+ * written once rather than once per window element (the loop above keeps
+ * them in memory: 3x ONNX Runtime's time on ResNet-18's stem pooling).
+ * VMAXPS returns its second operand when either is NaN, so a NaN element
+ * is remembered in a mask and written at the end. */
+#define MAX_STEP(m, nan, src)                                           \
+  do {                                                                  \
+    __m512 p_ = _mm512_loadu_ps(src);                                   \
+    nan |= _mm512_cmp_ps_mask(p_, p_, _CMP_UNORD_Q);                    \
+    m = _mm512_max_ps(p_, m);                                           \
+  } while (0)
+
+__attribute__((target("arch=x86-64-v4"))) static int64_t max_rows_v4(const max_job* j, int64_t r0,
+                                                                    int64_t r1) {
+  const pool_geom* g = j->g;
+  const int64_t C = g->c, C16 = C / 16 * 16;
+  const __m512 lowest = _mm512_set1_ps(-INFINITY), qnan = _mm512_set1_ps(NAN);
+  for (int64_t r = r0; r < r1; r++) {
+    int64_t n = r / g->oh, y0 = r % g->oh * g->w.strides[0] - g->pad_l[0];
+    int64_t ylo = y0 < 0 ? 0 : y0, yhi = y0 + g->w.ksize[0] < g->ih ? y0 + g->w.ksize[0] : g->ih;
+    const float* x = j->x + n * g->ih * g->iw * C;
+    for (int64_t ox = 0; ox < g->ow; ox++) {
+      int64_t x0 = ox * g->w.strides[1] - g->pad_l[1];
+      int64_t xlo = x0 < 0 ? 0 : x0, xhi = x0 + g->w.ksize[1] < g->iw ? x0 + g->w.ksize[1] : g->iw;
+      float* o = j->y + (r * g->ow + ox) * C;
+      int64_t c = 0;
+      for (; c + 64 <= C16; c += 64) {
+        __m512 m0 = lowest, m1 = lowest, m2 = lowest, m3 = lowest;
+        __mmask16 n0 = 0, n1 = 0, n2 = 0, n3 = 0;
+        for (int64_t iy = ylo; iy < yhi; iy++)
+          for (int64_t ix = xlo; ix < xhi; ix++) {
+            const float* q = x + (iy * g->iw + ix) * C + c;
+            MAX_STEP(m0, n0, q);
+            MAX_STEP(m1, n1, q + 16);
+            MAX_STEP(m2, n2, q + 32);
+            MAX_STEP(m3, n3, q + 48);
+          }
+        _mm512_storeu_ps(o + c, _mm512_mask_mov_ps(m0, n0, qnan));
+        _mm512_storeu_ps(o + c + 16, _mm512_mask_mov_ps(m1, n1, qnan));
+        _mm512_storeu_ps(o + c + 32, _mm512_mask_mov_ps(m2, n2, qnan));
+        _mm512_storeu_ps(o + c + 48, _mm512_mask_mov_ps(m3, n3, qnan));
+      }
+      for (; c < C16; c += 16) {
+        __m512 m = lowest;
+        __mmask16 nan = 0;
+        for (int64_t iy = ylo; iy < yhi; iy++)
+          for (int64_t ix = xlo; ix < xhi; ix++) MAX_STEP(m, nan, x + (iy * g->iw + ix) * C + c);
+        _mm512_storeu_ps(o + c, _mm512_mask_mov_ps(m, nan, qnan));
+      }
+    }
+  }
+  return C16;
+}
+#endif
+
+static void max_rows(void* arg, int64_t r0, int64_t r1) {
+  const max_job* j = arg;
+  int64_t c0 = 0;
+#ifdef POOL_X86
+  if (grt_cpu_vector_width_runs(16)) c0 = max_rows_v4(j, r0, r1);
+#endif
+  if (c0 < j->g->c) max_rows_from(j, r0, r1, c0);
 }
 
 /* Whether grt's loop runs this pooling: MaxPool forward, NHWC, undilated. */

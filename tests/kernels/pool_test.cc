@@ -249,22 +249,28 @@ TEST(Pool, Errors) {
 }
 
 // NHWC MaxPool: a NaN in a window wins, as in grt's Max reduction; the
-// other channels of the same windows are their maxima.
+// other channels of the same windows are their maxima. 17 channels: one
+// block of 16 and a tail; 83: a block of 64, one of 16 and a tail, with a
+// NaN in each.
 TEST(MaxPool, NhwcNanWins) {
-  OpRun r("MaxPool");
-  Case c = {{1, 2, 4, 17}, 2, 2, 2, 2, "VALID", {}};
-  Attrs(r, c, false);
-  Vals x = Distinct(Count(c.in), 7);
-  x[17 * 5 + 3] = NAN;  // pixel (1, 1), channel 3: the first window
-  r.Input(Act(x, c.in, false));
-  ASSERT_OK(r.Run());
-  const float* y = static_cast<const float*>(grt_tensor_data(r.Output(0)));
-  Vals want = MaxRef(Geom(c), x);
-  for (int64_t i = 0; i < 2 * 17; i++) {
-    if (i == 3)
-      EXPECT_TRUE(std::isnan(y[i]));
-    else
-      EXPECT_EQ(y[i], static_cast<float>(want[static_cast<size_t>(i)])) << i;
+  for (int64_t C : {17, 83}) {
+    OpRun r("MaxPool");
+    Case c = {{1, 2, 4, C}, 2, 2, 2, 2, "VALID", {}};
+    Attrs(r, c, false);
+    Vals x = Distinct(Count(c.in), 7);
+    std::vector<int64_t> nan_at = {3};  // pixel (1, 1): the first window
+    if (C > 64) nan_at = {3, 40, 70, 81};
+    for (int64_t k : nan_at) x[static_cast<size_t>(C * 5 + k)] = NAN;
+    r.Input(Act(x, c.in, false));
+    ASSERT_OK(r.Run());
+    const float* y = static_cast<const float*>(grt_tensor_data(r.Output(0)));
+    Vals want = MaxRef(Geom(c), x);
+    for (int64_t i = 0; i < 2 * C; i++) {
+      if (std::find(nan_at.begin(), nan_at.end(), i) != nan_at.end())
+        EXPECT_TRUE(std::isnan(y[i])) << C << " " << i;
+      else
+        EXPECT_EQ(y[i], static_cast<float>(want[static_cast<size_t>(i)])) << C << " " << i;
+    }
   }
 }
 
