@@ -3,7 +3,7 @@
  *
  *   model_bench MODEL --input IN.npy [--output OUT.npy] [--feed NAME] [--fetch NAME]
  *               [--warmup N] [--runs N] [--seconds S] [--no-rewrite]
- *               [--option KEY=VALUE]...
+ *               [--option KEY=VALUE]... [--serve]
  *
  * MODEL is a .onnx (converted as it loads: that load is the conversion
  * time) or a .grt file. IN.npy is fed to --feed (default: the graph's only
@@ -22,6 +22,12 @@
  *
  * Prints the figures for people, then one line for bench/models/run.sh:
  *   RESULT load_ms=L create_first_ms=C min_ms=M median_ms=D mean_ms=A runs=N
+ *
+ * --serve: after the warm-up, instead of the timed runs, reads a count K
+ * per line on stdin, runs K times and answers one line "TIMES t1 ... tK"
+ * (ms), until stdin ends: bench/models/ab.py drives two builds or two
+ * settings this way, a few runs of each in turn, so that the machine's
+ * swings of speed (2x within minutes on a shared VM) hit both alike.
  * Exit status 0; 1 when the model fails (one line naming the step); 2 for
  * a bad argument. */
 #include <errno.h>
@@ -41,7 +47,7 @@
 static const char kUsage[] =
     "usage: model_bench MODEL --input IN.npy [--output OUT.npy] [--feed NAME] [--fetch NAME]\n"
     "                   [--warmup N] [--runs N] [--seconds S] [--no-rewrite]\n"
-    "                   [--option KEY=VALUE]...\n";
+    "                   [--option KEY=VALUE]... [--serve]\n";
 
 typedef struct args {
   const char* model;
@@ -55,6 +61,7 @@ typedef struct args {
   const char* option_values[MAX_OPTIONS];
   char option_text[MAX_OPTIONS][256];
   int n_options;
+  bool serve;
 } args;
 
 static _Noreturn void usage_error(const char* fmt, const char* what) {
@@ -134,6 +141,8 @@ static void parse_args(int argc, char** argv, args* a) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       fputs(kUsage, stdout);
       exit(0);
+    } else if (!strcmp(argv[i], "--serve")) {
+      a->serve = true;
     } else if (!strcmp(argv[i], "--no-rewrite")) {
       add_option(a, "rewrite=false");
     } else if ((v = flag_value(argc, argv, &i, "--input"))) {
@@ -261,6 +270,55 @@ static void set_environment(char** argv) {
   if (changed) execv("/proc/self/exe", argv);
 }
 
+/* The timed runs and their report (without --serve). */
+static void timed_runs(const args* aa, grt_callable* c, grt_tensor* input, double load_s,
+                       double create_first_s) {
+  const args a = *aa;
+  grt_tensor* out;
+  static double times[MAX_RUNS];
+  long n = 0;
+  double start = now_s();
+  while (n < MAX_RUNS && (n < a.runs || now_s() - start < a.seconds)) {
+    double r0 = now_s();
+    check(grt_callable_run(c, &input, &out, NULL), a.model, "timed run");
+    times[n++] = now_s() - r0;
+    grt_tensor_free(out);
+  }
+  /* The mean over the loop's wall time, outputs freed included: the
+   * statistic `grt run --steps` gives (a step count's wall time over the
+   * steps), so the command's per-step cost is compared like with like. */
+  double mean_ms = (now_s() - start) / (double)n * 1e3;
+  qsort(times, (size_t)n, sizeof times[0], cmp_double);
+  double min_ms = times[0] * 1e3;
+  double median_ms = (n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2) * 1e3;
+
+  printf("%s: load %.1f ms%s; session + first run %.1f ms\n", a.model, load_s * 1e3,
+         strstr(a.model, ".onnx") ? " (conversion from ONNX)" : "", create_first_s * 1e3);
+  printf("%s: %ld runs: min %.3f ms, median %.3f ms\n", a.model, n, min_ms, median_ms);
+  printf(
+      "RESULT load_ms=%.3f create_first_ms=%.3f min_ms=%.4f median_ms=%.4f mean_ms=%.4f runs=%ld\n",
+      load_s * 1e3, create_first_s * 1e3, min_ms, median_ms, mean_ms, n);
+}
+
+/* --serve: K runs per line of stdin, their times on one line each. */
+static void serve(grt_callable* c, grt_tensor* input, const char* model) {
+  char line[64];
+  while (fgets(line, sizeof line, stdin)) {
+    long k = strtol(line, NULL, 10);
+    if (k < 1 || k > MAX_RUNS) k = 1;
+    printf("TIMES");
+    for (long i = 0; i < k; i++) {
+      grt_tensor* out;
+      double r0 = now_s();
+      check(grt_callable_run(c, &input, &out, NULL), model, "served run");
+      printf(" %.4f", (now_s() - r0) * 1e3);
+      grt_tensor_free(out);
+    }
+    printf("\n");
+    fflush(stdout);
+  }
+}
+
 int main(int argc, char** argv) {
   args a;
   parse_args(argc, argv, &a);
@@ -297,30 +355,11 @@ int main(int argc, char** argv) {
     check(grt_callable_run(c, &input, &out, NULL), a.model, "warm-up run");
     grt_tensor_free(out);
   }
-  static double times[MAX_RUNS];
-  long n = 0;
-  double start = now_s();
-  while (n < MAX_RUNS && (n < a.runs || now_s() - start < a.seconds)) {
-    double r0 = now_s();
-    check(grt_callable_run(c, &input, &out, NULL), a.model, "timed run");
-    times[n++] = now_s() - r0;
-    grt_tensor_free(out);
+  if (a.serve) {
+    serve(c, input, a.model);
+  } else {
+    timed_runs(&a, c, input, load_s, create_first_s);
   }
-  /* The mean over the loop's wall time, outputs freed included: the
-   * statistic `grt run --steps` gives (a step count's wall time over the
-   * steps), so the command's per-step cost is compared like with like. */
-  double mean_ms = (now_s() - start) / (double)n * 1e3;
-  qsort(times, (size_t)n, sizeof times[0], cmp_double);
-  double min_ms = times[0] * 1e3;
-  double median_ms = (n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2) * 1e3;
-
-  printf("%s: load %.1f ms%s; session + first run %.1f ms\n", a.model, load_s * 1e3,
-         strstr(a.model, ".onnx") ? " (conversion from ONNX)" : "", create_first_s * 1e3);
-  printf("%s: %ld runs: min %.3f ms, median %.3f ms\n", a.model, n, min_ms, median_ms);
-  printf(
-      "RESULT load_ms=%.3f create_first_ms=%.3f min_ms=%.4f median_ms=%.4f mean_ms=%.4f runs=%ld\n",
-      load_s * 1e3, create_first_s * 1e3, min_ms, median_ms, mean_ms, n);
-
   grt_callable_free(c);
   grt_session_free(s);
   grt_graph_free(g);
