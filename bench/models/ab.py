@@ -2,21 +2,25 @@
 """Two builds or two settings of grt on one model, run a few runs of each in turn.
 
     python3 bench/models/ab.py MODEL.grt IN.npy A B [--rounds R] [--runs K] [--warmup W]
+                               [--gap-ms G]
 
 A and B each name a model_bench binary, optionally followed by settings
 after commas: environment variables (NAME=VALUE) and session options
-(--option=KEY=VALUE), e.g.
+(--option=KEY=VALUE); or `ort`: ONNX Runtime on the .onnx beside MODEL.grt
+(run_ort.js, NODE_PATH default /work/ort/node_modules). E.g.
 
     /tmp/old/model_bench  /tmp/new/model_bench
-    bazel-bin/bench/model_bench,OMP_WAIT_POLICY=passive  bazel-bin/bench/model_bench,OMP_WAIT_POLICY=active
     bazel-bin/bench/model_bench  bazel-bin/bench/model_bench,--option=rewrite=false
+    ort  bazel-bin/bench/model_bench
 
-Both start once (`model_bench --serve`: load, session, warm-up), then for R
+Both start once (`--serve`: load, session, warm-up), then for R
 rounds (default 30) each runs K times (default 5), the order alternating
-round by round. A shared machine's speed swings by 2x within minutes
-(bench/models/PROFILE.md); separate runs of the two minutes apart compare
-those swings, while rounds a few tens of milliseconds apart see the same
-machine. Prints per arm the min and the median of all runs, and per round
+round by round, with a pause of G ms (default 20) before each arm's turn
+(ONNX Runtime's threads spin for a while after a run and would take the
+cores from the other arm). A shared machine's speed swings by 2x within
+minutes (bench/models/PROFILE.md); separate runs of the two minutes apart
+compare those swings, while rounds a fraction of a second apart see the
+same machine. Prints per arm the min and the median of all runs, and per round
 the ratio B / A of the round medians: its median and the share of rounds
 in which B was faster. Exit status 2 for a bad argument or a failed start.
 """
@@ -25,9 +29,17 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 
 
 def start(arm, model, inp, warmup):
+    if arm == "ort":
+        onnx = os.path.splitext(model)[0] + ".onnx"
+        env = dict(os.environ, NODE_PATH=os.environ.get("NODE_PATH", "/work/ort/node_modules"))
+        js = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run_ort.js")
+        cmd = ["node", js, onnx, inp, "--warmup", str(warmup), "--serve"]
+        return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                                text=True, bufsize=1)
     parts = arm.split(",")
     binary, env, opts = parts[0], dict(os.environ), []
     for p in parts[1:]:
@@ -47,8 +59,11 @@ def start(arm, model, inp, warmup):
 
 
 def runs(proc, k, arm):
-    proc.stdin.write(f"{k}\n")
-    proc.stdin.flush()
+    try:
+        proc.stdin.write(f"{k}\n")
+        proc.stdin.flush()
+    except BrokenPipeError:
+        sys.exit(f"ab.py: {arm} has exited (status {proc.wait()})")
     line = proc.stdout.readline().split()
     if not line or line[0] != "TIMES":
         sys.exit(f"ab.py: {arm} stopped answering (exit status {proc.poll()})")
@@ -64,6 +79,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--gap-ms", type=float, default=20,
+                    help="pause between arms, so that one's spinning threads have stopped")
     a = ap.parse_args()
     if a.rounds < 1 or a.runs < 1:
         sys.exit("ab.py: --rounds and --runs must be at least 1")
@@ -72,6 +89,7 @@ def main():
     times, medians = [[], []], [[], []]
     for r in range(a.rounds):
         for i in ((0, 1) if r % 2 == 0 else (1, 0)):
+            time.sleep(a.gap_ms / 1e3)
             t = runs(procs[i], a.runs, arms[i])
             times[i] += t
             medians[i].append(statistics.median(t))

@@ -1,19 +1,22 @@
 // One ONNX model in ONNX Runtime (CPU, 2 intra-op threads, sequential,
 // every graph optimization), timed as bench/models/model_bench.c times grt:
 //   NODE_PATH=<folder holding onnxruntime-node> node run_ort.js MODEL.onnx IN.npy
-//       [--output OUT.npy] [--warmup N] [--runs N] [--seconds S]
+//       [--output OUT.npy] [--warmup N] [--runs N] [--seconds S] [--serve]
 // Prints the session creation time (it includes ORT's graph optimization,
 // grt's counterpart is load + session), the first run, min and median per
 // run of --runs (default 10, continuing until --seconds have passed), and
 // one line for run.sh:
 //   RESULT create_ms=C first_run_ms=F min_ms=M median_ms=D runs=N
+// --serve: after the warm-up, reads a count K per line on stdin and answers
+// "TIMES t1 ... tK" (ms) for K runs, until stdin ends, as model_bench
+// --serve does (bench/models/ab.py drives either).
 // --output writes the first run's output as .npy. Exit status 1 when the
 // model fails, 2 for a bad argument or a missing onnxruntime-node.
 'use strict';
 const fs = require('fs');
 
 const usage = 'usage: node run_ort.js MODEL.onnx IN.npy [--output OUT.npy] [--warmup N] ' +
-              '[--runs N] [--seconds S]';
+              '[--runs N] [--seconds S] [--serve]';
 
 function fail(status, msg) {
   console.error(`run_ort.js: ${msg}`);
@@ -30,7 +33,7 @@ try {
 }
 
 function parseArgs(argv) {
-  const a = {warmup: 2, runs: 10, seconds: 0, output: null, pos: []};
+  const a = {warmup: 2, runs: 10, seconds: 0, output: null, serve: false, pos: []};
   const number = (flag, v, lo, hi, integer) => {
     const n = Number(v);
     if (v === undefined || v === '' || !Number.isFinite(n) || n < lo || n > hi ||
@@ -44,6 +47,7 @@ function parseArgs(argv) {
     else if (arg === '--warmup') a.warmup = number(arg, argv[++i], 0, 10000, true);
     else if (arg === '--runs') a.runs = number(arg, argv[++i], 1, 10000, true);
     else if (arg === '--seconds') a.seconds = number(arg, argv[++i], 0, 3600, false);
+    else if (arg === '--serve') a.serve = true;
     else if (arg.startsWith('-')) fail(2, `unknown argument '${arg}'`);
     else a.pos.push(arg);
   }
@@ -97,6 +101,21 @@ const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
   const firstRun = ms(t0);
   if (a.output) writeNpy(a.output, first[out]);
   for (let i = 0; i < a.warmup; i++) await session.run(feeds);
+  if (a.serve) {
+    const lines = require('readline').createInterface({input: process.stdin});
+    for await (const line of lines) {
+      let k = parseInt(line, 10);
+      if (!(k >= 1 && k <= 10000)) k = 1;
+      const t = [];
+      for (let i = 0; i < k; i++) {
+        t0 = process.hrtime.bigint();
+        await session.run(feeds);
+        t.push(ms(t0).toFixed(4));
+      }
+      process.stdout.write(`TIMES ${t.join(' ')}\n`);
+    }
+    return;
+  }
   const times = [];
   const start = process.hrtime.bigint();
   while (times.length < 10000 && (times.length < a.runs || ms(start) < a.seconds * 1e3)) {
