@@ -52,7 +52,33 @@ typedef void (*red_fn)(const void* x, int64_t B, int64_t C, int64_t c0, int64_t 
       return;                                                                                \
     }                                                                                        \
     for (int64_t c = c0; c < c1; c++) out[c] = (INIT);                                       \
-    for (int64_t b = 0; b < B; b++) {                                                        \
+    /* Four rows a pass: one load and store of the output row per four                       \
+     * input rows (the output row's loads and stores bound the loop). */                     \
+    int64_t b = 0;                                                                           \
+    for (; b + 4 <= B; b += 4) {                                                             \
+      const T* restrict r0 = x + b * C;                                                      \
+      const T* restrict r1 = r0 + C;                                                         \
+      const T* restrict r2 = r1 + C;                                                         \
+      const T* restrict r3 = r2 + C;                                                         \
+      for (int64_t c = c0; c < c1; c++) {                                                    \
+        T p, q;                                                                              \
+        {                                                                                    \
+          const T a = r0[c], v = r1[c];                                                      \
+          p = (COMBINE);                                                                     \
+        }                                                                                    \
+        {                                                                                    \
+          const T a = r2[c], v = r3[c];                                                      \
+          q = (COMBINE);                                                                     \
+        }                                                                                    \
+        {                                                                                    \
+          const T a = p, v = q;                                                              \
+          p = (COMBINE);                                                                     \
+        }                                                                                    \
+        const T a = out[c], v = p;                                                           \
+        out[c] = (COMBINE);                                                                  \
+      }                                                                                      \
+    }                                                                                        \
+    for (; b < B; b++) {                                                                     \
       const T* restrict row = x + b * C;                                                     \
       for (int64_t c = c0; c < c1; c++) {                                                    \
         const T a = out[c], v = row[c];                                                      \
