@@ -232,10 +232,16 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
       return GRT_ERROR(INVALID_ARGUMENT, "the residual has shape %s, the convolution's output %s",
                        grt_cpu_shape_str(&res->shape, buf), grt_cpu_shape_str(&os, buf2));
   }
+  /* The residual is summed into the output (oneDNN's sum post-op reads the
+   * destination), so the output starts as the residual: its own buffer
+   * when this node is the residual's last reader (a ResNet block's
+   * shortcut), else a copy. */
   grt_tensor* out;
-  GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
+  GRT_RETURN_IF_ERROR(res ? grt_kernel_forward_or_alloc_output(ctx, 3, 0, GRT_FLOAT32, &os, &out)
+                          : grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
   if (g.n == 0 || g.oc == 0 || g.oh == 0 || g.ow == 0) return NULL; /* no output */
-  if (res) memcpy(grt_cpu_data(out), grt_cpu_data(res), (size_t)grt_shape_num_elements(&os) * 4);
+  if (res && grt_cpu_data(out) != grt_cpu_data(res))
+    memcpy(grt_cpu_data(out), grt_cpu_data(res), (size_t)grt_shape_num_elements(&os) * 4);
   if (g.ic == 0 || g.ih == 0 || g.iw == 0 || g.kh == 0 || g.kw == 0) {
     bias_only(&g, &f, grt_cpu_data(bias), grt_cpu_data(out)); /* the sums are empty: 0 */
     return NULL;
