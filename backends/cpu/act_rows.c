@@ -17,7 +17,6 @@ typedef void (*act_row_fn)(float* x, int64_t n);
 
 /* ---- portable: grt_cpu_expf and a division ------------------------------ */
 
-
 /* As sigmoid16 below: from e^-|x|, so that nothing overflows. */
 static inline float sigmoid1(float x) {
   float e = grt_cpu_expf(-__builtin_fabsf(x));
@@ -85,14 +84,14 @@ V4 static inline __m512 swish16(__m512 x) {
   return _mm512_mask_mul_ps(y, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), e, y);
 }
 
-#define ACT_AVX512_ROW(name, F)                                                \
-  V4 static void name(float* x, int64_t n) {                                   \
-    int64_t i = 0;                                                             \
+#define ACT_AVX512_ROW(name, F)                                                      \
+  V4 static void name(float* x, int64_t n) {                                         \
+    int64_t i = 0;                                                                   \
     for (; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, F(_mm512_loadu_ps(x + i))); \
-    if (i < n) {                                                               \
-      __mmask16 m = (__mmask16)((1u << (n - i)) - 1);                          \
-      _mm512_mask_storeu_ps(x + i, m, F(_mm512_maskz_loadu_ps(m, x + i)));     \
-    }                                                                          \
+    if (i < n) {                                                                     \
+      __mmask16 m = (__mmask16)((1u << (n - i)) - 1);                                \
+      _mm512_mask_storeu_ps(x + i, m, F(_mm512_maskz_loadu_ps(m, x + i)));           \
+    }                                                                                \
   }
 
 ACT_AVX512_ROW(sigmoid_avx512, sigmoid16)

@@ -179,15 +179,15 @@ GRT_CPU_CLONES static void max_rows_from(const max_job* j, int64_t r0, int64_t r
  * them in memory: 3x ONNX Runtime's time on ResNet-18's stem pooling).
  * VMAXPS returns its second operand when either is NaN, so a NaN element
  * is remembered in a mask and written at the end. */
-#define MAX_STEP(m, nan, src)                                           \
-  do {                                                                  \
-    __m512 p_ = _mm512_loadu_ps(src);                                   \
-    nan |= _mm512_cmp_ps_mask(p_, p_, _CMP_UNORD_Q);                    \
-    m = _mm512_max_ps(p_, m);                                           \
+#define MAX_STEP(m, nan, src)                        \
+  do {                                               \
+    __m512 p_ = _mm512_loadu_ps(src);                \
+    nan |= _mm512_cmp_ps_mask(p_, p_, _CMP_UNORD_Q); \
+    m = _mm512_max_ps(p_, m);                        \
   } while (0)
 
 __attribute__((target("arch=x86-64-v4"))) static int64_t max_rows_v4(const max_job* j, int64_t r0,
-                                                                    int64_t r1) {
+                                                                     int64_t r1) {
   const pool_geom* g = j->g;
   const int64_t C = g->c, C16 = C / 16 * 16;
   const __m512 lowest = _mm512_set1_ps(-INFINITY), qnan = _mm512_set1_ps(NAN);

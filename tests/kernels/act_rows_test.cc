@@ -65,7 +65,8 @@ TEST_P(ActRowsTest, AccurateOverFloatSweep) {
       double e = UlpError(ys[i], want);
       if (e > worst) worst = e, worst_x = xs[i];
     }
-    EXPECT_LE(worst, act == GRT_CPU_ACT_SWISH ? 4.0 : 3.0) << "act " << act << " at x = " << worst_x;
+    EXPECT_LE(worst, act == GRT_CPU_ACT_SWISH ? 4.0 : 3.0)
+        << "act " << act << " at x = " << worst_x;
   }
 }
 
