@@ -58,6 +58,11 @@ struct Fake {
   bool hold_sends = false;                              // sends stay pending
   bool fail_all_reduce = false, fail_all_reduce_test = false;
   int cancels = 0;
+  // A test of a receive from this peer blocks until it is set back to -1:
+  // the liveness thread held up inside the transport (behind its lock, or
+  // not given the core).
+  int32_t stall_peer = -1;
+  pthread_cond_t unstall = PTHREAD_COND_INITIALIZER;
 };
 Fake* fake = new Fake;  // never freed: the liveness thread uses it at exit
 
@@ -98,6 +103,7 @@ int Irecv(void* data, size_t bytes, int32_t peer, int64_t tag, grt_transport_req
 int Test(grt_transport_request* r, int* done, char* why, size_t n) {
   Lock l;
   *done = 0;
+  while (!r->send && r->peer == fake->stall_peer) pthread_cond_wait(&fake->unstall, &fake->mu);
   if (fake->fail_test.count(r->peer)) {
     delete r;
     return Why(why, n, "peer unreachable");
@@ -582,9 +588,14 @@ std::vector<int32_t> StatesSent(int32_t r) {
   return out;
 }
 
+// The liveness thread's cluster: one per process, kept for its life.
+grt_cluster* Live() {
+  static Cluster* k = new Cluster("worker:4");
+  return &k->c;
+}
+
 TEST(Liveness, APeersNotesDecideWhetherToWaitOnIt) {
-  static Cluster* k = new Cluster("worker:4");  // the thread keeps it for the process's life
-  grt_cluster* c = &k->c;
+  grt_cluster* c = Live();
   // Before the thread starts nothing is known: no check fails.
   EXPECT_EQ(Message(grt_cluster_peer_check(c, 1, grt_cluster_now_ms() - 100000, 1)), "OK");
   ASSERT_EQ(Message(grt_cluster_liveness_start(c)), "OK");
@@ -654,6 +665,58 @@ TEST(Liveness, APeersNotesDecideWhetherToWaitOnIt) {
   // Peer 2 stays healthy throughout once it speaks.
   Deliver(2, 32767, NoteBytes(kInRun, 3));
   EXPECT_EQ(WaitFor(c, 2, grt_cluster_now_ms(), 60000, "OK"), "OK");
+}
+
+// A peer that goes on sending its notes is not lost while this process's
+// own liveness thread is held up (here inside the transport's test, as
+// behind the plugin's lock or off the core on an overloaded host) for
+// longer than the timeout: its notes wait to be taken, and silence is
+// measured up to when this process last listened. Measured up to now (as
+// liveness.c did before) the check says "lost ...: not heard from for 303
+// ms" from the stall's third check on. A peer that then falls silent is
+// still lost within the timeout.
+TEST(Liveness, AStalledListenerDoesNotLoseALivePeer) {
+  grt_cluster* c = Live();  // started by the test above
+  ASSERT_EQ(Message(grt_cluster_liveness_start(c)), "OK");
+  Deliver(2, 32767, NoteBytes(kInRun, 4));
+  WaitTaken(2);
+  int64_t t0 = grt_cluster_now_ms();
+  ASSERT_EQ(Message(grt_cluster_peer_check(c, 2, t0, 300)), "OK");
+  {
+    Lock l;
+    fake->stall_peer = 2;
+  }
+  // Peer 2 is alive: a note every 50 ms for a second, none of them taken.
+  struct Sender {
+    static void* Run(void*) {
+      for (int i = 0; i < 20; i++) {
+        Deliver(2, 32767, NoteBytes(kInRun, 4));
+        SleepMs(50);
+      }
+      return nullptr;
+    }
+  };
+  pthread_t sender;
+  ASSERT_EQ(pthread_create(&sender, nullptr, Sender::Run, nullptr), 0);
+  for (int i = 0; i < 10; i++) {
+    SleepMs(100);
+    EXPECT_EQ(Message(grt_cluster_peer_check(c, 2, t0, 300)), "OK")
+        << "at " << (i + 1) * 100 << " ms of the stall";
+  }
+  pthread_join(sender, nullptr);
+  {
+    Lock l;
+    fake->stall_peer = -1;
+    pthread_cond_broadcast(&fake->unstall);
+  }
+  WaitTaken(2);
+  EXPECT_EQ(Message(grt_cluster_peer_check(c, 2, t0, 300)), "OK");
+  // Now it falls silent: lost once the thread has listened for 300 ms.
+  int64_t t1 = grt_cluster_now_ms();
+  std::string m = WaitFor(c, 2, t1, 300, "not heard from");
+  EXPECT_NE(m.find("lost /job:worker/replica:0/task:2: not heard from for "), std::string::npos)
+      << m;
+  EXPECT_LT(grt_cluster_now_ms() - t1, 3000);  // the timeout, a quarter beat, a loaded host
 }
 
 }  // namespace
