@@ -33,7 +33,7 @@ static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
  * where the user chose through OMPI_MCA_coll_libnbc_iallreduce_algorithm,
  * which are then left as they are. Under g_mu. */
 static MPI_T_cvar_handle g_algorithm;
-static int g_algorithm_now = -1;
+static int g_algorithm_now = -1, g_algorithm_default;
 /* An all-reduce given up (cancel) stays pending inside MPI, and
  * MPI_Finalize would wait for it forever: such a process exits without it. */
 static int g_abandoned;
@@ -68,7 +68,7 @@ static void find_algorithm(void) {
       MPI_T_cvar_handle_alloc(index, NULL, &g_algorithm, &count) != MPI_SUCCESS || count != 1 ||
       MPI_T_cvar_read(g_algorithm, &value) != MPI_SUCCESS)
     return;
-  g_algorithm_now = value;
+  g_algorithm_now = g_algorithm_default = value;
 }
 
 /* Before an MPI_Iallreduce of `bytes` per rank, under g_mu. Open MPI 4.1's
@@ -80,18 +80,18 @@ static void find_algorithm(void) {
  * with no first copy) moves 2(p-1)/p of the vector and shares the sums, as
  * the blocking MPI_Allreduce's own large-message algorithms do. Below
  * kRingBytes its 2(p-1) steps cost more than they save (4 ranks, 4-64 KiB:
- * 0.4-0.8x the binomial tree in alternating rounds), so libnbc's own choice
+ * 0.4-0.8x libnbc's own choice in alternating rounds), so that choice
  * stays there. Every rank gets the same bits either way: each part of the
  * sum is made on one rank and passed on as it is. */
-enum { kRingBytes = 256 << 10, kLibnbcDefault = 0, kLibnbcRing = 1 };
+enum { kRingBytes = 256 << 10, kLibnbcRing = 1 };
 static void choose_algorithm(size_t bytes) {
   if (g_algorithm_now < 0) return;
-  int want = kLibnbcDefault;
+  int want = g_algorithm_default;
   /* GRT_MPI_ALLREDUCE=libnbc leaves libnbc's choice at every size: for
    * measuring the two side by side (allreduce_bench ab). */
   if (bytes >= kRingBytes) {
     const char* force = getenv("GRT_MPI_ALLREDUCE");
-    want = force && !strcmp(force, "libnbc") ? kLibnbcDefault : kLibnbcRing;
+    want = force && !strcmp(force, "libnbc") ? g_algorithm_default : kLibnbcRing;
   }
   if (want != g_algorithm_now && MPI_T_cvar_write(g_algorithm, &want) == MPI_SUCCESS)
     g_algorithm_now = want;
