@@ -16,12 +16,16 @@
  *
  *   mpirun -np 2 fashion_mnist --cluster worker:2 --towers 2 --epochs 2
  *   mpirun -np 3 fashion_mnist --cluster ps:1,worker:2 --towers 2 --epochs 2
+ *   mpirun -np 4 fashion_mnist --cluster ps:2,worker:2 --towers 2 --epochs 2
  *
  * worker:N trains mirrored copies on the N workers, their gradients
- * all-reduced across them; ps:1,worker:N keeps the variables on the ps task
- * (parameter servers). The towers divide among the workers; each worker
- * feeds its towers' parts of the same global batch (every rank reads the
- * data and shuffles it alike), and rank 0 prints and writes the CSV. */
+ * all-reduced across them; ps:K,worker:N keeps the variables on the K ps
+ * tasks (parameter servers), spread by the greedy setter (each to the ps
+ * task holding the fewest bytes so far, as TensorFlow's
+ * replica_device_setter with a greedy strategy). --log-placement true
+ * writes the placement log (every node's device) to stderr. The towers divide among the workers;
+ * each worker feeds its towers' parts of the same global batch (every rank reads the data and
+ * shuffles it alike), and rank 0 prints and writes the CSV. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -44,7 +48,8 @@ typedef struct {
   const char* model;
   const char* cluster; /* NULL: one process */
   int workers;         /* the cluster's worker tasks */
-  bool ps;             /* and one ps task before them */
+  int ps;              /* and this many ps tasks before them (0: mirrored) */
+  bool log_placement;  /* the placement log to stderr */
 } options;
 
 static double now_s(void) {
@@ -59,7 +64,8 @@ static int usage(const char* why) {
       stderr,
       "usage: fashion_mnist [--devices cpu:N] [--towers N] [--epochs E] [--batch B]\n"
       "                     [--learning-rate R] [--limit N] [--data DIR] [--out-dir DIR]\n"
-      "                     [--save CKPT] [--model mlp|cnn] [--cluster worker:N|ps:1,worker:N]\n");
+      "                     [--save CKPT] [--model mlp|cnn] [--cluster worker:N|ps:K,worker:N]\n"
+      "                     [--log-placement true|false]\n");
   return 2;
 }
 
@@ -98,12 +104,18 @@ static int parse(int argc, char** argv, options* o) {
     } else if (!strcmp(a, "--model")) {
       o->model = v;
     } else if (!strcmp(a, "--cluster")) {
-      int end = 0;
+      int at = 0, end = 0;
       o->cluster = v;
-      o->ps = !strncmp(v, "ps:1,", 5);
-      if (sscanf(v + (o->ps ? 5 : 0), "worker:%d%n", &o->workers, &end) != 1 ||
-          v[(o->ps ? 5 : 0) + end] || o->workers < 1)
-        return usage("--cluster worker:N or ps:1,worker:N");
+      o->ps = 0;
+      if (!strncmp(v, "ps:", 3) &&
+          (sscanf(v, "ps:%d,%n", &o->ps, &at) != 1 || at == 0 || o->ps < 1))
+        return usage("--cluster worker:N or ps:K,worker:N");
+      if (sscanf(v + at, "worker:%d%n", &o->workers, &end) != 1 || v[at + end] || o->workers < 1)
+        return usage("--cluster worker:N or ps:K,worker:N");
+    } else if (!strcmp(a, "--log-placement")) {
+      if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
+        return usage("--log-placement true or false");
+      o->log_placement = !strcmp(v, "true");
     } else {
       return usage("unknown option");
     }
@@ -171,7 +183,7 @@ static grt_status* feeder_new(const options* o, int rank, int64_t batch, bool la
   int per = cl ? o->towers / o->workers : 1;
   f->parts = cl ? o->towers : 1;
   f->rows = batch / f->parts;
-  f->first = cl ? (rank - (o->ps ? 1 : 0)) * per : 0; /* a ps task feeds no part */
+  f->first = cl ? (rank - o->ps) * per : 0; /* a ps task feeds no part */
   f->mine = cl && (f->first < 0 || f->first >= o->towers) ? 0 : per;
   grt_status* st = NULL;
   for (int k = 0; !st && k < f->parts; k++) {
@@ -287,6 +299,7 @@ static grt_status* train(const options* o) {
   if (!st) st = grt_session_options_new(&so);
   if (!st) st = grt_session_options_set(so, "cpu.devices", cpus);
   if (!st && o->cluster) st = grt_session_options_set(so, "cluster", o->cluster);
+  if (!st && o->log_placement) st = grt_session_options_set(so, "log_device_placement", "true");
   if (!st) st = grt_session_new(g, so, &s);
   int rank = s ? grt_session_cluster_rank(s) : -1;
   bool lead = rank <= 0; /* prints and writes the CSV: rank 0 gets the fetches */

@@ -192,13 +192,24 @@ grt_status* fmnist_build_towers(const fmnist_model_options* o, fmnist_forward_fn
   if (o->towers < 1 || o->towers > FMNIST_MAX_TOWERS)
     return grt_status_new(GRT_INVALID_ARGUMENT, "towers: 1 to %d, not %d", FMNIST_MAX_TOWERS,
                           (int)o->towers);
+  if (o->ps < 0 || o->ps > FMNIST_MAX_PS)
+    return grt_status_new(GRT_INVALID_ARGUMENT, "ps tasks: 0 to %d, not %d", FMNIST_MAX_PS,
+                          (int)o->ps);
   if (o->workers < 0 || (o->workers > 0 && o->towers % o->workers) || (o->ps && o->workers < 1))
     return grt_status_new(GRT_INVALID_ARGUMENT,
                           "%d towers over %d workers%s: the towers must divide among the workers",
-                          (int)o->towers, (int)o->workers, o->ps ? " and a ps" : "");
+                          (int)o->towers, (int)o->workers, o->ps ? " and ps tasks" : "");
   for (int i = 0; i < o->towers; i++) {
     tower_device(o, i, devs[i], sizeof devs[i]);
     dev[i] = devs[i];
+  }
+  /* Parameter servers: the replicator spreads the variables over the ps
+   * tasks' CPUs with the placer's greedy setter (by bytes). */
+  char ps_devs[FMNIST_MAX_PS][48];
+  const char* ps_dev[FMNIST_MAX_PS];
+  for (int i = 0; i < o->ps; i++) {
+    snprintf(ps_devs[i], sizeof ps_devs[i], "/job:ps/task:%d/device:CPU:0", i);
+    ps_dev[i] = ps_devs[i];
   }
   bool mirrored = o->workers > 0 && !o->ps;
   const char* inputs[] = {"x", "labels"};
@@ -211,9 +222,10 @@ grt_status* fmnist_build_towers(const fmnist_model_options* o, fmnist_forward_fn
       .n_inputs = 2,
       .outputs = outputs,
       .n_outputs = 2,
-      .variables_on = mirrored ? NULL
-                      : o->ps  ? "/job:ps/task:0/device:CPU:0"
-                               : "/cpu:0",
+      .variables_on = mirrored || o->ps ? NULL : "/cpu:0",
+      .ps_devices = o->ps ? ps_dev : NULL,
+      .n_ps_devices = o->ps,
+      .ps_strategy = GRT_PS_GREEDY,
       .mirrored = mirrored,
   };
   grt_train_options to = {

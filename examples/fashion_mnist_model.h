@@ -9,8 +9,8 @@
 
 #include "grt/grt.h"
 
-/* The most towers fmnist_build_towers makes. */
-enum { FMNIST_MAX_TOWERS = 64 };
+/* The most towers fmnist_build_towers makes, and the most ps tasks. */
+enum { FMNIST_MAX_TOWERS = 64, FMNIST_MAX_PS = 64 };
 
 typedef struct fmnist_model_options {
   int32_t towers;       /* 1 to FMNIST_MAX_TOWERS; tower K on /cpu:K (K mod cpus) */
@@ -19,13 +19,15 @@ typedef struct fmnist_model_options {
   int64_t seed;         /* for the weights' initial values */
   /* Across the processes of a cluster (docs/distributed.md): `workers` > 0
    * puts the towers on /job:worker tasks in order, towers / workers on each
-   * (on its CPUs, K mod cpus). With `ps` (parameter servers) the variables
-   * are on /job:ps/task:0 and the towers' gradients are summed there;
-   * without, every tower keeps a mirrored copy and the gradients are
-   * all-reduced across workers (an NcclAllReduce group per variable).
-   * 0 workers: one process, as above. */
+   * (on its CPUs, K mod cpus). With `ps` > 0 (parameter servers) the
+   * variables are on the /job:ps tasks 0 .. ps-1, spread by the greedy
+   * setter (each to the task holding the fewest bytes so far), and the
+   * towers' gradients are summed beside each variable; with 0, every tower
+   * keeps a mirrored copy and the gradients are all-reduced across workers
+   * (an NcclAllReduce group per variable). 0 workers: one process, as
+   * above. */
   int32_t workers;
-  bool ps;
+  int32_t ps; /* 0 to FMNIST_MAX_PS */
 } fmnist_model_options;
 
 /* A graph with placeholders "x" [-1, 784] float32 and "labels" [-1] int32;

@@ -48,7 +48,10 @@ typedef struct {
   note seen;          /* the last note heard */
   int64_t heard_ms;   /* when (the thread's start before any) */
   int64_t idle_since; /* when it was last seen leaving a run (or starting) */
-  char error[200];    /* an MPI error on the way to it, or "" */
+  /* When this thread last took every note that had landed from it: what
+   * it said is known up to then, and no further. */
+  int64_t listened_ms;
+  char error[200]; /* an MPI error on the way to it, or "" */
 } peer;
 
 typedef struct {
@@ -78,6 +81,13 @@ static void peer_error(liveness* l, peer* p, const char* why) {
   pthread_mutex_unlock(&l->mu);
 }
 
+/* This thread has taken, at `since`, every note peer `p` had sent. */
+static void listened(liveness* l, peer* p, int64_t since) {
+  pthread_mutex_lock(&l->mu);
+  if (since > p->listened_ms) p->listened_ms = since;
+  pthread_mutex_unlock(&l->mu);
+}
+
 /* Takes the notes that have landed from peer `r` and posts the next
  * receive. */
 static void hear(liveness* l, int32_t r) {
@@ -85,12 +95,18 @@ static void hear(liveness* l, int32_t r) {
   char why[160] = "";
   for (int k = 0; k < kDrain && p->recv; k++) {
     int done = 0;
+    /* Read before the test: a note sent after the test began may be
+     * missed by it, so what the peer said is known up to here only. */
+    int64_t asked = grt_cluster_now_ms();
     if (l->c->t->test(p->recv, &done, why, sizeof why)) {
       p->recv = NULL;
       peer_error(l, p, why);
       return;
     }
-    if (!done) return;
+    if (!done) {
+      listened(l, p, asked);
+      return;
+    }
     p->recv = NULL;
     if (p->in.magic == kMagic) {
       pthread_mutex_lock(&l->mu);
@@ -231,7 +247,7 @@ grt_status* grt_cluster_liveness_start(grt_cluster* c) {
   int64_t now = grt_cluster_now_ms();
   char why[160] = "";
   for (int32_t r = 0; r < c->size; r++) {
-    l->peers[r].heard_ms = l->peers[r].idle_since = now;
+    l->peers[r].heard_ms = l->peers[r].idle_since = l->peers[r].listened_ms = now;
     if (r != c->rank && c->t->irecv(&l->peers[r].in, sizeof l->peers[r].in, r, l->tag,
                                     &l->peers[r].recv, why, sizeof why))
       return GRT_ERROR(UNAVAILABLE, "cluster liveness: listening to %s: %s",
@@ -281,9 +297,15 @@ grt_status* grt_cluster_peer_check(grt_cluster* c, int32_t peer_rank, int64_t si
     return NULL;
   }
   const peer* p = &l->peers[peer_rank];
-  int64_t now = grt_cluster_now_ms();
-  int64_t silent = now - p->heard_ms;
-  int64_t idle = now - (p->idle_since > since_ms ? p->idle_since : since_ms);
+  /* Silence and idleness are measured up to when this process last
+   * listened, not up to now: a liveness thread that did not run (starved
+   * of the core or of the transport's lock behind a long call, the whole
+   * process descheduled) has heard nothing, which says nothing of the
+   * peer, whose notes wait to be taken. A peer that is gone stays silent
+   * while this thread goes on listening, every quarter beat. */
+  int64_t known = p->listened_ms;
+  int64_t silent = known - p->heard_ms;
+  int64_t idle = known - (p->idle_since > since_ms ? p->idle_since : since_ms);
   grt_status* st = NULL;
   if (p->error[0])
     st = GRT_ERROR(UNAVAILABLE, "lost %s: %s", task, p->error);

@@ -7,7 +7,7 @@
 # every copy bit-identical across workers and the loss's fit matching one
 # process's 4 towers; checkpoints written by the chief and restored in a
 # cluster and in one process; all-reduces of every summed dtype with a task
-# that holds no member; an all-reduce one rank never joins failing, naming
+# that holds no member, and large ones (libnbc's ring) exact on every rank; an all-reduce one rank never joins failing, naming
 # the lost task (liveness) or at the deadline; the graph optimizer across
 # tasks matching one process. Skips, saying so, where Open MPI is missing.
 set -uo pipefail
@@ -113,6 +113,29 @@ awk 'NR % 2 == 1' ar_out >ar_odd
 awk 'NR % 2 == 0' ar_out >ar_even
 same "sums across tasks of every dtype (the ps adds zeros)" ar_want ar_odd
 same "both workers get the same sums" ar_want ar_even
+
+# Large all-reduces, which the MPI transport sums with libnbc's ring (each
+# part summed on one rank and passed on), exact and the same on both
+# workers: x + 3x in float32, and in float16 (summed in float, rounded per
+# pair); the ps task adds zeros, which changes no bit whatever the order.
+mpi -np 3 "${shm[@]}" "$grt" run big.json --cluster ps:1,worker:2 --feed x=@big_x.npy \
+  --fetch big0_float32 --fetch big1_float32 --fetch big0_float16 --fetch big1_float16 \
+  --timeout-ms 60000 >big_out 2>&1 || bad "large all-reduces over 3 ranks" big_out
+if python3 - "$graphs" big_out <<'PY'; then ok "large all-reduces (libnbc's ring) exact on both workers"; else bad "large all-reduces"; fi
+import importlib.util, json, struct, sys
+spec = importlib.util.spec_from_file_location("g", sys.argv[1])
+g = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(g)
+f32 = lambda v: struct.unpack("<f", struct.pack("<f", v))[0]
+f16 = lambda v: struct.unpack("<e", struct.pack("<e", v))[0]
+x = g.big_x()
+want32 = [f32(v + f32(3 * v)) for v in x]
+want16 = [f16(f32(f16(v) + f16(f32(3 * v)))) for v in x]
+got = [[f32(v) for v in json.loads(l)["values"]] for l in open(sys.argv[2]) if l.startswith("{")]
+assert len(got) == 4, len(got)
+assert got[0] == got[1] == want32, "float32"
+assert got[2] == got[3] == want16, "float16"
+PY
 
 start=$(date +%s)
 mpi "${shm[@]}" -np 1 "$grt" run lonely.json --cluster ps:1,worker:1 --fetch s0 --target s1 \

@@ -5,6 +5,11 @@
       int64) with one member on /job:worker/task:0 and one on
       /job:worker/task:1 of `ps:1,worker:2`, so the ps task, which holds no
       member, takes part with zeros; each member's sum is fetched.
+  big.json: float32 and float16 groups of BIG elements (768 and 384 KiB,
+      past the size from which the MPI transport sums with libnbc's ring),
+      members on both workers of `ps:1,worker:2` (x and 3x, cast to
+      float16 for the second group), the sums cast to float32 and fetched;
+      big_x.npy, its x.
   lonely.json: one group of two members on tasks 0 and 1 of `ps:1,worker:1`
       and a node `other` outside it: a rank that runs only `other` leaves the
       group's all-reduce waiting until the run's deadline.
@@ -49,6 +54,34 @@ def allreduce():
     return g
 
 
+BIG = 196608
+
+
+def big_x():
+    return [((i * 7919) % 20001 - 10000) / 1024.0 for i in range(BIG)]
+
+
+def big():
+    def node(name, op, inputs, device, **attrs):
+        return {"name": name, "op": op, "inputs": inputs, "device": device, "attrs": attrs}
+    g = [{"name": "x", "op": "Placeholder", "attrs": {"dtype": "float32", "shape": [BIG]}},
+         {"name": "three", "op": "Const", "device": W1,
+          "attrs": {"dtype": "float32", "value": {"dtype": "float32", "shape": [],
+                                                  "values": [3]}}},
+         node("x3", "Mul", ["x", "three"], W1, T="float32"),
+         node("h0", "Cast", ["x"], W0, SrcT="float32", DstT="float16"),
+         node("h1", "Cast", ["x3"], W1, SrcT="float32", DstT="float16")]
+    for w, (dev, a, h) in enumerate(((W0, "x", "h0"), (W1, "x3", "h1"))):
+        g.append(member("big%d_float32" % w, a, dev, "float32", 2))
+        g.append(member("big%d_f16" % w, h, dev, "float16", 2))
+        g.append(node("big%d_float16" % w, "Cast", ["big%d_f16" % w], dev, SrcT="float16",
+                      DstT="float32"))
+    for n in g:
+        if n["op"] == "NcclAllReduce":
+            n["attrs"]["shared_name"] = "big_" + n["attrs"]["T"]
+    return g
+
+
 def lonely():
     return [
         const("a", "/job:ps/task:0/device:CPU:0", "float32", [1, 2]),
@@ -86,7 +119,7 @@ def optimized(p, w0, w1):
 
 
 if __name__ == "__main__":
-    for name, fn in (("allreduce", allreduce), ("lonely", lonely)):
+    for name, fn in (("allreduce", allreduce), ("lonely", lonely), ("big", big)):
         with open("%s/%s.json" % (sys.argv[1], name), "w") as f:
             json.dump({"format": "grt.graph", "version": 1, "nodes": fn()}, f)
     for name, devs in (("cluster", ("/job:ps/task:0/device:CPU:0", W0, W1)),
@@ -98,3 +131,8 @@ if __name__ == "__main__":
     with open("%s/optimized_x.npy" % sys.argv[1], "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head)) + head.encode())
         f.write(struct.pack("<6f", 1, -2, 0.5, 3, 0.25, -1))
+    head = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % BIG
+    head += " " * (63 - (10 + len(head)) % 64) + "\n"
+    with open("%s/big_x.npy" % sys.argv[1], "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head)) + head.encode())
+        f.write(struct.pack("<%df" % BIG, *big_x()))

@@ -58,6 +58,11 @@ struct Fake {
   bool hold_sends = false;                              // sends stay pending
   bool fail_all_reduce = false, fail_all_reduce_test = false;
   int cancels = 0;
+  // A test of a receive from this peer blocks until it is set back to -1:
+  // the liveness thread held up inside the transport (behind its lock, or
+  // not given the core).
+  int32_t stall_peer = -1;
+  pthread_cond_t unstall = PTHREAD_COND_INITIALIZER;
 };
 Fake* fake = new Fake;  // never freed: the liveness thread uses it at exit
 
@@ -98,6 +103,7 @@ int Irecv(void* data, size_t bytes, int32_t peer, int64_t tag, grt_transport_req
 int Test(grt_transport_request* r, int* done, char* why, size_t n) {
   Lock l;
   *done = 0;
+  while (!r->send && r->peer == fake->stall_peer) pthread_cond_wait(&fake->unstall, &fake->mu);
   if (fake->fail_test.count(r->peer)) {
     delete r;
     return Why(why, n, "peer unreachable");
@@ -582,9 +588,14 @@ std::vector<int32_t> StatesSent(int32_t r) {
   return out;
 }
 
+// The liveness thread's cluster: one per process, kept for its life.
+grt_cluster* Live() {
+  static Cluster* k = new Cluster("worker:4");
+  return &k->c;
+}
+
 TEST(Liveness, APeersNotesDecideWhetherToWaitOnIt) {
-  static Cluster* k = new Cluster("worker:4");  // the thread keeps it for the process's life
-  grt_cluster* c = &k->c;
+  grt_cluster* c = Live();
   // Before the thread starts nothing is known: no check fails.
   EXPECT_EQ(Message(grt_cluster_peer_check(c, 1, grt_cluster_now_ms() - 100000, 1)), "OK");
   ASSERT_EQ(Message(grt_cluster_liveness_start(c)), "OK");
@@ -654,6 +665,79 @@ TEST(Liveness, APeersNotesDecideWhetherToWaitOnIt) {
   // Peer 2 stays healthy throughout once it speaks.
   Deliver(2, 32767, NoteBytes(kInRun, 3));
   EXPECT_EQ(WaitFor(c, 2, grt_cluster_now_ms(), 60000, "OK"), "OK");
+}
+
+// A peer's notes while this process's liveness thread is held up inside
+// the transport's test (as behind the plugin's lock, or off the core on an
+// overloaded host) for a second, longer than the 300 ms timeout: a note
+// every 50 ms saying `state`, its run count from `runs` (moving by one a
+// note when `moving`: a peer running short steps, seen between runs).
+// Checks every 100 ms meanwhile that the peer is not given up, then lets
+// the thread take the notes.
+struct Talk {
+  int32_t state;
+  int64_t runs;
+  bool moving;
+};
+
+void* Talking(void* arg) {
+  const Talk* t = static_cast<const Talk*>(arg);
+  for (int i = 0; i < 20; i++) {
+    Deliver(2, 32767, NoteBytes(t->state, t->runs + (t->moving ? i : 0)));
+    SleepMs(50);
+  }
+  return nullptr;
+}
+
+void StalledWhileItTalks(grt_cluster* c, int64_t since, Talk talk) {
+  {
+    Lock l;
+    fake->stall_peer = 2;
+  }
+  pthread_t sender;
+  ASSERT_EQ(pthread_create(&sender, nullptr, Talking, &talk), 0);
+  for (int i = 0; i < 10; i++) {
+    SleepMs(100);
+    EXPECT_EQ(Message(grt_cluster_peer_check(c, 2, since, 300)), "OK")
+        << "at " << (i + 1) * 100 << " ms of the stall";
+  }
+  pthread_join(sender, nullptr);
+  {
+    Lock l;
+    fake->stall_peer = -1;
+    pthread_cond_broadcast(&fake->unstall);
+  }
+  WaitTaken(2);
+  EXPECT_EQ(Message(grt_cluster_peer_check(c, 2, since, 300)), "OK");
+}
+
+// A live peer is neither lost nor idle while this process's own thread
+// is held up: its notes wait to be taken, and silence and idleness are
+// measured up to when this process last listened. Measured up to now (as
+// liveness.c did before) the checks say "lost ...: not heard from for 303
+// ms" from the stall's third check on, in a run and between short runs
+// alike (silence is judged first). A peer that then falls silent is still
+// lost within the timeout.
+TEST(Liveness, AStalledListenerDoesNotLoseALivePeer) {
+  grt_cluster* c = Live();  // started by the test above
+  ASSERT_EQ(Message(grt_cluster_liveness_start(c)), "OK");
+  Deliver(2, 32767, NoteBytes(kInRun, 4));
+  WaitTaken(2);
+  int64_t t0 = grt_cluster_now_ms();
+  ASSERT_EQ(Message(grt_cluster_peer_check(c, 2, t0, 300)), "OK");
+  StalledWhileItTalks(c, t0, {kInRun, 4, false});
+  // Between runs at every note, its count moving: running short steps.
+  Deliver(2, 32767, NoteBytes(kBetween, 10));
+  WaitTaken(2);
+  int64_t t1 = grt_cluster_now_ms();
+  ASSERT_EQ(Message(grt_cluster_peer_check(c, 2, t1, 300)), "OK");
+  StalledWhileItTalks(c, t1, {kBetween, 11, true});
+  // Now it falls silent: lost once the thread has listened for 300 ms.
+  int64_t t2 = grt_cluster_now_ms();
+  std::string m = WaitFor(c, 2, t2, 300, "not heard from");
+  EXPECT_NE(m.find("lost /job:worker/replica:0/task:2: not heard from for "), std::string::npos)
+      << m;
+  EXPECT_LT(grt_cluster_now_ms() - t2, 3000);  // the timeout, a quarter beat, a loaded host
 }
 
 }  // namespace

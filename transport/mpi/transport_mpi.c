@@ -26,6 +26,14 @@ struct grt_transport_request {
 };
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Open MPI's choice of algorithm for MPI_Iallreduce (coll/libnbc), set per
+ * call through the MPI tool interface (choose_algorithm): -1 where that
+ * variable is missing (another MPI), where the host initialised MPI, or
+ * where the user chose through OMPI_MCA_coll_libnbc_iallreduce_algorithm,
+ * which are then left as they are. Under g_mu. */
+static MPI_T_cvar_handle g_algorithm;
+static int g_algorithm_now = -1, g_algorithm_default;
 /* An all-reduce given up (cancel) stays pending inside MPI, and
  * MPI_Finalize would wait for it forever: such a process exits without it. */
 static int g_abandoned;
@@ -50,6 +58,45 @@ static void finalize_at_exit(int status, void* arg) {
   if (!done && !g_abandoned && status == 0) MPI_Finalize();
 }
 
+/* The handle of libnbc's iallreduce algorithm, when it can be set. */
+static void find_algorithm(void) {
+  const char* name = "coll_libnbc_iallreduce_algorithm";
+  int provided = 0, index = -1, count = 0, value = 0;
+  if (getenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm")) return;
+  if (MPI_T_init_thread(MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) return;
+  if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS ||
+      MPI_T_cvar_handle_alloc(index, NULL, &g_algorithm, &count) != MPI_SUCCESS || count != 1 ||
+      MPI_T_cvar_read(g_algorithm, &value) != MPI_SUCCESS)
+    return;
+  g_algorithm_now = g_algorithm_default = value;
+}
+
+/* Before an MPI_Iallreduce of `bytes` per rank, under g_mu. Open MPI 4.1's
+ * libnbc sums on fewer than 4 ranks, and below 64 KiB, with a binomial tree:
+ * every rank's whole vector goes to rank 0, which sums it all and sends it
+ * back, two full transfers one after the other and one rank doing every
+ * addition. Its ring (each rank sums 1/p of the vector and passes it on,
+ * then the sums go round; out of place it writes straight into the output
+ * with no first copy) moves 2(p-1)/p of the vector and shares the sums, as
+ * the blocking MPI_Allreduce's own large-message algorithms do. Below
+ * kRingBytes its 2(p-1) steps cost more than they save (4 ranks, 4-64 KiB:
+ * 0.4-0.8x libnbc's own choice in alternating rounds), so that choice
+ * stays there. Every rank gets the same bits either way: each part of the
+ * sum is made on one rank and passed on as it is. */
+enum { kRingBytes = 256 << 10, kLibnbcRing = 1 };
+static void choose_algorithm(size_t bytes) {
+  if (g_algorithm_now < 0) return;
+  int want = g_algorithm_default;
+  /* GRT_MPI_ALLREDUCE=libnbc leaves libnbc's choice at every size: for
+   * measuring the two side by side (allreduce_bench ab). */
+  if (bytes >= kRingBytes) {
+    const char* force = getenv("GRT_MPI_ALLREDUCE");
+    want = force && !strcmp(force, "libnbc") ? g_algorithm_default : kLibnbcRing;
+  }
+  if (want != g_algorithm_now && MPI_T_cvar_write(g_algorithm, &want) == MPI_SUCCESS)
+    g_algorithm_now = want;
+}
+
 static int mpi_init(int32_t* rank, int32_t* size, char* why, size_t why_size) {
   pthread_mutex_lock(&g_mu);
   int inited = 0, rc = MPI_Initialized(&inited);
@@ -65,6 +112,8 @@ static int mpi_init(int32_t* rank, int32_t* size, char* why, size_t why_size) {
     if (rc == MPI_SUCCESS) on_exit(finalize_at_exit, NULL);
   }
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  /* A host that initialised MPI itself keeps its own choice. */
+  if (rc == MPI_SUCCESS && !inited) find_algorithm();
   int r = 0, n = 0;
   if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(MPI_COMM_WORLD, &r);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -330,6 +379,7 @@ static int mpi_iall_reduce(const void* in, void* out, int64_t count, int32_t dty
   for (int64_t c = 0; rc == MPI_SUCCESS && c < chunks; c++) {
     int64_t at = c * kMaxCount, n = count - at < kMaxCount ? count - at : kMaxCount;
     const char* src = in == out ? MPI_IN_PLACE : (const char*)in + (size_t)at * size;
+    choose_algorithm((size_t)n * size);
     rc = MPI_Iallreduce(src, (char*)out + (size_t)at * size, (int)n, t, op, MPI_COMM_WORLD,
                         &r->req[r->n]);
     if (rc == MPI_SUCCESS) r->n++;
