@@ -91,6 +91,26 @@ static sym not_equal(sym a, sym b) {
   return e.kind == SYM_CONST ? sym_const(!e.c) : sym_unknown();
 }
 
+/* a < b where that holds for every size: constants, or c*S (S >= 0) of
+ * known sign against a constant on the other side of 0. */
+static sym less(sym a, sym b) {
+  if (a.kind == SYM_CONST && b.kind == SYM_CONST) return sym_const(a.c < b.c);
+  if (a.kind == SYM_SCALED && b.kind == SYM_CONST) {
+    if (a.c > 0 && b.c <= 0) return sym_const(0); /* a >= 0 */
+    if (a.c < 0 && b.c > 0) return sym_const(1);  /* a <= 0 */
+  }
+  if (a.kind == SYM_CONST && b.kind == SYM_SCALED) {
+    if (b.c > 0 && a.c < 0) return sym_const(1);
+    if (b.c < 0 && a.c >= 0) return sym_const(0);
+  }
+  return sym_unknown();
+}
+
+static sym negate(sym a) { return a.kind == SYM_CONST ? sym_const(!a.c) : sym_unknown(); }
+static sym greater(sym a, sym b) { return less(b, a); }
+static sym less_equal(sym a, sym b) { return negate(less(b, a)); }
+static sym greater_equal(sym a, sym b) { return negate(less(a, b)); }
+
 /* x where S_s is 0. */
 static sym at_zero(sym x, int32_t s) {
   if (x.kind == SYM_SCALED_UNLESS_ZERO && x.s == s) return sym_const(x.z);
@@ -166,13 +186,14 @@ static void rank_of(sym_graph* g, int32_t i, sym_out* o) {
 }
 
 /* Same elements, another shape: Reshape, ExpandDims, Squeeze, Identity,
- * integer Cast. */
+ * Cast from an integer or bool. */
 static void same_values(sym_graph* g, int32_t i, sym_out* o) {
   const sym_out* x = values_of(g, i, 0);
   if (!x || x->n_values != o->n_values) return;
   if (!strcmp(grt_opt_node(g->c, i)->op, "Cast")) {
     grt_dtype from = grt_opt_output_type(g->c, grt_opt_input_node(g->c, i, 0, NULL), 0);
-    if (!grt_dtype_is_integer(from)) return;
+    if (!grt_dtype_is_integer(from) && from != GRT_BOOL) return;
+    if (grt_opt_output_type(g->c, i, 0) == GRT_BOOL && from != GRT_BOOL) return; /* 5 -> true */
   }
   memcpy(o->values, x->values, (size_t)o->n_values * sizeof *o->values);
 }
@@ -287,9 +308,10 @@ static const struct {
   const char* op;
   binary_fn fn;
 } kBinary[] = {
-    {"Add", sym_add},           {"AddV2", sym_add},      {"Sub", sub},
-    {"Mul", sym_mul},           {"Equal", equal},        {"NotEqual", not_equal},
-    {"TruncateDiv", trunc_div}, {"FloorDiv", floor_div},
+    {"Add", sym_add},           {"AddV2", sym_add},        {"Sub", sub},
+    {"Mul", sym_mul},           {"Equal", equal},          {"NotEqual", not_equal},
+    {"TruncateDiv", trunc_div}, {"FloorDiv", floor_div},   {"Less", less},
+    {"Greater", greater},       {"LessEqual", less_equal}, {"GreaterEqual", greater_equal},
 };
 
 static void binary(sym_graph* g, int32_t i, sym_out* o) {
@@ -395,6 +417,10 @@ static const struct {
     {"FloorDiv", binary},
     {"Equal", binary},
     {"NotEqual", binary},
+    {"Less", binary},
+    {"Greater", binary},
+    {"LessEqual", binary},
+    {"GreaterEqual", binary},
     {"Select", select_values},
     {"SelectV2", select_values},
     {"Sum", reduce},
