@@ -40,16 +40,17 @@ static bool replaceable(const sym_graph* g, int32_t i) {
   const grt_node* n = grt_opt_node(c, i);
   if (grt_opt_is_dead(c, i) || grt_opt_is_fixed(c, i) || n->n_controls > 0) return false;
   if (n->sig.n_outputs != 1 || n->n_inputs == 0 || is_feed_point(n->op)) return false;
-  if (grt_opt_const_value(c, i)) return false;
-  const grt_shape* s = grt_opt_output_shape(c, i, 0);
-  return s && sym_values_known(sym_graph_out(g, i, 0));
+  return !grt_opt_const_value(c, i) && sym_values_known(sym_graph_out(g, i, 0));
 }
 
+/* Node i's value as a tensor: its dims are constants where its values
+ * are tracked (the static shape may not have known them all). */
 static grt_status* const_of(const sym_graph* g, int32_t i, grt_tensor** out) {
-  const grt_shape* s = grt_opt_output_shape(g->c, i, 0);
   const sym_out* o = sym_graph_out(g, i, 0);
   grt_dtype t = grt_opt_output_type(g->c, i, 0);
-  GRT_RETURN_IF_ERROR(grt_tensor_new(t, s->rank, s->dims, out));
+  int64_t dims[GRT_MAX_RANK];
+  for (int32_t d = 0; d < o->rank; d++) dims[d] = o->dims[d].c;
+  GRT_RETURN_IF_ERROR(grt_tensor_new(t, o->rank, dims, out));
   for (int32_t k = 0; k < o->n_values; k++)
     grt_dtype_store_int(t, grt_tensor_data(*out), k, o->values[k].c);
   return NULL;
@@ -109,10 +110,10 @@ static int32_t solvable_entry(const sym_graph* g, int32_t i) {
 static grt_status* give_minus_one(sym_graph* g, int32_t i, int32_t at) {
   grt_opt_ctx* c = g->c;
   const sym_out* t = sym_input(g, i, 1);
-  int32_t port = 0;
+  int32_t port = 0, tport = 0;
   int32_t x = grt_opt_input_node(c, i, 0, &port);
-  int32_t src = grt_opt_input_node(c, i, 1, NULL);
-  grt_dtype dt = grt_opt_output_type(c, src, 0);
+  int32_t src = grt_opt_input_node(c, i, 1, &tport);
+  grt_dtype dt = grt_opt_output_type(c, src, tport);
   int64_t len = t->n_values;
   grt_tensor* v = NULL;
   GRT_RETURN_IF_ERROR(grt_tensor_new(dt, 1, &len, &v));
@@ -137,8 +138,9 @@ static grt_status* solve_reshapes(sym_graph* g, bool* touched, int32_t* count) {
   for (int32_t i = 0; i < g->n; i++) {
     const grt_node* n = grt_opt_node(c, i);
     if (strcmp(n->op, "Reshape") != 0 || grt_opt_is_dead(c, i) || n->n_controls > 0) continue;
-    int32_t src = grt_opt_input_node(c, i, 1, NULL);
-    grt_dtype dt = src >= 0 ? grt_opt_output_type(c, src, 0) : GRT_DTYPE_INVALID;
+    int32_t tport = 0;
+    int32_t src = grt_opt_input_node(c, i, 1, &tport);
+    grt_dtype dt = src >= 0 ? grt_opt_output_type(c, src, tport) : GRT_DTYPE_INVALID;
     if (dt != GRT_INT32 && dt != GRT_INT64) continue;
     if (!grt_opt_has_kernel(grt_opt_device_type(c, i), "Const", "dtype", dt)) continue;
     int32_t at = solvable_entry(g, i);

@@ -78,6 +78,7 @@ static sym equal(sym a, sym b) {
   if (a.kind == SYM_SCALED && b.kind == SYM_CONST) {
     /* c*S == k holds for S = k/c only; at k == 0 that is S == 0. */
     if (b.c == 0) return (sym){SYM_IS_ZERO, a.s, 0, 0};
+    if (a.c == -1) return b.c > 0 ? sym_const(0) : sym_unknown(); /* -S == k: S = -k */
     if (b.c % a.c != 0 || b.c / a.c < 0) return sym_const(0);
     return sym_unknown();
   }
