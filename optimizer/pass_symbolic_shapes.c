@@ -12,7 +12,10 @@
  *       C*S with C = c * (the product of t's other entries, all > 0): then
  *       for every S the kernel solves the -1 to C*S / product = c*S, the
  *       entry it replaces (S = 0 included: 0 / product = 0). The chain
- *       that computed t then dies.
+ *       that computed t then dies. The entry may also be c*S that is a
+ *       constant z != 0 at S = 0 (ONNX's 0-copy picking another dim:
+ *       sym_reshape_entry), where the written graph fails at S = 0 or
+ *       solves to the same.
  *
  * Constant folding cannot do either: Shape of a tensor with an unknown
  * batch has no value before run time, so nothing after it folds.
@@ -23,6 +26,7 @@
  * them is served by the user's graph. */
 #include <string.h>
 
+#include "base/checked.h"
 #include "base/dtype.h"
 #include "base/mem.h"
 #include "base/status.h"
@@ -97,8 +101,7 @@ static int32_t solvable_entry(const sym_graph* g, int32_t i) {
       continue;
     }
     /* A -1 or 0 of its own, a second symbol, an unknown: not this rule. */
-    if (v.kind != SYM_CONST || v.c <= 0 || __builtin_mul_overflow(product, v.c, &product))
-      return -1;
+    if (v.kind != SYM_CONST || v.c <= 0 || !grt_checked_mul_i64(product, v.c, &product)) return -1;
   }
   if (at < 0) return -1;
   sym all = sym_const(1);
