@@ -34,8 +34,9 @@ typedef enum {
   SYM_IS_ZERO, /* a bool: S_s == 0 */
   /* c * S_s where S_s > 0, z (!= 0) where S_s == 0: ONNX Reshape's "0
    * copies the input's dim" picks another dim at an empty batch,
-   * Select(c*S == 0, dims, c*S). Only a Reshape reads it (symbolic.h's
-   * rules leave it unknown elsewhere): see pass_symbolic_shapes.c. */
+   * Select(c*S == 0, dims, c*S). Rules that move elements (Concat,
+   * Gather, ExpandDims) carry it; only a Reshape's target reads it
+   * (sym_reshape_entry), arithmetic makes it unknown. */
   SYM_SCALED_UNLESS_ZERO,
 } sym_kind;
 
