@@ -326,4 +326,40 @@ TEST(SymbolicShapes, FeedingWhatTheRewriteReadFallsBack) {
   grt_tensor_free(h);
 }
 
+// Shapes that cannot agree, found once a shape is known: z's last dim (8)
+// makes x [4,6] a [8,3] that cannot be added to a [4,3]. Both ways fail,
+// naming the Add; the optimizer finds it when the session is made.
+TEST(SymbolicShapes, ConflictingShapesFailNamingTheNode) {
+  Graph g;
+  g.Placeholder("z", {-1, 8});
+  g.Placeholder("x", {4, 6});
+  Common(&g);
+  ShapeOf(&g, "zs", "z");
+  I64(&g, "one", {}, {1});
+  Dim(&g, "eight", "zs", "one");
+  g.Node("u0", "ExpandDims", {"eight", "axis0"}, GRT_INT64);
+  I64(&g, "three", {1}, {3});
+  g.Node("target", "ConcatV2", {"u0", "three", "axis0"}, GRT_INT64);
+  Reshape(&g, "r", "x", "target");
+  g.ConstF("c", {4, 3}, Iota(12, 0.2f));
+  g.Node("y", "AddV2", {"r", "c"});
+  grt_graph* o = nullptr;
+  grt_session_options* opts = nullptr;
+  ASSERT_EQ(grt_session_options_new(&opts), nullptr);
+  std::string err = Take(grt_graph_optimize(g.g(), opts, &o, nullptr));
+  grt_session_options_free(opts);
+  EXPECT_EQ(o, nullptr);
+  EXPECT_NE(err.find("'y'"), std::string::npos) << err;
+  grt_tensor* x = TensorF({4, 6}, Iota(24, 0.5f));
+  grt_tensor* z = TensorF({2, 8}, Iota(16, 0.5f));
+  grt_session* off = Session(g.g(), false);
+  std::vector<grt_tensor*> a;
+  std::string run_err = RunS(off, {{"x", x}, {"z", z}}, {"y"}, &a);
+  EXPECT_NE(run_err.find("Incompatible shapes"), std::string::npos) << run_err;
+  Free(&a);
+  grt_session_free(off);
+  grt_tensor_free(x);
+  grt_tensor_free(z);
+}
+
 }  // namespace
