@@ -1,5 +1,6 @@
 /* Internal: symbolic shapes and small integer values (symbolic_dims.c,
- * symbolic_values.c), read by the pass "symbolic_shapes".
+ * symbolic_values.c, walked over a graph by symbolic_graph.c), read by the
+ * pass "symbolic_shapes".
  *
  * A graph exported with a dynamic batch knows every dimension but the
  * batch, so grt's static shapes say -1 there, and every shape computed at

@@ -5,7 +5,7 @@
  * does not expect (an index out of range, a division by zero) leaves the
  * output unknown: the kernel will report it at run time, as without the
  * optimizer. */
-#include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "base/checked.h"
