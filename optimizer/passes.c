@@ -17,6 +17,10 @@ const grt_opt_pass grt_opt_passes[] = {
      grt_opt_pass_arithmetic},
     {"cse", "nodes computing the same value (same op, attrs, inputs, device) merged",
      grt_opt_pass_cse},
+    {"symbolic_shapes",
+     "shape arithmetic around an unknown batch (Shape, Gather, Concat, Select...) made Consts, "
+     "and a Reshape to a shape known but for the batch given a -1 there",
+     grt_opt_pass_symbolic_shapes},
     {"noop", "NoOps joining few control inputs to few control uses removed", grt_opt_pass_noop},
     /* The convolution chains: batch norms folded, NHWC, fusions. */
     {"bn_fold",

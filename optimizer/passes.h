@@ -11,6 +11,7 @@ GRT_MUST_USE grt_status* grt_opt_pass_identity(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_constant_folding(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_arithmetic(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_cse(grt_opt_ctx* c);
+GRT_MUST_USE grt_status* grt_opt_pass_symbolic_shapes(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_noop(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_layer_norm(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_gelu(grt_opt_ctx* c);

@@ -1,6 +1,7 @@
 // The cleanup passes under allocation failure: grt_graph_optimize over a
 // graph that gives every pass work (a folded filter Transpose, a shape
-// subgraph, twins for CSE, x*1 and a Transpose pair, a NoOp), with each of
+// subgraph, twins for CSE, x*1 and a Transpose pair, a NoOp, a view of an
+// unknown batch), with each of
 // its allocations failing in turn (persistently, then once). Each attempt
 // must return (an error, or a graph: a fold whose evaluator ran out of
 // memory is skipped) without crashing or leaking (run under ASan).
@@ -57,6 +58,18 @@ void EveryPassHasWork(Graph* g) {
   g->Control(y, "after");
   g->Node("shape_out", "Identity", {"shape"}, GRT_INT32);
   g->Node("size_out", "Identity", {"size"}, GRT_INT32);
+  // An unknown batch's view: v [N,6] to [2N,3] (symbolic_shapes).
+  g->Placeholder("v", {-1, 6});
+  int32_t vs = g->Node("v_shape", "Shape", {"v"});
+  g->Type(vs, "out_type", GRT_INT32);
+  g->Node("v_n", "GatherV2", {"v_shape", "zero", "zero"}, GRT_INT32, "Tparams");
+  g->ConstI("two_s", {}, {2});
+  g->Node("v_2n", "Mul", {"v_n", "two_s"}, GRT_INT32);
+  g->Node("v_2n_1", "ExpandDims", {"v_2n", "zero"}, GRT_INT32);
+  g->ConstI("three", {1}, {3});
+  g->Node("v_target", "ConcatV2", {"v_2n_1", "three", "zero"}, GRT_INT32);
+  int32_t vr = g->Node("v_view", "Reshape", {"v", "v_target"});
+  g->Type(vr, "Tshape", GRT_INT32);
 }
 
 TEST(OptimizerAllocFailure, EveryAllocationOfTheCleanupPasses) {
@@ -73,7 +86,7 @@ TEST(OptimizerAllocFailure, EveryAllocationOfTheCleanupPasses) {
   std::string full = report;
   free(report);
   // Every pass did something (the test is only worth its time if so).
-  for (const char* pass : {"constant_folding", "arithmetic", "cse", "noop"})
+  for (const char* pass : {"constant_folding", "arithmetic", "cse", "noop", "symbolic_shapes"})
     EXPECT_EQ(PassLine(full, pass).find(" 0 changes"), std::string::npos) << pass << "\n" << full;
   EXPECT_EQ(CountOp(out, "Transpose"), 0) << full;
   grt_graph_free(out);
