@@ -24,7 +24,16 @@
  * k's transpose is [1, 2, 0] when the attention takes K^T (adj_k false) or
  * [1, 0, 2] when it takes K (adj_k true). No mask. Every swallowed node is
  * read only by the next (grt_sm_inner) and on the attention's device; the
- * last transpose may have other readers (they read the new node). */
+ * last transpose may have other readers (they read the new node).
+ *
+ * Runs after the last constant folding: the slices' bounds and the
+ * reshapes' targets become Consts (and the Shape nodes reading the slices
+ * go) only as the shapes of the layers before are known, which the first
+ * folding does not reach. Each folding pass gets about one layer further
+ * (the Reshape back to [S*B, E] of one layer's output decides the next
+ * layer's shapes), so with the batch bound (`dims`) the transformer's first
+ * layer matches and the later ones keep their copies; a folding repeated
+ * until nothing changes would let every layer match. */
 #include <stdbool.h>
 #include <string.h>
 
