@@ -179,6 +179,7 @@ typedef struct attn_job {
   int64_t ostride[GRT_MAX_RANK]; /* the output's, per batch dim */
   int64_t ld[N_OPERANDS - 1];    /* row strides of q, k (as laid out: adj_k or not), v */
   int64_t ldo;                   /* the output's row stride */
+  bool strided;                  /* rows not adjacent: the products read copies */
   int64_t mq, mk;                /* the mask's strides over query rows and keys */
   int64_t sq, sk, d, dv;
   bool adj_k;
@@ -200,8 +201,15 @@ typedef struct attn_job {
 static int64_t padded(int64_t sk) { return (sk + PAD - 1) / PAD * PAD; }
 
 /* One unit, its products in vectors of `width` floats. kt holds K^T of the
- * k matrix at element offset *kt_batch (-1: none yet): the units of one
- * range mostly follow each other through one batch index's query tiles. */
+ * k matrix at element offset kt_batch[0] (-1: none yet): the units of one
+ * range mostly follow each other through one batch index's query tiles.
+ * Where the rows are strided (j->strided: _PackedQKVAttention's, 3 * B * E
+ * floats apart, a multiple of the 4 KiB that L1's sets repeat at for
+ * common E), the products read contiguous copies instead: v's matrix after
+ * K^T (at offset kt_batch[1]), the q tile, and the output tile, which is
+ * scaled into place; read in place, a matrix of 128 rows of 256 bytes
+ * falls into a few of L1's sets and was measured slower than the copies it
+ * replaced. */
 __attribute__((always_inline)) static inline void attention_unit(const attn_job* j, int64_t unit,
                                                                  float* block, float* kt,
                                                                  int64_t* kt_batch, int width) {
@@ -216,21 +224,39 @@ __attribute__((always_inline)) static inline void attention_unit(const attn_job*
     ooff += idx * j->ostride[a];
   }
   const int64_t sk = j->sk, skp = padded(sk), d = j->d, dv = j->dv;
-  const int64_t ldq = j->ld[Q], ldk = j->ld[K], ldv = j->ld[V], ldo = j->ldo;
+  int64_t ldq = j->ld[Q], ldk = j->ld[K], ldv = j->ld[V], ldo = j->ldo;
   const float* q = j->x[Q] + off[Q] + i0 * ldq;
   const float* k = j->x[K] + off[K];
   const float* v = j->x[V] + off[V];
-  if (*kt_batch != off[K]) {
+  float* out = j->out + ooff + i0 * ldo;
+  float *vc = kt + d * skp, *qc = vc + sk * dv, *oc = qc + TQ * d;
+  if (j->strided) {
+    if (kt_batch[1] != off[V]) {
+      for (int64_t r = 0; r < sk; r++) memcpy(vc + r * dv, v + r * ldv, sizeof(float) * (size_t)dv);
+      kt_batch[1] = off[V];
+    }
+    for (int64_t r = 0; r < rows; r++) memcpy(qc + r * d, q + r * ldq, sizeof(float) * (size_t)d);
+    q = qc;
+    v = vc;
+    ldq = d;
+    ldv = dv;
+  }
+  if (kt_batch[0] != off[K]) {
     /* K^T [D, skp]: k transposed when it is [Sk, D], copied when [D, Sk]. */
     if (j->adj_k) {
-      for (int64_t r = 0; r < sk; r++)
-        for (int64_t c = 0; c < d; c++) kt[c * skp + r] = k[r * ldk + c];
+      /* In blocks of PAD keys: each of K^T's rows gets a whole cache line
+       * at a time, read from PAD rows of k that stay in L1. */
+      for (int64_t r0 = 0; r0 < sk; r0 += PAD) {
+        const int64_t nr = sk - r0 < PAD ? sk - r0 : PAD;
+        for (int64_t c = 0; c < d; c++)
+          for (int64_t r = 0; r < nr; r++) kt[c * skp + r0 + r] = k[(r0 + r) * ldk + c];
+      }
     } else {
       for (int64_t c = 0; c < d; c++) memcpy(kt + c * skp, k + c * ldk, sizeof(float) * (size_t)sk);
     }
     for (int64_t c = 0; c < d; c++)
       for (int64_t r = sk; r < skp; r++) kt[c * skp + r] = 0;
-    *kt_batch = off[K];
+    kt_batch[0] = off[K];
   }
   GEMM(width, rows, skp, d, q, ldq, kt, skp, block, skp);
   float inv[TQ];
@@ -238,7 +264,12 @@ __attribute__((always_inline)) static inline void attention_unit(const attn_job*
     const float* m = j->x[M] ? j->x[M] + off[M] + (i0 + r) * j->mq : NULL;
     inv[r] = 1.0f / softmax_row(block + r * skp, sk, j->scale, m, j->mk);
   }
-  float* out = j->out + ooff + i0 * ldo;
+  if (j->strided) {
+    GEMM(width, rows, dv, sk, block, skp, v, ldv, oc, dv);
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t c = 0; c < dv; c++) out[r * ldo + c] = oc[r * dv + c] * inv[r];
+    return;
+  }
   GEMM(width, rows, dv, sk, block, skp, v, ldv, out, ldo);
   for (int64_t r = 0; r < rows; r++)
     for (int64_t c = 0; c < dv; c++) out[r * ldo + c] *= inv[r];
@@ -285,19 +316,20 @@ static unit_fn pick_unit(void) {
 static void attention_range(void* arg, int64_t u0, int64_t u1) {
   attn_job* j = arg;
   const int64_t skp = padded(j->sk);
-  float* block = malloc(sizeof(float) * (size_t)(skp * (TQ + j->d)));
+  const int64_t copies = j->strided ? j->sk * j->dv + TQ * (j->d + j->dv) : 0;
+  float* block = malloc(sizeof(float) * (size_t)(skp * (TQ + j->d) + copies));
   if (!block) {
     atomic_store(&j->oom, true);
     return;
   }
-  int64_t kt_batch = -1;
+  int64_t kt_batch[2] = {-1, -1};
   /* A unit is TQ query rows against every key: the run's cancellation is
    * checked between units, not by cutting ranges (each range transposes
    * K again). */
   const grt_cancel_token* cancel = grt_cancel_current();
   for (int64_t u = u0; u < u1; u++) {
     if (u > u0 && grt_cancel_check(cancel) != GRT_OK) break;
-    j->unit(j, u, block, block + TQ * skp, &kt_batch);
+    j->unit(j, u, block, block + TQ * skp, kt_batch);
   }
   free(block);
 }
@@ -461,6 +493,7 @@ grt_status* grt_cpu_packed_attention(grt_kernel_ctx* ctx) {
   j.ostride[0] = e;
   j.ostride[1] = j.d;
   j.ldo = b * e;
+  j.strided = true;
   grt_shape os = {.rank = 3, .dims = {s, b * heads, j.d}};
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
