@@ -204,12 +204,13 @@ static int64_t padded(int64_t sk) { return (sk + PAD - 1) / PAD * PAD; }
  * k matrix at element offset kt_batch[0] (-1: none yet): the units of one
  * range mostly follow each other through one batch index's query tiles.
  * Where the rows are strided (j->strided: _PackedQKVAttention's, 3 * B * E
- * floats apart, a multiple of the 4 KiB that L1's sets repeat at for
- * common E), the products read contiguous copies instead: v's matrix after
- * K^T (at offset kt_batch[1]), the q tile, and the output tile, which is
- * scaled into place; read in place, a matrix of 128 rows of 256 bytes
- * falls into a few of L1's sets and was measured slower than the copies it
- * replaced. */
+ * floats apart), the products read contiguous copies instead: v's matrix
+ * after K^T (at offset kt_batch[1]), the q tile, and the output tile, which
+ * is scaled into place. Read in place, the rows of a matrix fall into a
+ * few of L1's 64 sets of 64 bytes (E = 512: 6 KiB apart, two groups of
+ * sets; at B = 8, 48 KiB apart, one), and the first version, which did
+ * so, took longer than the attention and the copies it replaced in a
+ * profile of the transformer. */
 __attribute__((always_inline)) static inline void attention_unit(const attn_job* j, int64_t unit,
                                                                  float* block, float* kt,
                                                                  int64_t* kt_batch, int width) {

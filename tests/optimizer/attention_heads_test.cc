@@ -37,6 +37,7 @@ struct Spec {
   int64_t v_begin = 2 * E;
   int64_t batch_end = 1LL << 62;              // the slices' end on dim 1
   std::vector<int64_t> heads = {S, B* H, D};  // the reshape's target
+  std::vector<int64_t> x = kX;                // x's declared shape
 };
 
 std::string Slice(const std::string& name, const std::string& x, int64_t begin, int64_t end,
@@ -52,7 +53,7 @@ std::string Slice(const std::string& name, const std::string& x, int64_t begin, 
 // the attention output Transposed back and negated ("out").
 std::vector<std::string> Exported(const Spec& sp) {
   const std::string tp = std::string(kT) + ",\"Tperm\":\"int64\"";
-  std::vector<std::string> g = {Placeholder("x", kX),      Node("p", "Tanh", {"x"}, kT),
+  std::vector<std::string> g = {Placeholder("x", sp.x),    Node("p", "Tanh", {"x"}, kT),
                                 ConstI("p102", {1, 0, 2}), ConstI("p120", {1, 2, 0}),
                                 ConstI("heads", sp.heads), ConstF("c", {}, {2.8284271f})};
   const char* names[3] = {"q", "k", "v"};
@@ -121,6 +122,13 @@ TEST(AttentionHeadsPass, TorchExportReadsHeadsInPlace) {
   }
   ASSERT_EQ(grt_cpu_attention_force_width(0), 0);
   EXPECT_GE(ran, 1);
+  // The batch unknown until run time (the heads' reshape to [S, -1, D], as
+  // the exporters' shape arithmetic folds when only the batch is unknown):
+  // the kernel takes B from the fed tensor.
+  Spec open;
+  open.x = {S, -1, 3 * E};
+  open.heads = {S, -1, D};
+  ExpectPacked(open);
   Spec whole;  // a known end on dim 1 that keeps it whole fuses too
   whole.batch_end = B;
   ExpectPacked(whole);
