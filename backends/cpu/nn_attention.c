@@ -179,7 +179,7 @@ typedef struct attn_job {
   int64_t ostride[GRT_MAX_RANK]; /* the output's, per batch dim */
   int64_t ld[N_OPERANDS - 1];    /* row strides of q, k (as laid out: adj_k or not), v */
   int64_t ldo;                   /* the output's row stride */
-  bool strided;                  /* rows not adjacent: the products read copies */
+  bool copy_v;                   /* v's rows not adjacent: the product reads a copy */
   int64_t mq, mk;                /* the mask's strides over query rows and keys */
   int64_t sq, sk, d, dv;
   bool adj_k;
@@ -203,14 +203,14 @@ static int64_t padded(int64_t sk) { return (sk + PAD - 1) / PAD * PAD; }
 /* One unit, its products in vectors of `width` floats. kt holds K^T of the
  * k matrix at element offset kt_batch[0] (-1: none yet): the units of one
  * range mostly follow each other through one batch index's query tiles.
- * Where the rows are strided (j->strided: _PackedQKVAttention's, 3 * B * E
- * floats apart), the products read contiguous copies instead: v's matrix
- * after K^T (at offset kt_batch[1]), the q tile, and the output tile, which
- * is scaled into place. Read in place, the rows of a matrix fall into a
- * few of L1's 64 sets of 64 bytes (E = 512: 6 KiB apart, two groups of
- * sets; at B = 8, 48 KiB apart, one), and the first version, which did
- * so, took longer than the attention and the copies it replaced in a
- * profile of the transformer. */
+ * Where v's rows are strided (j->copy_v: _PackedQKVAttention's, 3 * B * E
+ * floats apart), the second product reads a contiguous copy of v's matrix
+ * instead, made after K^T (at offset kt_batch[1]) once per batch index:
+ * read in place, its rows fall into a few of L1's 64 sets of 64 bytes
+ * (E = 512: 6 KiB apart, two groups of sets; at B = 8, 48 KiB apart, one).
+ * q's tile (4 rows at a time, read once per block) and the output's rows
+ * are used in place: copying them too cost more than it saved
+ * (bench/models/PROFILE.md). */
 __attribute__((always_inline)) static inline void attention_unit(const attn_job* j, int64_t unit,
                                                                  float* block, float* kt,
                                                                  int64_t* kt_batch, int width) {
@@ -225,21 +225,19 @@ __attribute__((always_inline)) static inline void attention_unit(const attn_job*
     ooff += idx * j->ostride[a];
   }
   const int64_t sk = j->sk, skp = padded(sk), d = j->d, dv = j->dv;
-  int64_t ldq = j->ld[Q], ldk = j->ld[K], ldv = j->ld[V], ldo = j->ldo;
+  const int64_t ldq = j->ld[Q], ldk = j->ld[K], ldo = j->ldo;
+  int64_t ldv = j->ld[V];
   const float* q = j->x[Q] + off[Q] + i0 * ldq;
   const float* k = j->x[K] + off[K];
   const float* v = j->x[V] + off[V];
   float* out = j->out + ooff + i0 * ldo;
-  float *vc = kt + d * skp, *qc = vc + sk * dv, *oc = qc + TQ * d;
-  if (j->strided) {
+  float* vc = kt + d * skp;
+  if (j->copy_v) {
     if (kt_batch[1] != off[V]) {
       for (int64_t r = 0; r < sk; r++) memcpy(vc + r * dv, v + r * ldv, sizeof(float) * (size_t)dv);
       kt_batch[1] = off[V];
     }
-    for (int64_t r = 0; r < rows; r++) memcpy(qc + r * d, q + r * ldq, sizeof(float) * (size_t)d);
-    q = qc;
     v = vc;
-    ldq = d;
     ldv = dv;
   }
   if (kt_batch[0] != off[K]) {
@@ -264,12 +262,6 @@ __attribute__((always_inline)) static inline void attention_unit(const attn_job*
   for (int64_t r = 0; r < rows; r++) {
     const float* m = j->x[M] ? j->x[M] + off[M] + (i0 + r) * j->mq : NULL;
     inv[r] = 1.0f / softmax_row(block + r * skp, sk, j->scale, m, j->mk);
-  }
-  if (j->strided) {
-    GEMM(width, rows, dv, sk, block, skp, v, ldv, oc, dv);
-    for (int64_t r = 0; r < rows; r++)
-      for (int64_t c = 0; c < dv; c++) out[r * ldo + c] = oc[r * dv + c] * inv[r];
-    return;
   }
   GEMM(width, rows, dv, sk, block, skp, v, ldv, out, ldo);
   for (int64_t r = 0; r < rows; r++)
@@ -317,8 +309,8 @@ static unit_fn pick_unit(void) {
 static void attention_range(void* arg, int64_t u0, int64_t u1) {
   attn_job* j = arg;
   const int64_t skp = padded(j->sk);
-  const int64_t copies = j->strided ? j->sk * j->dv + TQ * (j->d + j->dv) : 0;
-  float* block = malloc(sizeof(float) * (size_t)(skp * (TQ + j->d) + copies));
+  const int64_t v_copy = j->copy_v ? j->sk * j->dv : 0;
+  float* block = malloc(sizeof(float) * (size_t)(skp * (TQ + j->d) + v_copy));
   if (!block) {
     atomic_store(&j->oom, true);
     return;
@@ -494,7 +486,7 @@ grt_status* grt_cpu_packed_attention(grt_kernel_ctx* ctx) {
   j.ostride[0] = e;
   j.ostride[1] = j.d;
   j.ldo = b * e;
-  j.strided = true;
+  j.copy_v = true;
   grt_shape os = {.rank = 3, .dims = {s, b * heads, j.d}};
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
