@@ -16,6 +16,14 @@
  *     of the heads' reshape), v [..., Sk, Dv]; the batch dims broadcast
  *     as BatchMatMul's do; num_mask 0 or 1 masks, added to the logits they
  *     broadcast to ([..., Sq, Sk]) before the softmax. Output [..., Sq, Dv].
+ *   _PackedQKVAttention(qkv): the same attention over num_heads heads, read
+ *     where a packed in-projection leaves them (optimizer/
+ *     pass_attention_heads.c): qkv [S, B, 3 * H * D], the row of position
+ *     s and batch b holding q of every head, then k, then v (head h's
+ *     q at columns [h * D, (h + 1) * D)), as torch's MultiheadAttention
+ *     computes them in one product. Head (b, h) attends over the S
+ *     positions; the output [S, B * H, D] is (s, b * H + h, d), the bytes
+ *     of [S, B, H * D], which the output projection reads.
  *
  * float32 only: the CPU kernels are the only ones (no GPU rows). */
 #include "base/shape.h"
@@ -96,6 +104,28 @@ static grt_status* infer_attention(grt_shape_ctx* c) {
   return grt_infer_make(batch.rank + 2, dims, &c->output_shapes[0]);
 }
 
+/* qkv [S, B, C]: C a multiple of 3 * num_heads where known; output
+ * [S, B * H, C / (3 * H)]. */
+static grt_status* infer_packed_attention(grt_shape_ctx* c) {
+  GRT_RETURN_IF_ERROR(grt_infer_need(c, 1, 1));
+  int64_t h;
+  GRT_RETURN_IF_ERROR(grt_infer_attr_int(c, "num_heads", &h));
+  GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 0, 3));
+  const grt_shape* x = &c->input_shapes[0];
+  if (x->rank < 0) {
+    int64_t dims[3] = {-1, -1, -1};
+    return grt_infer_make(3, dims, &c->output_shapes[0]);
+  }
+  int64_t cols = x->dims[2];
+  if (cols >= 0 && cols % (3 * h) != 0)
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "qkv's last dim %lld is not 3 * num_heads (%lld) * the heads' depth",
+                     (long long)cols, (long long)h);
+  int64_t dims[3] = {x->dims[0], x->dims[1] < 0 ? -1 : x->dims[1] * h,
+                     cols < 0 ? -1 : cols / (3 * h)};
+  return grt_infer_make(3, dims, &c->output_shapes[0]);
+}
+
 static const grt_op_spec kRows[] = {
     {"_LayerNorm", "x: T, gamma: T, beta: T", "y: T",
      "T: {float32}; epsilon: float = 0.00001; begin_norm_axis: int = -1", 0, infer_layer_norm},
@@ -104,6 +134,8 @@ static const grt_op_spec kRows[] = {
     {"_ScaledDotProductAttention", "q: T, k: T, v: T, mask: num_mask * T", "output: T",
      "T: {float32}; scale: float = 1.0; adj_k: bool = true; num_mask: int >= 0 = 0", 0,
      infer_attention},
+    {"_PackedQKVAttention", "qkv: T", "output: T",
+     "T: {float32}; scale: float = 1.0; num_heads: int >= 1", 0, infer_packed_attention},
 };
 
 GRT_OP_TABLE(grt_ops_fused_seq, "fused_seq", kRows);

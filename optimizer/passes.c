@@ -54,6 +54,10 @@ const grt_opt_pass grt_opt_passes[] = {
     /* Again at the end: layout makes Transposes of Consts, fusion leaves
      * shape arithmetic and duplicates behind. */
     {"constant_folding", "(again, after layout and fusion)", grt_opt_pass_constant_folding},
+    {"attention_heads",
+     "the slices and transposes between a packed q/k/v projection and its attention removed: "
+     "_PackedQKVAttention reads the heads in place",
+     grt_opt_pass_attention_heads},
     {"arithmetic", "(again, after layout and fusion)", grt_opt_pass_arithmetic},
     {"cse", "(again, after layout and fusion)", grt_opt_pass_cse},
 };

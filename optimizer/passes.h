@@ -16,6 +16,7 @@ GRT_MUST_USE grt_status* grt_opt_pass_noop(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_layer_norm(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_gelu(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_attention(grt_opt_ctx* c);
+GRT_MUST_USE grt_status* grt_opt_pass_attention_heads(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_matmul_fusion(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_layout(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_bn_fold(grt_opt_ctx* c);

@@ -11,5 +11,6 @@ GRT_CPU_KERNEL_TABLE(nn, K("Relu", relu), K("ReluGrad", relu_grad), K("BiasAdd",
                      K("BiasAddGrad", bias_add_grad), K("Softmax", softmax),
                      K("SparseSoftmaxCrossEntropyWithLogits", sparse_xent),
                      K("SoftmaxCrossEntropyWithLogits", xent), K("_LayerNorm", layer_norm),
-                     K("_Gelu", gelu), K("_ScaledDotProductAttention", attention), K("_RNN", rnn),
-                     K("_GRU", gru), K("_LSTM", lstm));
+                     K("_Gelu", gelu), K("_ScaledDotProductAttention", attention),
+                     K("_PackedQKVAttention", packed_attention), K("_RNN", rnn), K("_GRU", gru),
+                     K("_LSTM", lstm));

@@ -28,6 +28,7 @@ void grt_cpu_gelu_f32(const float* x, float* y, int64_t n, bool approximate);
 GRT_MUST_USE grt_status* grt_cpu_layer_norm(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_gelu(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_attention(grt_kernel_ctx* ctx);
+GRT_MUST_USE grt_status* grt_cpu_packed_attention(grt_kernel_ctx* ctx);
 /* Tests: runs the attention kernel's copy for `width` floats per vector
  * (4 baseline SSE, 8 AVX2, 16 AVX-512; 0 the widest the CPU runs, the
  * default) so each copy is checked on a machine that would pick another.

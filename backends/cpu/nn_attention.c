@@ -13,7 +13,13 @@
  * The two products are one small register-blocked GEMM (small_gemm_W, in
  * GCC's generic vectors of the unit's target width) over row-major
  * operands: C = A B with B's rows contiguous, which is how K^T [D, Sk] and
- * v [Sk, Dv] are laid out. float32. */
+ * v [Sk, Dv] are laid out. float32.
+ *
+ * The operands' rows need not be adjacent: each has a row stride, and the
+ * output its own batch strides, so _PackedQKVAttention reads q, k and v
+ * where the packed in-projection leaves them ([S, B, 3 * H * D]: a head's
+ * rows 3 * B * H * D floats apart) and writes each head's rows into
+ * [S, B, H * D], with no copy on either side. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,7 +176,11 @@ typedef struct attn_job {
   int32_t brank;
   int64_t bdims[GRT_MAX_RANK];
   int64_t bstride[N_OPERANDS][GRT_MAX_RANK];
-  int64_t mq, mk; /* the mask's strides over query rows and keys */
+  int64_t ostride[GRT_MAX_RANK]; /* the output's, per batch dim */
+  int64_t ld[N_OPERANDS - 1];    /* row strides of q, k (as laid out: adj_k or not), v */
+  int64_t ldo;                   /* the output's row stride */
+  bool copy_v;                   /* v's rows not adjacent: the product reads a copy */
+  int64_t mq, mk;                /* the mask's strides over query rows and keys */
   int64_t sq, sk, d, dv;
   bool adj_k;
   float scale;
@@ -191,46 +201,71 @@ typedef struct attn_job {
 static int64_t padded(int64_t sk) { return (sk + PAD - 1) / PAD * PAD; }
 
 /* One unit, its products in vectors of `width` floats. kt holds K^T of the
- * k matrix at element offset *kt_batch (-1: none yet): the units of one
- * range mostly follow each other through one batch index's query tiles. */
+ * k matrix at element offset kt_batch[0] (-1: none yet): the units of one
+ * range mostly follow each other through one batch index's query tiles.
+ * Where v's rows are strided (j->copy_v: _PackedQKVAttention's, 3 * B * E
+ * floats apart), the second product reads a contiguous copy of v's matrix
+ * instead, made after K^T (at offset kt_batch[1]) once per batch index:
+ * read in place, its rows fall into a few of L1's 64 sets of 64 bytes
+ * (E = 512: 6 KiB apart, two groups of sets; at B = 8, 48 KiB apart, one).
+ * q's tile (4 rows at a time, read once per block) and the output's rows
+ * are used in place: copying them too cost more than it saved
+ * (bench/models/PROFILE.md). */
 __attribute__((always_inline)) static inline void attention_unit(const attn_job* j, int64_t unit,
                                                                  float* block, float* kt,
                                                                  int64_t* kt_batch, int width) {
   const int64_t bi = unit / j->tiles, i0 = (unit % j->tiles) * TQ;
   const int64_t rows = j->sq - i0 < TQ ? j->sq - i0 : TQ;
-  int64_t off[N_OPERANDS] = {0};
+  int64_t off[N_OPERANDS] = {0}, ooff = 0;
   int64_t b = bi;
   for (int32_t a = j->brank - 1; a >= 0; a--) {
     int64_t idx = b % j->bdims[a];
     b /= j->bdims[a];
     for (int o = 0; o < N_OPERANDS; o++) off[o] += idx * j->bstride[o][a];
+    ooff += idx * j->ostride[a];
   }
   const int64_t sk = j->sk, skp = padded(sk), d = j->d, dv = j->dv;
-  const float* q = j->x[Q] + off[Q] + i0 * d;
+  const int64_t ldq = j->ld[Q], ldk = j->ld[K], ldo = j->ldo;
+  int64_t ldv = j->ld[V];
+  const float* q = j->x[Q] + off[Q] + i0 * ldq;
   const float* k = j->x[K] + off[K];
   const float* v = j->x[V] + off[V];
-  if (*kt_batch != off[K]) {
+  float* out = j->out + ooff + i0 * ldo;
+  float* vc = kt + d * skp;
+  if (j->copy_v) {
+    if (kt_batch[1] != off[V]) {
+      for (int64_t r = 0; r < sk; r++) memcpy(vc + r * dv, v + r * ldv, sizeof(float) * (size_t)dv);
+      kt_batch[1] = off[V];
+    }
+    v = vc;
+    ldv = dv;
+  }
+  if (kt_batch[0] != off[K]) {
     /* K^T [D, skp]: k transposed when it is [Sk, D], copied when [D, Sk]. */
     if (j->adj_k) {
-      for (int64_t r = 0; r < sk; r++)
-        for (int64_t c = 0; c < d; c++) kt[c * skp + r] = k[r * d + c];
+      /* In blocks of PAD keys: each of K^T's rows gets a whole cache line
+       * at a time, read from PAD rows of k that stay in L1. */
+      for (int64_t r0 = 0; r0 < sk; r0 += PAD) {
+        const int64_t nr = sk - r0 < PAD ? sk - r0 : PAD;
+        for (int64_t c = 0; c < d; c++)
+          for (int64_t r = 0; r < nr; r++) kt[c * skp + r0 + r] = k[(r0 + r) * ldk + c];
+      }
     } else {
-      for (int64_t c = 0; c < d; c++) memcpy(kt + c * skp, k + c * sk, sizeof(float) * (size_t)sk);
+      for (int64_t c = 0; c < d; c++) memcpy(kt + c * skp, k + c * ldk, sizeof(float) * (size_t)sk);
     }
     for (int64_t c = 0; c < d; c++)
       for (int64_t r = sk; r < skp; r++) kt[c * skp + r] = 0;
-    *kt_batch = off[K];
+    kt_batch[0] = off[K];
   }
-  GEMM(width, rows, skp, d, q, d, kt, skp, block, skp);
+  GEMM(width, rows, skp, d, q, ldq, kt, skp, block, skp);
   float inv[TQ];
   for (int64_t r = 0; r < rows; r++) {
     const float* m = j->x[M] ? j->x[M] + off[M] + (i0 + r) * j->mq : NULL;
     inv[r] = 1.0f / softmax_row(block + r * skp, sk, j->scale, m, j->mk);
   }
-  float* out = j->out + bi * j->sq * dv + i0 * dv;
-  GEMM(width, rows, dv, sk, block, skp, v, dv, out, dv);
+  GEMM(width, rows, dv, sk, block, skp, v, ldv, out, ldo);
   for (int64_t r = 0; r < rows; r++)
-    for (int64_t c = 0; c < dv; c++) out[r * dv + c] *= inv[r];
+    for (int64_t c = 0; c < dv; c++) out[r * ldo + c] *= inv[r];
 }
 
 typedef void (*unit_fn)(const attn_job* j, int64_t unit, float* block, float* kt,
@@ -274,19 +309,20 @@ static unit_fn pick_unit(void) {
 static void attention_range(void* arg, int64_t u0, int64_t u1) {
   attn_job* j = arg;
   const int64_t skp = padded(j->sk);
-  float* block = malloc(sizeof(float) * (size_t)(skp * (TQ + j->d)));
+  const int64_t v_copy = j->copy_v ? j->sk * j->dv : 0;
+  float* block = malloc(sizeof(float) * (size_t)(skp * (TQ + j->d) + v_copy));
   if (!block) {
     atomic_store(&j->oom, true);
     return;
   }
-  int64_t kt_batch = -1;
+  int64_t kt_batch[2] = {-1, -1};
   /* A unit is TQ query rows against every key: the run's cancellation is
    * checked between units, not by cutting ranges (each range transposes
    * K again). */
   const grt_cancel_token* cancel = grt_cancel_current();
   for (int64_t u = u0; u < u1; u++) {
     if (u > u0 && grt_cancel_check(cancel) != GRT_OK) break;
-    j->unit(j, u, block, block + TQ * skp, &kt_batch);
+    j->unit(j, u, block, block + TQ * skp, kt_batch);
   }
   free(block);
 }
@@ -309,6 +345,27 @@ static grt_status* batch_strides(const grt_tensor* t, const char* what, int32_t 
     stride[a] = dim == 1 ? 0 : st;
     st *= dim;
   }
+  return NULL;
+}
+
+/* Runs job j (operands, strides and sizes set) into `out`. */
+static grt_status* run_job(grt_kernel_ctx* ctx, attn_job* j, grt_tensor* out) {
+  int64_t batch = 1;
+  for (int32_t a = 0; a < j->brank; a++) batch *= j->bdims[a];
+  if (batch == 0 || j->sq == 0 || j->dv == 0) return NULL;
+  if (j->sk == 0) { /* no keys: an empty product, zeros, as the decomposed graph gives */
+    memset(grt_tensor_data(out), 0, sizeof(float) * (size_t)grt_tensor_num_elements(out));
+    return NULL;
+  }
+  j->out = grt_tensor_data(out);
+  j->tiles = (j->sq + TQ - 1) / TQ;
+  j->unit = pick_unit();
+  atomic_init(&j->oom, false);
+  grt_parallel_for_coarse(ctx->intra_op, batch * j->tiles, TQ * j->sk * (j->d + j->dv + 8),
+                          attention_range, j);
+  if (atomic_load(&j->oom))
+    return GRT_ERROR(RESOURCE_EXHAUSTED, "no memory for the attention's %lld x %lld scratch",
+                     (long long)(TQ + j->d), (long long)padded(j->sk));
   return NULL;
 }
 
@@ -377,28 +434,61 @@ grt_status* grt_cpu_attention(grt_kernel_ctx* ctx) {
     j.x[M] = grt_tensor_data(mask);
   }
   grt_shape os = {.rank = j.brank + 2};
-  int64_t batch = 1;
-  for (int32_t a = 0; a < j.brank; a++) {
-    os.dims[a] = j.bdims[a];
-    batch *= j.bdims[a];
-  }
+  for (int32_t a = 0; a < j.brank; a++) os.dims[a] = j.bdims[a];
   os.dims[j.brank] = j.sq;
   os.dims[j.brank + 1] = j.dv;
+  /* Rows as laid out: q [Sq, D], k [Sk, D] or [D, Sk], v [Sk, Dv]; the
+   * output's batch matrices one after another. */
+  j.ld[Q] = j.d;
+  j.ld[K] = adj_k ? j.d : j.sk;
+  j.ld[V] = j.dv;
+  j.ldo = j.dv;
+  for (int64_t a = j.brank - 1, st = j.sq * j.dv; a >= 0; a--) {
+    j.ostride[a] = st;
+    st *= j.bdims[a];
+  }
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
-  if (batch == 0 || j.sq == 0 || j.dv == 0) return NULL;
-  if (j.sk == 0) { /* no keys: an empty product, zeros, as the decomposed graph gives */
-    memset(grt_tensor_data(out), 0, sizeof(float) * (size_t)grt_tensor_num_elements(out));
-    return NULL;
+  return run_job(ctx, &j, out);
+}
+
+/* _PackedQKVAttention: qkv [S, B, 3 * H * D]; head (b, h) is batch matrix
+ * (b, h) of q, k and v at column offsets 0, H * D and 2 * H * D of each
+ * row, rows 3 * B * H * D floats apart, k as [Sk, D] (adj_k). The output
+ * [S, B * H, D] puts head (b, h)'s row s at (s, b * H + h). */
+grt_status* grt_cpu_packed_attention(grt_kernel_ctx* ctx) {
+  const grt_tensor* qkv = ctx->inputs[0];
+  if (qkv->dtype != GRT_FLOAT32) return grt_cpu_no_kernel(ctx, qkv->dtype);
+  float scale;
+  int64_t heads;
+  GRT_RETURN_IF_ERROR(grt_kernel_attr_float(ctx, "scale", &scale));
+  GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "num_heads", &heads));
+  const grt_shape* xs = &qkv->shape;
+  if (xs->rank != 3 || heads < 1 || xs->dims[2] % (3 * heads) != 0) {
+    char buf[GRT_SHAPE_STR_MAX];
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "qkv %s must be [S, B, 3 * num_heads * D] with num_heads %lld",
+                     grt_cpu_shape_str(xs, buf), (long long)heads);
   }
-  j.out = grt_tensor_data(out);
-  j.tiles = (j.sq + TQ - 1) / TQ;
-  j.unit = pick_unit();
-  atomic_init(&j.oom, false);
-  grt_parallel_for_coarse(ctx->intra_op, batch * j.tiles, TQ * j.sk * (j.d + j.dv + 8),
-                          attention_range, &j);
-  if (atomic_load(&j.oom))
-    return GRT_ERROR(RESOURCE_EXHAUSTED, "no memory for the attention's %lld x %lld scratch",
-                     (long long)(TQ + j.d), (long long)padded(j.sk));
-  return NULL;
+  const int64_t s = xs->dims[0], b = xs->dims[1], cols = xs->dims[2], e = cols / 3;
+  const float* x = grt_tensor_data(qkv);
+  attn_job j = {.x = {x, x + e, x + 2 * e, NULL}, .adj_k = true, .scale = scale};
+  j.sq = j.sk = s;
+  j.d = j.dv = e / heads;
+  j.brank = 2;
+  j.bdims[0] = b;
+  j.bdims[1] = heads;
+  for (int o = Q; o <= V; o++) {
+    j.bstride[o][0] = cols;
+    j.bstride[o][1] = j.d;
+    j.ld[o] = b * cols;
+  }
+  j.ostride[0] = e;
+  j.ostride[1] = j.d;
+  j.ldo = b * e;
+  j.copy_v = true;
+  grt_shape os = {.rank = 3, .dims = {s, b * heads, j.d}};
+  grt_tensor* out;
+  GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
+  return run_job(ctx, &j, out);
 }

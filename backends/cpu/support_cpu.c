@@ -181,6 +181,7 @@ static const grt_kernel_spec kRows[] = {
     ONLY("_LayerNorm", "T: {float32}"),
     ONLY("_Gelu", "T: {float32}"),
     ONLY("_ScaledDotProductAttention", "T: {float32}"),
+    ONLY("_PackedQKVAttention", "T: {float32}"),
     /* the recurrent ops (ops/defs_rnn.c; the ONNX importer makes them) */
     ONLY("_RNN", "T: {float32}"),
     ONLY("_GRU", "T: {float32}"),

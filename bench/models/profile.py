@@ -37,7 +37,7 @@ GROUPS = {
     "depthwise conv": "DepthwiseConv2dNative _FusedDepthwiseConv2dNative",
     "matmul / gemm": "MatMul BatchMatMulV2 BatchMatMul _FusedMatMul Gemm FusedMatMul FusedGemm "
                      "MatMulNBits",
-    "attention": "_ScaledDotProductAttention Attention MultiHeadAttention",
+    "attention": "_ScaledDotProductAttention _PackedQKVAttention Attention MultiHeadAttention",
     "layer norm": "_LayerNorm LayerNormalization SkipLayerNormalization SimplifiedLayerNormalization",
     "softmax": "Softmax",
     "gelu": "_Gelu Gelu BiasGelu FastGelu Erf",

@@ -45,6 +45,7 @@ const std::set<std::string> kNoGradientYet = {
     "_LayerNorm",
     "_Gelu",
     "_ScaledDotProductAttention",
+    "_PackedQKVAttention",
     // the ONNX importer's fused recurrent ops (ops/defs_rnn.c: inference only)
     "_RNN",
     "_GRU",
