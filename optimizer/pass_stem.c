@@ -65,9 +65,10 @@ static bool is_to_nhwc_perm(grt_opt_ctx* c, int32_t s) {
   return true;
 }
 
-/* The NCHW source (*src, *port) of node i's input when node i is a stem
- * the device type's kernel runs; false otherwise. */
-static bool stem_source(grt_opt_ctx* c, int32_t i, int32_t* src, int32_t* port) {
+/* The Transpose *t node i reads and its NCHW source (*src, *port) when
+ * node i is a stem the device type's kernel runs (a Transpose waiting on
+ * control inputs is left alone); false otherwise. */
+static bool stem_source(grt_opt_ctx* c, int32_t i, int32_t* t, int32_t* src, int32_t* port) {
   const grt_node* n = grt_opt_node(c, i);
   if (strcmp(n->op, "_FusedConv2D") != 0 || grt_opt_is_dead(c, i) || grt_opt_is_fixed(c, i) ||
       n->n_inputs < 3 || grt_opt_output_type(c, i, 0) != GRT_FLOAT32 ||
@@ -76,14 +77,14 @@ static bool stem_source(grt_opt_ctx* c, int32_t i, int32_t* src, int32_t* port) 
     return false;
   int64_t max_ic = max_ic_of(grt_opt_device_type(c, i));
   int32_t tport, fport, pport;
-  int32_t t = grt_opt_input_node(c, i, 0, &tport);
+  *t = grt_opt_input_node(c, i, 0, &tport);
   int32_t f = grt_opt_input_node(c, i, 1, &fport);
-  if (max_ic == 0 || t < 0 || f < 0 || tport != 0 || grt_opt_is_dead(c, t)) return false;
-  const grt_node* tn = grt_opt_node(c, t);
-  if (strcmp(tn->op, "Transpose") != 0 || tn->n_inputs != 2 ||
-      !is_to_nhwc_perm(c, grt_opt_input_node(c, t, 1, &pport)))
+  if (max_ic == 0 || *t < 0 || f < 0 || tport != 0 || grt_opt_is_dead(c, *t)) return false;
+  const grt_node* tn = grt_opt_node(c, *t);
+  if (strcmp(tn->op, "Transpose") != 0 || tn->n_inputs != 2 || tn->n_controls != 0 ||
+      !is_to_nhwc_perm(c, grt_opt_input_node(c, *t, 1, &pport)))
     return false;
-  *src = grt_opt_input_node(c, t, 0, port);
+  *src = grt_opt_input_node(c, *t, 0, port);
   if (*src < 0) return false;
   const grt_shape* x = grt_opt_output_shape(c, *src, *port);
   const grt_shape* w = grt_opt_output_shape(c, f, fport);
@@ -92,7 +93,8 @@ static bool stem_source(grt_opt_ctx* c, int32_t i, int32_t* src, int32_t* port) 
          w->dims[2] == x->dims[1];
 }
 
-static grt_status* rewrite(grt_opt_ctx* c, int32_t i, int32_t src, int32_t port) {
+/* Node i reads (src, port) in place of Transpose t. */
+static grt_status* rewrite(grt_opt_ctx* c, int32_t i, int32_t t, int32_t src, int32_t port) {
   int32_t s;
   GRT_RETURN_IF_ERROR(grt_opt_add_node(c, i, "stem", "_FusedConv2D", &s));
   GRT_RETURN_IF_ERROR(grt_opt_add_input(c, s, src, port));
@@ -108,15 +110,17 @@ static grt_status* rewrite(grt_opt_ctx* c, int32_t i, int32_t src, int32_t port)
   GRT_RETURN_IF_ERROR(grt_opt_replace_uses(c, i, 0, s, 0, true, true));
   grt_opt_kill(c, i);
   grt_opt_take_name(c, s, i);
+  /* A value fed for the Transpose would no longer reach the convolution. */
+  grt_opt_mark_feed_unsafe(c, t);
   return NULL;
 }
 
 grt_status* grt_opt_pass_stem(grt_opt_ctx* c) {
   int32_t n = grt_opt_num_nodes(c), done = 0;
   for (int32_t i = 0; i < n; i++) {
-    int32_t src, port;
-    if (!stem_source(c, i, &src, &port)) continue;
-    GRT_RETURN_IF_ERROR(rewrite(c, i, src, port));
+    int32_t t, src, port;
+    if (!stem_source(c, i, &t, &src, &port)) continue;
+    GRT_RETURN_IF_ERROR(rewrite(c, i, t, src, port));
     done++;
   }
   grt_opt_count(c, done);

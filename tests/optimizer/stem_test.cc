@@ -77,4 +77,33 @@ TEST(Stem, LeavesWhatTheKernelDoesNotRun) {
   }
 }
 
+// A Transpose written in the graph (x to NHWC, then an NHWC convolution)
+// is bypassed the same way; here something else (z) reads it too, so it
+// stays. Feeding it by name still reaches the convolution: the optimizer
+// marks it unsafe to feed, so the session runs such a step as written
+// (without the mark the optimized graph's convolution reads x, which this
+// run does not feed, and the run fails).
+TEST(Stem, WrittenTransposeStillFeedable) {
+  std::string text =
+      Graph(R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[-1,2,11,9]}},)"
+            "\n" +
+            Const("w", {3, 3, 2, 24}, 3) + Const("b", {24}, 4) + IntConst("perm", {4}, "0,2,3,1") +
+            R"({"name":"t","op":"Transpose","inputs":["x","perm"]},
+         {"name":"conv","op":"Conv2D","inputs":["t","w"],"attrs":{"strides":[1,2,2,1],
+          "padding":"SAME","data_format":"NHWC"}},
+         {"name":"bias","op":"BiasAdd","inputs":["conv","b"]},
+         {"name":"y","op":"Relu","inputs":["bias"]},
+         {"name":"z","op":"Relu","inputs":["t"]})");
+  grt_tensor* x = Input({2, 2, 11, 9}, 21);
+  Result r = ExpectSame(text, {{"x", x}}, {"y", "z"});
+  EXPECT_NE(r.report.find("read their NCHW input in place"), std::string::npos) << r.report;
+  grt_tensor_free(x);
+  Optimized o = Optimize(text);
+  EXPECT_EQ(o.count["Transpose"], 1) << o.json;  // z's
+  EXPECT_NE(o.json.find(R"("input_data_format":"NCHW")"), std::string::npos) << o.json;
+  grt_tensor* t = Input({2, 11, 9, 2}, 22);
+  ExpectSame(text, {{"t", t}}, {"y"});
+  grt_tensor_free(t);
+}
+
 }  // namespace
