@@ -31,8 +31,8 @@ extern "C" {
 bool grt_cpu_stem_takes(const grt_cpu_conv* g);
 
 /* out (NHWC [n, oh, ow, oc]) = the convolution of `in` (NCHW [n, ic, ih,
- * iw]) by `filter` (HWIO [kh, kw, ic, oc]) followed by `e` (every
- * grt_dw_act but GRT_DW_ACT_OTHER; GRT_DW_ACT_ELU too), its output rows in
+ * iw]) by `filter` (HWIO [kh, kw, ic, oc]) followed by `e` (any
+ * grt_dw_act but GRT_DW_ACT_OTHER), its output rows in
  * one block per thread of the team oneDNN's convolution would have
  * (grt_cpu_conv_team_work, grt_dnnl_team_in), the caller included.
  * Cannot fail: it allocates nothing. */
