@@ -11,6 +11,14 @@
  * load average before and after.
  *
  *   bazel run -c opt //bench:stem_bench -- [--cpu] [--rounds N] [--runs K] [--threads T]
+ *   bazel run -c opt //bench:stem_bench -- --model M.grt --input IN.npy [--cpu] [--rounds N]
+ *                                          [--runs K] [--threads T]
+ *
+ * The second form times a whole model of bench/models (fed IN.npy at
+ * "input", fetching "output") the two ways, as two sessions of one graph
+ * in one process, rounds alternating: two processes of the same setting
+ * (bench/models/ab.py) differed by up to 1.4x at load 6-11, which is more
+ * than the stem is worth.
  *
  * Run it as the grt command runs, with OMP_WAIT_POLICY=passive (DNNL.md,
  * "Threads"). */
@@ -175,25 +183,94 @@ static double max_diff(work* a, work* b) {
   return d;
 }
 
+/* One session of the model at `path` with `off` as optimizer_off. */
+static void make_model(work* w, const char* path, const char* input, int threads, const char* off) {
+  check(grt_graph_load(path, &w->g), path);
+  grt_session_options* o;
+  check(grt_session_options_new(&o), "options");
+  char t[16];
+  snprintf(t, sizeof t, "%d", threads);
+  check(grt_session_options_set(o, "intra_op_threads", t), "options");
+  if (off) check(grt_session_options_set(o, "optimizer_off", off), "options");
+  check(grt_session_new(w->g, o, &w->s), "session");
+  grt_session_options_free(o);
+  const char *feed = "input", *fetch = "output";
+  check(grt_session_make_callable_by_name(w->s, &feed, 1, &fetch, 1, NULL, 0, &w->c), "callable");
+  check(grt_npy_read(input, &w->x), input);
+}
+
+static int whole_model(const char* path, const char* input, int rounds, int runs, int threads) {
+  static double ta[kMaxRuns], tb[kMaxRuns];
+  work a, b;
+  make_model(&a, path, input, threads, "stem");
+  make_model(&b, path, input, threads, NULL);
+  double d = max_diff(&a, &b);
+  int64_t before = grt_cpu_stem_count();
+  run_once(&a, &ta[0]);
+  int64_t off_runs = grt_cpu_stem_count() - before;
+  run_once(&b, &tb[0]);
+  int64_t on_runs = grt_cpu_stem_count() - before - off_runs;
+  printf("stem kernel calls per run: %lld with the pass off, %lld on\n", (long long)off_runs,
+         (long long)on_runs);
+  for (int w = 0; w < 3; w++) run_once(&b, &tb[0]), run_once(&a, &ta[0]);
+  int n = 0;
+  for (int r = 0; r < rounds; r++)
+    for (int k = 0; k < runs; k++, n++) {
+      if (r % 2)
+        run_once(&a, &ta[n]), run_once(&b, &tb[n]);
+      else
+        run_once(&b, &tb[n]), run_once(&a, &ta[n]);
+    }
+  double ma = grt_bench_median(ta, n), mb = grt_bench_median(tb, n);
+  printf(
+      "%s: stem pass off min / median %.3f / %.3f ms, on %.3f / %.3f ms, on / off (medians) "
+      "%.3f, max |diff| %.1e\n",
+      path, grt_bench_minimum(ta, n) * 1e3, ma * 1e3, grt_bench_minimum(tb, n) * 1e3, mb * 1e3,
+      mb / ma, d);
+  drop(&a);
+  drop(&b);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   int rounds = 15, runs = 4, threads = 2;
-  for (int i = 1; i < argc && strcmp(argv[i], "--cpu") == 0; i++)
-    g_clock = CLOCK_PROCESS_CPUTIME_ID;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (strcmp(argv[i], "--cpu") == 0)
-      i--;
-    else if (strcmp(argv[i], "--rounds") == 0)
-      rounds = atoi(argv[i + 1]);
-    else if (strcmp(argv[i], "--runs") == 0)
-      runs = atoi(argv[i + 1]);
-    else if (strcmp(argv[i], "--threads") == 0)
-      threads = atoi(argv[i + 1]);
+  const char *model = NULL, *input = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char* v = i + 1 < argc ? argv[i + 1] : "";
+    if (strcmp(argv[i], "--cpu") == 0) {
+      g_clock = CLOCK_PROCESS_CPUTIME_ID;
+      continue;
+    }
+    if (strcmp(argv[i], "--rounds") == 0) {
+      rounds = atoi(v);
+    } else if (strcmp(argv[i], "--runs") == 0) {
+      runs = atoi(v);
+    } else if (strcmp(argv[i], "--threads") == 0) {
+      threads = atoi(v);
+    } else if (strcmp(argv[i], "--model") == 0) {
+      model = v;
+    } else if (strcmp(argv[i], "--input") == 0) {
+      input = v;
+    } else {
+      fprintf(stderr, "stem_bench: unknown argument '%s'\n", argv[i]);
+      return 2;
+    }
+    i++;
   }
   if (rounds < 1 || runs < 1 || rounds * runs > kMaxRuns || threads < 1) {
     fprintf(stderr, "stem_bench: --rounds N --runs K (N K <= %d) --threads T\n", kMaxRuns);
     return 2;
   }
+  if (!model != !input) {
+    fprintf(stderr, "stem_bench: --model and --input go together\n");
+    return 2;
+  }
   grt_bench_print_load("before");
+  if (model) {
+    int rc = whole_model(model, input, rounds, runs, threads);
+    grt_bench_print_load("after");
+    return rc;
+  }
   printf(
       "| layer | batch | Transpose + oneDNN min / median ms | stem min / median ms | stem / "
       "oneDNN (medians) | max |diff| |\n|---|---:|---:|---:|---:|---:|\n");
