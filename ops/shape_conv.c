@@ -55,7 +55,10 @@ grt_status* grt_infer_conv2d(grt_shape_ctx* c) {
   return windowed_output(&w, in, dim4(f, 0), dim4(f, 1), out_c, &c->output_shapes[0]);
 }
 
-grt_status* grt_conv_input_nchw(const grt_node* node, bool* out) {
+/* *out: whether node's input_data_format says its input is NCHW (only
+ * with data_format NHWC; "" or no attr: the input is in data_format).
+ * Any other value is INVALID_ARGUMENT. */
+static grt_status* input_nchw(const grt_node* node, bool* out) {
   const grt_attr_value* v = grt_node_attr(node, "input_data_format");
   const grt_attr_value* df = grt_node_attr(node, "data_format");
   const char* in = v && v->type == GRT_ATTR_STRING ? v->u.s : "";
@@ -73,7 +76,7 @@ grt_status* grt_conv_input_nchw(const grt_node* node, bool* out) {
 
 grt_status* grt_infer_fused_conv2d(grt_shape_ctx* c) {
   bool nchw_in = false;
-  GRT_RETURN_IF_ERROR(grt_conv_input_nchw(c->node, &nchw_in));
+  GRT_RETURN_IF_ERROR(input_nchw(c->node, &nchw_in));
   if (!nchw_in || c->n_inputs < 1) return grt_infer_conv2d(c);
   /* The NHWC convolution's, of the input's dimensions taken as NCHW. */
   grt_shape shapes[8];

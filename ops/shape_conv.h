@@ -22,10 +22,6 @@ GRT_MUST_USE grt_status* grt_infer_depthwise_conv2d(grt_shape_ctx* c);
 /* _FusedConv2D: Conv2D's, or with input_data_format "NCHW" (and
  * data_format "NHWC") the NHWC convolution of the input read as NCHW. */
 GRT_MUST_USE grt_status* grt_infer_fused_conv2d(grt_shape_ctx* c);
-/* *out: whether node's input_data_format says its input is NCHW (only
- * with data_format NHWC; "" or no attr: the input is in data_format).
- * Any other value is INVALID_ARGUMENT. */
-GRT_MUST_USE grt_status* grt_conv_input_nchw(const grt_node* node, bool* out);
 GRT_MUST_USE grt_status* grt_infer_conv2d_backprop_input(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_conv2d_backprop_filter(grt_shape_ctx* c);
 
