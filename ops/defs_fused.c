@@ -17,7 +17,14 @@
  *   _HardSwish (x * relu6(x + 3) / 6) and _Swish (x * sigmoid(x)), which
  *   TensorFlow's remapper has no names for. The GPU's _FusedConv2D row
  *   takes only what TensorFlow's does (the optimizer makes nothing else
- *   there: pass_conv_fusion.c's table). */
+ *   there: pass_conv_fusion.c's table).
+ * _FusedConv2D has one attr of grt's own, input_data_format: "" (the
+ * default) reads the input in data_format, as TensorFlow's; "NCHW" with
+ * data_format "NHWC" reads an NCHW input and writes an NHWC output. The
+ * optimizer's "stem" pass (optimizer/pass_stem.c) sets it on a CNN's first
+ * convolution on the CPU, whose kernel for few input channels reads the
+ * image in place (backends/cpu/conv_stem.h); the GPU's kernel does not
+ * take it. */
 #include "ops/defs.h"
 #include "ops/shape_conv.h"
 #include "ops/shape_fns.h"
@@ -39,8 +46,9 @@ static const grt_op_spec kRows[] = {
      "float32}; " FUSED_ATTRS,
      0, grt_infer_matmul},
     {"_FusedConv2D", "input: T, filter: T, args: num_args * T", "output: T",
-     "T: {bfloat16, float16, float32, float64}; " FUSED_ATTRS "; " FUSED_CONV_ATTRS, 0,
-     grt_infer_conv2d},
+     "T: {bfloat16, float16, float32, float64}; " FUSED_ATTRS "; " FUSED_CONV_ATTRS
+     "; input_data_format: string = ''",
+     0, grt_infer_fused_conv2d},
     {"_FusedDepthwiseConv2dNative", "input: T, filter: T, args: num_args * T", "output: T",
      "T: {bfloat16, float16, float32, float64}; " FUSED_ATTRS "; " FUSED_DEPTHWISE_ATTRS, 0,
      grt_infer_depthwise_conv2d},

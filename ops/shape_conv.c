@@ -3,6 +3,8 @@
  * activations NHWC or NCHW by data_format. */
 #include "ops/shape_conv.h"
 
+#include <string.h>
+
 #include "base/status.h"
 #include "ops/conv_window.h"
 #include "ops/shape_fns.h"
@@ -51,6 +53,45 @@ grt_status* grt_infer_conv2d(grt_shape_ctx* c) {
   int64_t in_c = dim4(in, grt_window_c(&w)), f_in = dim4(f, 2), out_c = dim4(f, 3);
   GRT_RETURN_IF_ERROR(grt_infer_conv_groups(in_c, f_in, out_c));
   return windowed_output(&w, in, dim4(f, 0), dim4(f, 1), out_c, &c->output_shapes[0]);
+}
+
+/* *out: whether node's input_data_format says its input is NCHW (only
+ * with data_format NHWC; "" or no attr: the input is in data_format).
+ * Any other value is INVALID_ARGUMENT. */
+static grt_status* input_nchw(const grt_node* node, bool* out) {
+  const grt_attr_value* v = grt_node_attr(node, "input_data_format");
+  const grt_attr_value* df = grt_node_attr(node, "data_format");
+  const char* in = v && v->type == GRT_ATTR_STRING ? v->u.s : "";
+  const char* fmt = df && df->type == GRT_ATTR_STRING ? df->u.s : "NHWC";
+  *out = false;
+  if (!in[0]) return NULL;
+  if (strcmp(in, "NCHW") != 0 || strcmp(fmt, "NHWC") != 0)
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "input_data_format '%s' with data_format '%s': only an NCHW input to an NHWC "
+                     "convolution (or '', the input in data_format) is supported",
+                     in, fmt);
+  *out = true;
+  return NULL;
+}
+
+grt_status* grt_infer_fused_conv2d(grt_shape_ctx* c) {
+  bool nchw_in = false;
+  GRT_RETURN_IF_ERROR(input_nchw(c->node, &nchw_in));
+  if (!nchw_in || c->n_inputs < 1) return grt_infer_conv2d(c);
+  /* The NHWC convolution's, of the input's dimensions taken as NCHW. */
+  grt_shape shapes[8];
+  if (c->n_inputs > 8)
+    return GRT_ERROR(INVALID_ARGUMENT, "_FusedConv2D takes at most 4 inputs, got %d",
+                     (int)c->n_inputs);
+  for (int32_t i = 0; i < c->n_inputs; i++) shapes[i] = c->input_shapes[i];
+  const grt_shape* in = &c->input_shapes[0];
+  if (in->rank == 4) {
+    static const int32_t kPerm[4] = {0, 2, 3, 1}; /* NCHW -> NHWC */
+    for (int32_t d = 0; d < 4; d++) shapes[0].dims[d] = in->dims[kPerm[d]];
+  }
+  grt_shape_ctx nhwc = *c;
+  nhwc.input_shapes = shapes;
+  return grt_infer_conv2d(&nhwc);
 }
 
 grt_status* grt_infer_depthwise_conv2d(grt_shape_ctx* c) {

@@ -35,6 +35,10 @@ const grt_opt_pass grt_opt_passes[] = {
      "Conv2D/DepthwiseConv2dNative + BiasAdd (+ residual Add) (+ activation) as one "
      "_FusedConv2D/_FusedDepthwiseConv2dNative",
      grt_opt_pass_conv_fusion},
+    {"stem",
+     "a CNN's first convolution (few input channels) reads its NCHW image in place, without the "
+     "Transpose to NHWC, on device types with such a kernel",
+     grt_opt_pass_stem},
     /* The sequence models' fusions (vision transformers, transformer encoders). */
     {"layer_norm",
      "Layer normalization spelled out (Mean, Sub, Square, Rsqrt, ...) into _LayerNorm",

@@ -100,7 +100,8 @@ static const dw_act_row kActRows[] = {
     [GRT_DW_ACT_NONE] = NULL,       [GRT_DW_ACT_RELU] = NULL,
     [GRT_DW_ACT_RELU6] = NULL,      [GRT_DW_ACT_SIGMOID] = act_sigmoid,
     [GRT_DW_ACT_TANH] = act_tanh,   [GRT_DW_ACT_HARDSWISH] = act_hardswish,
-    [GRT_DW_ACT_SWISH] = act_swish, [GRT_DW_ACT_OTHER] = NULL,
+    [GRT_DW_ACT_SWISH] = act_swish, [GRT_DW_ACT_ELU] = NULL,
+    [GRT_DW_ACT_OTHER] = NULL,
 };
 
 /* ---- geometry ----------------------------------------------------------- */
@@ -356,7 +357,9 @@ static grt_dw_kernel kernel_choice(void) {
 }
 
 bool grt_cpu_dw_takes(const grt_cpu_conv* g, grt_dw_act act) {
-  if (g->w.nchw || g->groups != g->ic || g->oc != g->ic || act == GRT_DW_ACT_OTHER) return false;
+  if (g->w.nchw || g->groups != g->ic || g->oc != g->ic || act == GRT_DW_ACT_ELU ||
+      act == GRT_DW_ACT_OTHER)
+    return false;
   int k = kernel_choice();
   if (k != GRT_DW_KERNEL_RULE) return k == GRT_DW_KERNEL_OWN;
   /* Measured (DNNL.md, "grt's depthwise convolution"): level with

@@ -18,7 +18,8 @@ extern "C" {
 #endif
 
 /* The activations the kernel applies itself (the fused ops' names in
- * conv_fused.c's table); DW_ACT_OTHER is one it leaves to oneDNN. */
+ * conv_fused.c's table); DW_ACT_ELU and DW_ACT_OTHER it leaves to oneDNN
+ * (grt's stem kernel, conv_stem.h, applies every one but OTHER). */
 typedef enum grt_dw_act {
   GRT_DW_ACT_NONE = 0,
   GRT_DW_ACT_RELU,      /* x > 0 ? x : alpha x (alpha 0: Relu; LeakyRelu's) */
@@ -27,6 +28,7 @@ typedef enum grt_dw_act {
   GRT_DW_ACT_TANH,      /* tanh x */
   GRT_DW_ACT_HARDSWISH, /* x min(max(x + 3, 0), 6) / 6 */
   GRT_DW_ACT_SWISH,     /* x / (1 + e^-x), SiLU */
+  GRT_DW_ACT_ELU,       /* x > 0 ? x : e^x - 1 (the stem kernel's; not this one's) */
   GRT_DW_ACT_OTHER,
 } grt_dw_act;
 

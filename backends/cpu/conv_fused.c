@@ -10,7 +10,9 @@
  * each call, or once per node when it is a Const or an unchanging variable
  * (dnnl_pack.h), as Conv2D's is. A depthwise one in NHWC with one output
  * channel per input channel and an activation of its own may run on grt's
- * depthwise kernel instead (conv_depthwise.h).
+ * depthwise kernel instead (conv_depthwise.h); a _FusedConv2D whose
+ * input_data_format is NCHW (an NHWC convolution reading an NCHW image:
+ * the optimizer's "stem" pass) runs on grt's stem kernel (conv_stem.h).
  *
  * The residual reaches oneDNN's sum post-op through the output: it is
  * copied there first and the convolution adds onto it.
@@ -23,6 +25,7 @@
 
 #include "backends/cpu/conv.h"
 #include "backends/cpu/conv_depthwise.h"
+#include "backends/cpu/conv_stem.h"
 #include "backends/cpu/cpu_util.h"
 #include "backends/cpu/matmul_dnnl.h"
 #include "base/status.h"
@@ -44,7 +47,7 @@ typedef struct {
 static const conv_act kActs[] = {
     {"Relu", dnnl_eltwise_relu, 0.0f, 0.0f, GRT_DW_ACT_RELU},
     {"Relu6", dnnl_eltwise_clip_v2, 0.0f, 6.0f, GRT_DW_ACT_RELU6},
-    {"Elu", dnnl_eltwise_elu, 1.0f, 0.0f, GRT_DW_ACT_OTHER},
+    {"Elu", dnnl_eltwise_elu, 1.0f, 0.0f, GRT_DW_ACT_ELU},
     {"LeakyRelu", dnnl_eltwise_relu, -1.0f, 0.0f, GRT_DW_ACT_RELU},
     {"Sigmoid", dnnl_eltwise_logistic, 0.0f, 0.0f, GRT_DW_ACT_SIGMOID},
     {"Tanh", dnnl_eltwise_tanh, 0.0f, 0.0f, GRT_DW_ACT_TANH},
@@ -204,6 +207,25 @@ static void bias_only(const grt_cpu_conv* g, const fused_spec* f, const float* b
       }
 }
 
+static const int32_t kNchwToNhwc[4] = {0, 2, 3, 1};
+
+/* *out: whether the input is NCHW under data_format NHWC (grt's attr
+ * input_data_format, ops/defs_fused.c: set by the optimizer's "stem" pass
+ * on a convolution grt's stem kernel runs, conv_stem.h). */
+static grt_status* input_nchw(const grt_kernel_ctx* ctx, bool depthwise, bool* out) {
+  const grt_attr_value* v = depthwise ? NULL : grt_kernel_attr(ctx, "input_data_format");
+  const grt_attr_value* df = grt_kernel_attr(ctx, "data_format");
+  const char* in = v && v->type == GRT_ATTR_STRING ? v->u.s : "";
+  const char* fmt = df && df->type == GRT_ATTR_STRING ? df->u.s : "NHWC";
+  *out = in[0] != 0;
+  if (*out && (strcmp(in, "NCHW") != 0 || strcmp(fmt, "NHWC") != 0))
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "input_data_format '%s' with data_format '%s': only an NCHW input to an NHWC "
+                     "convolution is supported",
+                     in, fmt);
+  return NULL;
+}
+
 static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   const char* op = depthwise ? "_FusedDepthwiseConv2dNative" : "_FusedConv2D";
   if (ctx->n_inputs < 3 || ctx->n_inputs > 4)
@@ -217,9 +239,23 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, bias->dtype));
   fused_spec f;
   GRT_RETURN_IF_ERROR(parse_fused(ctx, &f));
+  bool nchw_in = false;
+  GRT_RETURN_IF_ERROR(input_nchw(ctx, depthwise, &nchw_in));
+  /* An NCHW input is described to the geometry as the NHWC tensor it
+   * would be transposed into: g is the NHWC convolution's. */
+  grt_shape in_shape = in->shape;
+  if (nchw_in && in_shape.rank == 4)
+    for (int32_t d = 0; d < 4; d++) in_shape.dims[d] = in->shape.dims[kNchwToNhwc[d]];
   grt_cpu_conv g;
-  GRT_RETURN_IF_ERROR(grt_cpu_conv_make(ctx, &in->shape, &filter->shape, depthwise, &g));
+  GRT_RETURN_IF_ERROR(grt_cpu_conv_make(ctx, &in_shape, &filter->shape, depthwise, &g));
   char buf[GRT_SHAPE_STR_MAX], buf2[GRT_SHAPE_STR_MAX];
+  if (nchw_in && !grt_cpu_stem_takes(&g) && g.n && g.oh && g.ow && g.oc && g.ic && g.ih && g.iw)
+    return GRT_ERROR(UNIMPLEMENTED,
+                     "input_data_format NCHW runs on grt's stem kernel only: groups 1, 1 to %d "
+                     "input channels and dilation 1; got %lld channels in %lld groups, dilations "
+                     "%lldx%lld",
+                     GRT_CPU_STEM_MAX_IC, (long long)g.ic, (long long)g.groups,
+                     (long long)g.w.dilations[0], (long long)g.w.dilations[1]);
   if (bias->shape.rank != 1 || bias->shape.dims[0] != g.oc)
     return GRT_ERROR(INVALID_ARGUMENT, "bias must be a vector of %lld elements, got %s",
                      (long long)g.oc, grt_cpu_shape_str(&bias->shape, buf));
@@ -247,6 +283,13 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
     return NULL;
   }
   grt_dw_act dw = f.act ? f.act->dw : GRT_DW_ACT_NONE;
+  if (nchw_in) {
+    /* Relu's alpha is 0 and LeakyRelu's its attr, as oneDNN's relu. */
+    const grt_cpu_dw_epilogue e = {grt_cpu_data(bias), f.residual, dw, f.alpha};
+    grt_cpu_stem_run(ctx->intra_op, &g, grt_cpu_data(in), grt_cpu_data(filter), &e,
+                     grt_cpu_data(out));
+    return NULL;
+  }
   if (depthwise && grt_cpu_dw_takes(&g, dw)) {
     /* Relu's alpha is 0 and LeakyRelu's its attr, as oneDNN's relu. */
     const grt_cpu_dw_epilogue e = {grt_cpu_data(bias), f.residual, dw, f.alpha};

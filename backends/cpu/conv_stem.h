@@ -1,0 +1,53 @@
+/* grt's own direct convolution for few input channels (conv_stem.c): the
+ * first convolution of a CNN on its NCHW image, read as it is, written in
+ * the NHWC the next layer wants, with the bias, a residual and the
+ * activation applied before the output is written. _FusedConv2D with
+ * input_data_format "NCHW" and data_format "NHWC" (ops/defs_fused.c, made
+ * by the optimizer's "stem" pass) runs here; nothing else does. DNNL.md,
+ * "The stem", has what it measured. */
+#ifndef GRT_BACKENDS_CPU_CONV_STEM_H_
+#define GRT_BACKENDS_CPU_CONV_STEM_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backends/cpu/conv.h"
+#include "backends/cpu/conv_depthwise.h"
+#include "base/threadpool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most input channels the kernel takes: each output vector sums
+ * kh x kw x ic broadcast inputs, and past a few channels oneDNN's
+ * brgconv, whose reductions run over channel vectors, is the better
+ * kernel. The optimizer's "stem" pass has the same bound. */
+#define GRT_CPU_STEM_MAX_IC 4
+
+/* Whether the kernel runs g: groups 1, 1 <= ic <= GRT_CPU_STEM_MAX_IC,
+ * dilation 1, no zero-sized dimension. g describes the convolution in
+ * NHWC (as grt_cpu_conv_make reads it with data_format NHWC). */
+bool grt_cpu_stem_takes(const grt_cpu_conv* g);
+
+/* out (NHWC [n, oh, ow, oc]) = the convolution of `in` (NCHW [n, ic, ih,
+ * iw]) by `filter` (HWIO [kh, kw, ic, oc]) followed by `e` (any
+ * grt_dw_act but GRT_DW_ACT_OTHER), its output rows in
+ * one block per thread of the team oneDNN's convolution would have
+ * (grt_cpu_conv_team_work, grt_dnnl_team_in), the caller included.
+ * Cannot fail: it allocates nothing. */
+void grt_cpu_stem_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in,
+                      const float* filter, const grt_cpu_dw_epilogue* e, float* out);
+
+/* Test hooks, process-wide. The vector width (floats) the kernel uses: 16
+ * (AVX-512), 8 (AVX2), 4 (the baseline) or 0 for the widest the CPU runs;
+ * -1 (and no change) for a width the CPU cannot run. */
+int grt_cpu_stem_force_width(int width);
+/* Calls of grt_cpu_stem_run so far. */
+int64_t grt_cpu_stem_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRT_BACKENDS_CPU_CONV_STEM_H_ */
