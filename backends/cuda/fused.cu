@@ -114,6 +114,16 @@ grt_status* FusedConv2D(grt_kernel_ctx* ctx) {
   int act;
   grt_status* st = Inputs(ctx, op, &act);
   if (st) return st;
+  // An input in another layout than the output (the CPU's stem kernel,
+  // conv_stem.c) has no cuDNN path here: refused, never run as if it were
+  // in data_format.
+  const char* in_format = "";
+  if ((st = grt_kernel_attr_string(ctx, "input_data_format", &in_format))) return st;
+  if (in_format[0])
+    return grt_status_new(GRT_UNIMPLEMENTED,
+                          "%s: input_data_format '%s' (an input in another layout than the "
+                          "output) runs on the CPU only",
+                          op, in_format);
   const grt_tensor* f = ctx->inputs[1];
   if (grt_tensor_rank(f) == 4 && (st = BiasCheck(ctx->inputs[2], grt_tensor_dim(f, 3)))) return st;
   if ((st = grt_cuda_conv2d_forward(ctx))) return st;  // the geometry, output 0 (zeros when empty)
