@@ -15,9 +15,10 @@ after commas: environment variables (NAME=VALUE) and session options
 
 Both start once (`--serve`: load, session, warm-up), then for R
 rounds (default 30) each runs K times (default 5), the order alternating
-round by round, with a pause of G ms (default 20) before each arm's turn
-(ONNX Runtime's threads spin for a while after a run and would take the
-cores from the other arm). A shared machine's speed swings by 2x within
+round by round, with a pause of G ms (default 300) before each arm's turn:
+ONNX Runtime's threads spin for a while after a run and take the cores
+from the other arm (mobilenet_v2 batch 1, grt after ORT: per-round ratio
+1.50 with 20 ms pauses, 1.07 with 300, and 1.01 from the two run alone). A shared machine's speed swings by 2x within
 minutes (bench/models/PROFILE.md); separate runs of the two minutes apart
 compare those swings, while rounds a fraction of a second apart see the
 same machine. Prints per arm the min and the median of all runs, and per round
@@ -79,7 +80,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--gap-ms", type=float, default=20,
+    ap.add_argument("--gap-ms", type=float, default=300,
                     help="pause between arms, so that one's spinning threads have stopped")
     a = ap.parse_args()
     if a.rounds < 1 or a.runs < 1:
