@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "backends/cpu/dnnl_util.h"
+#include "base/threadpool.h"
 #include "kernels/op_kernel.h"
 #include "ops/conv_window.h"
 
@@ -49,6 +50,20 @@ double grt_cpu_conv_macs(const grt_cpu_conv* g);
  * does 4 times fewer of them in the same time (DNNL.md, "grt's depthwise
  * convolution"). */
 double grt_cpu_conv_team_work(const grt_cpu_conv* g);
+
+/* For grt's own convolution kernels (conv_depthwise.c, conv_stem.c): calls
+ * rows(ctx, r, r + 1) for every output row r of g's n * oh, cut into one
+ * contiguous block per thread of the team oneDNN's convolution of g would
+ * have (grt_dnnl_team_in over its team work), so a layer's split does not
+ * change with the kernel that runs it, and checks the run's cancellation
+ * between rows (the executor drops the output of a cancelled run).
+ * grt_parallel_for would run the caller beside every worker of the pool
+ * (three threads on the two cores of intra_op_threads=2, one of them
+ * waiting for a core while the others wait for its shard) and split work
+ * that does not pay for waking them (DNNL.md). */
+void grt_cpu_conv_rows_parallel(grt_threadpool* pool, const grt_cpu_conv* g,
+                                void (*rows)(const void* ctx, int64_t r0, int64_t r1),
+                                const void* ctx);
 
 /* The float32-only check every kernel here makes on its data type. */
 GRT_MUST_USE grt_status* grt_cpu_conv_need_f32(const grt_kernel_ctx* ctx, grt_dtype t);

@@ -40,8 +40,6 @@
 
 #include "backends/cpu/act_rows.h"
 #include "backends/cpu/cpu_util.h"
-#include "backends/cpu/dnnl_util.h"
-#include "base/cancel.h"
 
 GRT_CPU_VECTORIZE
 
@@ -368,42 +366,20 @@ bool grt_cpu_dw_takes(const grt_cpu_conv* g, grt_dw_act act) {
   return false;
 }
 
-/* One call: its rows cut into `parts` contiguous blocks, one per thread. */
+/* One call: the job and the rows function of the vector width chosen. */
 typedef struct {
   dw_job job;
   dw_rows_fn rows;
-  int64_t n_rows, parts;
 } dw_call;
 
-/* Parts [p0, p1): their rows, with a check of the run's cancellation
- * between rows (grt_parallel_for_coarse leaves that to its caller). */
-static void dw_parts(void* arg, int64_t p0, int64_t p1) {
+static void dw_call_rows(const void* arg, int64_t r0, int64_t r1) {
   const dw_call* c = arg;
-  const grt_cancel_token* cancel = grt_cancel_current();
-  int64_t r0 = p0 * c->n_rows / c->parts, r1 = p1 * c->n_rows / c->parts;
-  for (int64_t r = r0; r < r1; r++) {
-    if (r > r0 && grt_cancel_check(cancel) != GRT_OK) return; /* the executor drops the output */
-    c->rows(&c->job, r, r + 1);
-  }
+  c->rows(&c->job, r0, r1);
 }
 
 void grt_cpu_dw_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in,
                     const float* filter, const grt_cpu_dw_epilogue* e, float* out) {
   __atomic_add_fetch(&g_runs, 1, __ATOMIC_RELAXED);
-  int64_t rows = g->n * g->oh;
-  /* The team oneDNN's convolution would have (grt_dnnl_team_in: one
-   * thread per GRT_DNNL_MACS_PER_THREAD of its work, at most the pool's
-   * size, which counts the calling thread), so a layer's split does not
-   * change with the kernel that runs it. grt_parallel_for would run the
-   * caller beside every worker of the pool (three threads on the two
-   * cores of intra_op_threads=2, one of them waiting for a core while the
-   * others wait for its shard) and split work that does not pay for waking
-   * them (DNNL.md). */
-  int64_t team = grt_dnnl_team_in(pool, grt_cpu_conv_team_work(g));
-  if (team > rows) team = rows;
-  dw_call c = {{g, in, filter, e, out}, pick_rows(), rows, team};
-  /* One part per thread, each a shard of its own: grt_parallel_for_coarse
-   * runs n units on at most n threads, and a cost this high per unit is
-   * never run inline. */
-  grt_parallel_for_coarse(team > 1 ? pool : NULL, team, INT64_C(1) << 30, dw_parts, &c);
+  dw_call c = {{g, in, filter, e, out}, pick_rows()};
+  grt_cpu_conv_rows_parallel(pool, g, dw_call_rows, &c);
 }

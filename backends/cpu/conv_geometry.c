@@ -4,6 +4,9 @@
 #include "base/dtype.h"
 #include "base/status.h"
 #include "backends/cpu/cpu_util.h"
+#include "backends/cpu/dnnl_util.h"
+#include "base/cancel.h"
+#include "base/threadpool.h"
 
 grt_status* grt_cpu_conv_need_f32(const grt_kernel_ctx* ctx, grt_dtype t) {
   return t == GRT_FLOAT32 ? NULL : grt_cpu_no_kernel(ctx, t);
@@ -86,6 +89,38 @@ double grt_cpu_conv_team_work(const grt_cpu_conv* g) {
    * convolutions beside it at ~50 per thread. */
   bool depthwise = g->groups > 1 && g->groups == g->ic;
   return grt_cpu_conv_macs(g) * (depthwise ? 4.0 : 1.0);
+}
+
+typedef struct {
+  void (*rows)(const void* ctx, int64_t r0, int64_t r1);
+  const void* ctx;
+  int64_t n_rows, parts;
+} rows_call;
+
+/* Parts [p0, p1): their rows, one at a time, the cancellation checked
+ * between them (grt_parallel_for_coarse leaves that to its caller). */
+static void rows_parts(void* arg, int64_t p0, int64_t p1) {
+  const rows_call* c = arg;
+  const grt_cancel_token* cancel = grt_cancel_current();
+  int64_t r0 = p0 * c->n_rows / c->parts, r1 = p1 * c->n_rows / c->parts;
+  for (int64_t r = r0; r < r1; r++) {
+    if (r > r0 && grt_cancel_check(cancel) != GRT_OK) return;
+    c->rows(c->ctx, r, r + 1);
+  }
+}
+
+void grt_cpu_conv_rows_parallel(grt_threadpool* pool, const grt_cpu_conv* g,
+                                void (*rows)(const void* ctx, int64_t r0, int64_t r1),
+                                const void* ctx) {
+  int64_t n_rows = g->n * g->oh;
+  int64_t team = grt_dnnl_team_in(pool, grt_cpu_conv_team_work(g));
+  if (team > n_rows) team = n_rows;
+  if (team < 1) team = 1;
+  rows_call c = {rows, ctx, n_rows, team};
+  /* One part per thread, each a shard of its own: grt_parallel_for_coarse
+   * runs n units on at most n threads, and a cost this high per unit is
+   * never run inline. */
+  grt_parallel_for_coarse(team > 1 ? pool : NULL, team, INT64_C(1) << 30, rows_parts, &c);
 }
 
 grt_status* grt_cpu_sizes_input(const grt_tensor* t, const char* what, grt_shape* out) {

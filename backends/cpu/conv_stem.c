@@ -41,8 +41,6 @@
 
 #include "backends/cpu/act_rows.h"
 #include "backends/cpu/cpu_util.h"
-#include "backends/cpu/dnnl_util.h"
-#include "base/cancel.h"
 
 GRT_CPU_VECTORIZE
 
@@ -332,34 +330,21 @@ bool grt_cpu_stem_takes(const grt_cpu_conv* g) {
          g->oc > 0 && g->ih > 0 && g->iw > 0 && g->kh > 0 && g->kw > 0;
 }
 
+/* One call: the job and the rows function of the vector width chosen. */
 typedef struct {
   stem_job job;
   stem_rows_fn rows;
-  int64_t n_rows, parts;
 } stem_call;
 
-/* Parts [p0, p1): their rows, with a check of the run's cancellation
- * between rows (grt_parallel_for_coarse leaves that to its caller). */
-static void stem_parts(void* arg, int64_t p0, int64_t p1) {
+static void stem_call_rows(const void* arg, int64_t r0, int64_t r1) {
   const stem_call* c = arg;
-  const grt_cancel_token* cancel = grt_cancel_current();
-  int64_t r0 = p0 * c->n_rows / c->parts, r1 = p1 * c->n_rows / c->parts;
-  for (int64_t r = r0; r < r1; r++) {
-    if (r > r0 && grt_cancel_check(cancel) != GRT_OK) return; /* the executor drops the output */
-    c->rows(&c->job, r, r + 1);
-  }
+  c->rows(&c->job, r0, r1);
 }
 
 void grt_cpu_stem_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in,
                       const float* filter, const grt_cpu_dw_epilogue* e, float* out) {
   __atomic_add_fetch(&g_runs, 1, __ATOMIC_RELAXED);
-  int64_t rows = g->n * g->oh;
-  /* The team oneDNN's convolution would have, so the split of the layer
-   * does not change with the kernel that runs it (conv_depthwise.c says
-   * why not grt_parallel_for). */
-  int64_t team = grt_dnnl_team_in(pool, grt_cpu_conv_team_work(g));
-  if (team > rows) team = rows;
-  if (team < 1) team = 1;
-  stem_call c = {{g, in, filter, e, out}, pick_rows(), rows, team};
-  grt_parallel_for_coarse(team > 1 ? pool : NULL, team, INT64_C(1) << 30, stem_parts, &c);
+  /* Split as grt's depthwise kernel and oneDNN's convolution are. */
+  stem_call c = {{g, in, filter, e, out}, pick_rows()};
+  grt_cpu_conv_rows_parallel(pool, g, stem_call_rows, &c);
 }
