@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "backends/cpu/cpu_util.h"
+#include "base/threadpool.h"
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define ACT_X86 1
@@ -116,4 +117,32 @@ static act_row_fn pick(grt_cpu_act act) {
 
 void grt_cpu_act_row(grt_cpu_act act, float* x, int64_t n) {
   if (n > 0) pick(act)(x, n);
+}
+
+typedef struct {
+  act_row_fn fn;
+  float* x;
+  int64_t n, parts;
+} rows_job;
+
+static void rows_part(void* arg, int64_t p0, int64_t p1) {
+  const rows_job* j = arg;
+  /* Part boundaries on whole 64-byte lines, so no two threads write one. */
+  int64_t lines = (j->n + 15) / 16;
+  int64_t i0 = p0 * lines / j->parts * 16, i1 = p1 * lines / j->parts * 16;
+  if (i1 > j->n) i1 = j->n;
+  if (i1 > i0) j->fn(j->x + i0, i1 - i0);
+}
+
+void grt_cpu_act_rows_parallel(struct grt_threadpool* pool, int team, grt_cpu_act act, float* x,
+                               int64_t n) {
+  if (n <= 0) return;
+  act_row_fn fn = pick(act);
+  if (team <= 1 || !pool || n < 2048) {
+    fn(x, n);
+    return;
+  }
+  rows_job j = {fn, x, n, team};
+  /* One part per thread: a cost this high per unit is never run inline. */
+  grt_parallel_for_coarse(pool, team, INT64_C(1) << 30, rows_part, &j);
 }

@@ -5,10 +5,9 @@
  * while the row is in L1. With AVX-512 they take about 0.35 ns per element
  * on a thread: e^-|x| with its 2^n by VSCALEFPS (exact into the
  * denormals), then one division. Elsewhere they compute the same formula
- * with grt_cpu_expf (about 0.65 ns), vectorised by the compiler. (Run as a
- * pass over a whole convolution's output after oneDNN instead of oneDNN's
- * own post-op, they saved nothing in efficientnet_b0: backends/cpu/DNNL.md,
- * "SiLU".)
+ * with grt_cpu_expf (about 0.65 ns), vectorised by the compiler. The fused
+ * convolutions run them as a pass over oneDNN's output in place of
+ * oneDNN's own post-op (conv_fused.c).
  *
  * Sigmoid is within 3 ulp of the correctly rounded value for every float,
  * SiLU within 4 down to x = -87.3, below which e^x is a denormal and x
@@ -32,6 +31,16 @@ typedef enum {
 
 /* x[i] = act(x[i]) for i in [0, n), on the calling thread. */
 void grt_cpu_act_row(grt_cpu_act act, float* x, int64_t n);
+
+/* The same over x[0, n) split into `team` contiguous parts (ends on
+ * 64-byte lines), one per thread of `pool` with the caller among them; a
+ * team of 1 or a NULL pool runs it on the calling thread. For an output
+ * oneDNN has just written: its post-op for these two costs about twice
+ * these rows, even with the second pass over memory (backends/cpu/DNNL.md,
+ * "SiLU"). */
+struct grt_threadpool;
+void grt_cpu_act_rows_parallel(struct grt_threadpool* pool, int team, grt_cpu_act act, float* x,
+                               int64_t n);
 
 /* Forces the portable rows (true) or lets the CPU decide (false): for tests
  * that compare the two. */

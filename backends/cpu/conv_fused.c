@@ -21,8 +21,10 @@
  * md[0] filter (HWIO), md[1] the primitive's weights, md[2] src, md[3] dst,
  * md[4] bias. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "backends/cpu/act_rows.h"
 #include "backends/cpu/conv.h"
 #include "backends/cpu/conv_depthwise.h"
 #include "backends/cpu/conv_stem.h"
@@ -42,17 +44,22 @@ typedef struct {
   dnnl_alg_kind_t alg;
   float alpha, beta;
   grt_dw_act dw; /* the same in grt's depthwise kernel (conv_depthwise.h) */
+  /* 1 + the grt_cpu_act whose rows run over oneDNN's output in place of
+   * the post-op, else 0: oneDNN 2.6's logistic and swish post-ops cost
+   * about twice grt's rows, even with the second pass over memory
+   * (DNNL.md, "SiLU"). */
+  int rows;
 } conv_act;
 
 static const conv_act kActs[] = {
-    {"Relu", dnnl_eltwise_relu, 0.0f, 0.0f, GRT_DW_ACT_RELU},
-    {"Relu6", dnnl_eltwise_clip_v2, 0.0f, 6.0f, GRT_DW_ACT_RELU6},
-    {"Elu", dnnl_eltwise_elu, 1.0f, 0.0f, GRT_DW_ACT_ELU},
-    {"LeakyRelu", dnnl_eltwise_relu, -1.0f, 0.0f, GRT_DW_ACT_RELU},
-    {"Sigmoid", dnnl_eltwise_logistic, 0.0f, 0.0f, GRT_DW_ACT_SIGMOID},
-    {"Tanh", dnnl_eltwise_tanh, 0.0f, 0.0f, GRT_DW_ACT_TANH},
-    {"_HardSwish", dnnl_eltwise_hardswish, 1.0f / 6.0f, 0.5f, GRT_DW_ACT_HARDSWISH},
-    {"_Swish", dnnl_eltwise_swish, 1.0f, 0.0f, GRT_DW_ACT_SWISH},
+    {"Relu", dnnl_eltwise_relu, 0.0f, 0.0f, GRT_DW_ACT_RELU, 0},
+    {"Relu6", dnnl_eltwise_clip_v2, 0.0f, 6.0f, GRT_DW_ACT_RELU6, 0},
+    {"Elu", dnnl_eltwise_elu, 1.0f, 0.0f, GRT_DW_ACT_ELU, 0},
+    {"LeakyRelu", dnnl_eltwise_relu, -1.0f, 0.0f, GRT_DW_ACT_RELU, 0},
+    {"Sigmoid", dnnl_eltwise_logistic, 0.0f, 0.0f, GRT_DW_ACT_SIGMOID, 1 + GRT_CPU_ACT_SIGMOID},
+    {"Tanh", dnnl_eltwise_tanh, 0.0f, 0.0f, GRT_DW_ACT_TANH, 0},
+    {"_HardSwish", dnnl_eltwise_hardswish, 1.0f / 6.0f, 0.5f, GRT_DW_ACT_HARDSWISH, 0},
+    {"_Swish", dnnl_eltwise_swish, 1.0f, 0.0f, GRT_DW_ACT_SWISH, 1 + GRT_CPU_ACT_SWISH},
 };
 
 /* What fused_ops asks for: [BiasAdd] (+ [Add]) (+ [ACT]). */
@@ -60,7 +67,23 @@ typedef struct {
   bool residual;
   const conv_act* act; /* NULL: none */
   float alpha;         /* the activation's alpha (LeakyRelu's from the attr) */
+  bool rows;           /* act runs as grt's rows after oneDNN, not as a post-op */
 } fused_spec;
+
+static int g_rows_choice = -1; /* atomic: -1 unread, 0 post-ops, 1 grt's rows */
+
+/* Whether act_rows replaces oneDNN's post-op where the table says it may:
+ * yes unless GRT_CPU_CONV_ACT says "onednn" (read once), the switch with
+ * which bench/models compares the two in whole models. */
+static bool rows_chosen(void) {
+  int k = __atomic_load_n(&g_rows_choice, __ATOMIC_RELAXED);
+  if (k < 0) {
+    const char* env = getenv("GRT_CPU_CONV_ACT");
+    k = env && strcmp(env, "onednn") == 0 ? 0 : 1;
+    __atomic_store_n(&g_rows_choice, k, __ATOMIC_RELAXED);
+  }
+  return k == 1;
+}
 
 static grt_status* parse_fused(const grt_kernel_ctx* ctx, fused_spec* out) {
   const grt_attr_value* v = grt_kernel_attr(ctx, "fused_ops");
@@ -85,6 +108,7 @@ static grt_status* parse_fused(const grt_kernel_ctx* ctx, fused_spec* out) {
                        "_HardSwish or _Swish)",
                        ops[k]);
     out->alpha = out->act->alpha;
+    out->rows = out->act->rows && rows_chosen();
     if (out->alpha < 0)
       GRT_RETURN_IF_ERROR(grt_kernel_attr_float(ctx, "leakyrelu_alpha", &out->alpha));
     k++;
@@ -131,11 +155,11 @@ static grt_status* make_attr(const fused_spec* f, dnnl_primitive_attr_t* out) {
   GRT_RETURN_IF_ERROR(grt_dnnl_check(dnnl_primitive_attr_create(out), kWhat));
   grt_status* st = grt_dnnl_check(
       dnnl_primitive_attr_set_scratchpad_mode(*out, dnnl_scratchpad_mode_user), kWhat);
-  if (!st && (f->act || f->residual)) {
+  if (!st && ((f->act && !f->rows) || f->residual)) {
     dnnl_post_ops_t po = NULL;
     st = grt_dnnl_check(dnnl_post_ops_create(&po), kWhat);
     if (!st && f->residual) st = grt_dnnl_check(dnnl_post_ops_append_sum(po, 1.0f), kWhat);
-    if (!st && f->act)
+    if (!st && f->act && !f->rows)
       st = grt_dnnl_check(
           dnnl_post_ops_append_eltwise(po, 1.0f, f->act->alg, f->alpha, f->act->beta), kWhat);
     if (!st) st = grt_dnnl_check(dnnl_primitive_attr_set_post_ops(*out, po), kWhat);
@@ -300,7 +324,7 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   int64_t key[GRT_DNNL_KEY_MAX];
   int32_t n = grt_cpu_conv_key(&g, key);
   /* Apart from Conv2D's kinds: the post-ops, as the activation's row. */
-  key[n++] = 100 + (f.act ? 1 + (f.act - kActs) : 0) + (f.residual ? 50 : 0);
+  key[n++] = 100 + (f.act ? 1 + (f.act - kActs) : 0) + (f.residual ? 50 : 0) + (f.rows ? 25 : 0);
   float alpha = f.alpha;
   int32_t a_bits;
   memcpy(&a_bits, &alpha, sizeof a_bits);
@@ -347,6 +371,9 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   if (!s) s = grt_dnnl_call_run(&call, p->prim[0], p->scratch[0], kWhat);
   grt_dnnl_packed_release(state ? &state->packs : NULL, held);
   grt_dnnl_call_end(&call);
+  if (!s && f.rows)
+    grt_cpu_act_rows_parallel(ctx->intra_op, team, (grt_cpu_act)(f.act->rows - 1),
+                              grt_cpu_data(out), grt_shape_num_elements(&os));
   if (owned) grt_dnnl_plan_free(p);
   return s;
 }

@@ -2,7 +2,7 @@
 """Time per op type of one model in grt and in ONNX Runtime, side by side.
 
     python3 bench/models/profile.py MODEL BATCH [--steps N] [--scratch DIR]
-                                    [--bin DIR] [--option KEY=VALUE]...
+                                    [--bin DIR] [--option KEY=VALUE]... [--nodes TSV]
 
 Runs the model (DIR/opset17/MODEL.grt and .onnx with the input
 MODEL.bBATCH.in.npy, as bench/models/run.sh leaves them; default DIR
@@ -108,7 +108,7 @@ def summarize(runs):
         by_op[op_of[name]] += t
         count[op_of[name]] += 1
     med = lambda v: sorted(v)[len(v) // 2]
-    return {"by_op": by_op, "count": count, "wall_min": min(walls), "wall_med": med(walls),
+    return {"mins": mins, "op_of": op_of, "by_op": by_op, "count": count, "wall_min": min(walls), "wall_med": med(walls),
             "gap_med": med(gaps), "kernels": len(mins), "runs": len(runs)}
 
 
@@ -126,6 +126,7 @@ def main():
     ap.add_argument("--scratch", default="/tmp/grt-models")
     ap.add_argument("--bin", default="bazel-bin/tools")
     ap.add_argument("--option", action="append", default=[])
+    ap.add_argument("--nodes", help="also write each node's minimum, per runtime, to this TSV")
     a = ap.parse_args()
     if a.steps <= SKIP:
         sys.exit(f"profile.py: --steps must be above {SKIP} (the warm-up)")
@@ -145,6 +146,11 @@ def main():
                         inp, prefix, str(a.steps)], check=True, env=env)
         o = summarize(ort_events(glob.glob(prefix + "*.json")[0]))
 
+    if a.nodes:
+        with open(a.nodes, "w") as f:
+            for label, side in (("grt", g), ("ort", o)):
+                for name, t in side["mins"].items():
+                    f.write(f"{label}\t{side['op_of'][name]}\t{t:.1f}\t{name}\n")
     print(f"### {a.model}, batch {a.batch}\n")
     print(f"{g['runs']} runs each after {SKIP} warm-up; per node its minimum over the runs, in µs "
           "per run; grt/ORT per group\n")
