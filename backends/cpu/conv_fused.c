@@ -70,6 +70,9 @@ typedef struct {
   bool rows;           /* act runs as grt's rows after oneDNN, not as a post-op */
 } fused_spec;
 
+/* The fewest outputs for which grt's rows replace the post-op. */
+static const int64_t kRowsMinOutputs = INT64_C(1) << 16;
+
 static int g_rows_choice = -1; /* atomic: -1 unread, 0 post-ops, 1 grt's rows */
 
 /* Whether act_rows replaces oneDNN's post-op where the table says it may:
@@ -321,6 +324,10 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
                    grt_cpu_data(out));
     return NULL;
   }
+  /* Below 2^16 outputs the post-op wins: the rows' pass costs a wake-up
+   * of the team and a second touch of the output for little arithmetic
+   * (DNNL.md, "SiLU"). */
+  if (grt_shape_num_elements(&os) < kRowsMinOutputs) f.rows = false;
   int64_t key[GRT_DNNL_KEY_MAX];
   int32_t n = grt_cpu_conv_key(&g, key);
   /* Apart from Conv2D's kinds: the post-ops, as the activation's row. */

@@ -137,10 +137,11 @@ TEST(ConvFusion, Activations) {
 
 // Sigmoid and SiLU run as grt's rows over oneDNN's output, split across the
 // convolution's team (backends/cpu/conv_fused.c): a batch large enough for
-// a team of two and an output whose length is no multiple of 16, with a
-// residual Add before the activation (oneDNN's sum post-op, then the rows).
+// the rows (2^16 outputs) and a team of two, an output whose length is no
+// multiple of 16, and a residual Add before the activation (oneDNN's sum
+// post-op, then the rows).
 TEST(ConvFusion, ActivationRowsAcrossTheTeam) {
-  const int64_t n = 301;  // 301 x 6 x 6 x 4 outputs: over 2^20 multiply-adds
+  const int64_t n = 613;  // 613 x 6 x 6 x 3 outputs: over 2^16, and 2^20 multiply-adds
   grt_tensor* x = Input({n, 6, 6, 3}, 5);
   for (bool dw : {false, true})
     for (const char* act : {"Sigmoid", "swish"}) {
@@ -152,7 +153,7 @@ TEST(ConvFusion, ActivationRowsAcrossTheTeam) {
       std::string text =
           ConvGraph(Const("r", {n, 6, 6, dw ? 3 : 4}, 3) +
                         R"({"name":"sum","op":"AddV2","inputs":["bias","r"]},)" + tail,
-                    dw, "301");
+                    dw, std::to_string(n).c_str());
       Result r = ExpectSame(text, {{"x", x}}, {"y"}, 2e-5f, {"intra_op_threads=2"});
       EXPECT_NE(r.report.find("1 with a residual Add, 1 with an activation"), std::string::npos)
           << r.report;
