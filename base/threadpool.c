@@ -202,6 +202,18 @@ static void run_shards(pfor* f) {
   pthread_mutex_unlock(&f->mu);
 }
 
+static grt_team_runner g_team; /* atomic: grt_threadpool_set_team_runner */
+
+void grt_threadpool_set_team_runner(grt_team_runner run) {
+  __atomic_store_n(&g_team, run, __ATOMIC_RELEASE);
+}
+
+grt_team_runner grt_threadpool_team_runner(void) {
+  return __atomic_load_n(&g_team, __ATOMIC_ACQUIRE);
+}
+
+static void run_shards_body(void* arg) { run_shards(arg); }
+
 static void pfor_helper(void* arg) {
   pfor* f = arg;
   run_shards(f);
@@ -265,6 +277,14 @@ static void parallel_for(grt_threadpool* p, int64_t n, int64_t cost_per_unit,
   f->shards = (n + f->shard - 1) / f->shard;
   pthread_mutex_init(&f->mu, NULL);
   pthread_cond_init(&f->cv, NULL);
+  grt_team_runner team = __atomic_load_n(&g_team, __ATOMIC_ACQUIRE);
+  if (team) {
+    /* The team returns when every member has: nothing else holds f. */
+    f->refs = 1;
+    team(run_shards_body, f, workers < f->shards ? workers : (int)f->shards);
+    pfor_unref(f);
+    return;
+  }
   int helpers = workers < f->shards - 1 ? workers : (int)(f->shards - 1);
   f->refs = 1 + helpers;
   for (int i = 0; i < helpers; i++)

@@ -48,6 +48,20 @@ void grt_parallel_for(grt_threadpool* p, int64_t n, int64_t cost_per_unit,
 void grt_parallel_for_coarse(grt_threadpool* p, int64_t n, int64_t cost_per_unit,
                              void (*fn)(void* ctx, int64_t begin, int64_t end), void* ctx);
 
+/* A team: runs body(arg) on up to `threads` threads at once, the calling
+ * thread among them, and returns when every one has returned. */
+typedef void (*grt_team_runner)(void (*body)(void* arg), void* arg, int threads);
+
+/* Installs the team that runs grt_parallel_for's shards in place of a
+ * pool's own workers (NULL: the workers again); process-wide. The team is
+ * then at most the pool's size, the caller counted in it; shards are
+ * claimed as before, so a smaller team only takes longer. The CPU backend
+ * installs its OpenMP team, so that grt's loops and oneDNN's primitives
+ * run on the same threads (backends/cpu/cpu_team.c). */
+void grt_threadpool_set_team_runner(grt_team_runner run);
+/* The runner installed, NULL for none. */
+grt_team_runner grt_threadpool_team_runner(void);
+
 #ifdef __cplusplus
 }
 #endif

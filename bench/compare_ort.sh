@@ -28,11 +28,11 @@
 #     better; the direct call is single-threaded here, see below);
 #  4. the goals' ratios, each only when the load average (1 minute) was at
 #     most 1.5 both before and after its part; otherwise the line says so.
-# grt's processes run with OMP_WAIT_POLICY=passive and OPENBLAS_NUM_THREADS=1,
+# grt's processes run with GOMP_SPINCOUNT=10000 and OPENBLAS_NUM_THREADS=1,
 # as the grt command sets them (tools/blas_threads.h), so the C API and the
-# command are measured alike; a policy set in the environment is kept
-# (OMP_WAIT_POLICY=active bash bench/compare_ort.sh: the quiet-host A/B of
-# docs/threading.md). PyTorch always gets passive.
+# command are measured alike; a spin count or wait policy set in the
+# environment is kept (OMP_WAIT_POLICY=passive bash bench/compare_ort.sh: the
+# A/B of docs/threading.md). PyTorch always gets passive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=/tmp/grt-ort
@@ -61,7 +61,8 @@ if [ "$prebuilt" = 0 ]; then
     cp -f "bazel-bin/$b" "$scratch/$(basename "$b")"
   done
 fi
-export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}" OPENBLAS_NUM_THREADS=1
+export OPENBLAS_NUM_THREADS=1
+[ -n "${OMP_WAIT_POLICY:-}" ] || export GOMP_SPINCOUNT="${GOMP_SPINCOUNT:-10000}"
 "$scratch/grt" convert "$scratch/mlp.onnx" "$scratch/mlp.grt" >/dev/null
 /usr/bin/python3 - "$scratch" <<'P'
 import sys
@@ -85,7 +86,7 @@ ratio() {
 min() { printf '%s\n' "$@" | sort -g | head -1; }
 max() { printf '%s\n' "$@" | sort -g | tail -1; }
 
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores online; load: $(cut -d' ' -f1-3 /proc/loadavg); grt with OMP_WAIT_POLICY=$OMP_WAIT_POLICY"
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores online; load: $(cut -d' ' -f1-3 /proc/loadavg); grt with OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)} GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-(unset)}"
 
 # 1. exec_bench and ONNX Runtime, interleaved.
 l1a=$(load)

@@ -20,9 +20,9 @@
  * run alone again and again cannot show (the layers' neighbours, the
  * threads' hand-over) is in it.
  *
- * Run it as the grt command runs, with OMP_WAIT_POLICY=passive (DNNL.md,
- * "Threads"): with libgomp's spinning default, oneDNN's teams on a loaded
- * machine take many times longer.
+ * Run it as the grt command runs, with GOMP_SPINCOUNT=10000 (DNNL.md,
+ * "Threads"): with libgomp's default, a team's idle threads spin for about
+ * 6 ms after every region and, on a loaded machine, take many times longer.
  */
 #include <stdio.h>
 #include <stdlib.h>

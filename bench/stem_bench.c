@@ -20,7 +20,7 @@
  * (bench/models/ab.py) differed by up to 1.4x at load 6-11, which is more
  * than the stem is worth.
  *
- * Run it as the grt command runs, with OMP_WAIT_POLICY=passive (DNNL.md,
+ * Run it as the grt command runs, with GOMP_SPINCOUNT=10000 (DNNL.md,
  * "Threads"). */
 #include <stdio.h>
 #include <stdlib.h>

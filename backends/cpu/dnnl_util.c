@@ -111,15 +111,20 @@ void grt_dnnl_plan_threads(int team) {
   if (omp_get_max_threads() != team) omp_set_num_threads(team);
 }
 
-static int g_running; /* atomic: oneDNN executions in progress */
+static int g_running; /* atomic: parallel executions in progress */
+
+int grt_dnnl_team_enter(int budget) {
+  int running = __atomic_add_fetch(&g_running, 1, __ATOMIC_RELAXED);
+  int threads = budget / running;
+  return threads < 1 ? 1 : threads;
+}
+
+void grt_dnnl_team_leave(void) { __atomic_sub_fetch(&g_running, 1, __ATOMIC_RELAXED); }
 
 /* Sizes the calling thread's OpenMP team for one execution (see the
- * header); returns after incrementing g_running, which the caller
- * decrements. */
+ * header); the caller ends it with grt_dnnl_team_leave. */
 static void enter(const grt_dnnl_call* c) {
-  int running = __atomic_add_fetch(&g_running, 1, __ATOMIC_RELAXED);
-  int threads = c->threads / running;
-  if (threads < 1) threads = 1;
+  int threads = grt_dnnl_team_enter(c->threads);
   if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
 }
 
@@ -176,7 +181,7 @@ grt_status* grt_dnnl_call_run(grt_dnnl_call* c, dnnl_primitive_t prim, size_t sc
   enter(c);
   grt_status* st = grt_dnnl_check(dnnl_primitive_execute(prim, s, n, c->args), what);
   if (!st) st = grt_dnnl_check(dnnl_stream_wait(s), what);
-  __atomic_sub_fetch(&g_running, 1, __ATOMIC_RELAXED);
+  grt_dnnl_team_leave();
   return st;
 }
 
@@ -200,7 +205,7 @@ grt_status* grt_dnnl_call_reorder(grt_dnnl_call* c, const dnnl_memory_desc_t* sr
     enter(c);
     s = grt_dnnl_check(dnnl_primitive_execute(prim, stream, 2, args), "oneDNN reorder");
     if (!s) s = grt_dnnl_check(dnnl_stream_wait(stream), "oneDNN reorder");
-    __atomic_sub_fetch(&g_running, 1, __ATOMIC_RELAXED);
+    grt_dnnl_team_leave();
   }
   if (prim) dnnl_primitive_destroy(prim);
   return s;

@@ -98,6 +98,13 @@ GRT_MUST_USE grt_status* grt_dnnl_call_arg(grt_dnnl_call* c, int arg, const dnnl
 GRT_MUST_USE grt_status* grt_dnnl_call_run(grt_dnnl_call* c, dnnl_primitive_t prim, size_t scratch,
                                            const char* what);
 
+/* A share of `budget` threads for one parallel execution (a oneDNN call or
+ * a loop on the OpenMP team, cpu_team.c): the budget divided by the
+ * executions in progress, this one counted, at least 1. Every enter is
+ * followed by one grt_dnnl_team_leave when the execution is done. */
+int grt_dnnl_team_enter(int budget);
+void grt_dnnl_team_leave(void);
+
 /* Small work runs on a team of one. A call that readies a sleeping team
  * member pays its wake-up (a futex wake and the scheduler's latency: about
  * 8 us on the 2-vCPU host, docs/threading.md), which exceeds what a second

@@ -40,6 +40,7 @@
 
 #include "grt/grt.h"
 #include "tools/blas_core.h"
+#include "tools/blas_threads.h"
 
 #define MAX_OPTIONS 32
 #define MAX_RUNS 10000
@@ -260,12 +261,11 @@ static int cmp_double(const void* a, const void* b) {
 
 /* OpenBLAS and libgomp read their environment once, as they load: the
  * first run of this program sets OPENBLAS_NUM_THREADS=1 (grt splits GEMMs
- * over its own pool) and OMP_WAIT_POLICY=passive where unset and starts
- * again, as the grt command does (a host owns its environment). */
+ * over its own pool) and the OpenMP team's wait where unset, and starts
+ * again, as the grt command does (tools/blas_threads.h; a host owns its
+ * environment). */
 static void set_environment(char** argv) {
-  bool changed = false;
-  if (!getenv("OPENBLAS_NUM_THREADS")) changed |= setenv("OPENBLAS_NUM_THREADS", "1", 0) == 0;
-  if (!getenv("OMP_WAIT_POLICY")) changed |= setenv("OMP_WAIT_POLICY", "passive", 0) == 0;
+  bool changed = grt_blas_threads_set();
   grt_select_blas_core(argv); /* re-executes (with both set) on some CPUs */
   if (changed) execv("/proc/self/exe", argv);
 }

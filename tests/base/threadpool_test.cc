@@ -200,3 +200,57 @@ TEST(ThreadPool, ParallelForStopsBetweenPiecesOnceCancelled) {
 }
 
 }  // namespace
+
+// A team runner installed (grt_threadpool_set_team_runner; the CPU backend
+// installs OpenMP's) runs the shards in place of the pool's workers: every
+// unit once, on at most the pool's size of threads with the caller among
+// them, no worker started, and a cancelled run stops between shards.
+std::atomic<int> g_team_calls{0}, g_team_largest{0};
+
+void ThreadTeam(void (*body)(void*), void* arg, int threads) {
+  g_team_calls++;
+  int seen = g_team_largest.load();
+  while (threads > seen && !g_team_largest.compare_exchange_weak(seen, threads)) {
+  }
+  std::vector<std::thread> others;
+  for (int i = 1; i < threads; i++) others.emplace_back(body, arg);
+  body(arg);
+  for (auto& t : others) t.join();
+}
+
+TEST(ThreadPool, ATeamRunnerRunsTheShardsInPlaceOfTheWorkers) {
+  grt_threadpool* p = nullptr;
+  ASSERT_EQ(grt_threadpool_new(3, "t", &p), nullptr);
+  grt_threadpool_set_team_runner(ThreadTeam);
+  Ranges r;
+  grt_parallel_for(p, 1000, 1000000, Record, &r);
+  Covered(r, 1000);
+  EXPECT_EQ(g_team_calls, 1);
+  EXPECT_EQ(g_team_largest, 3);
+  EXPECT_EQ(grt_threadpool_started(p), 0);
+  // Tiny work still runs inline, without the team.
+  Ranges tiny;
+  grt_parallel_for(p, 10, 1, Record, &tiny);
+  EXPECT_EQ(tiny.seen.size(), 1u);
+  EXPECT_EQ(g_team_calls, 1);
+  // Cancelled during the first shard: the shards already claimed finish, no
+  // more are handed out.
+  int64_t epoch = 0;
+  grt_cancel_token t;
+  grt_cancel_token_init(&t, &epoch, 0);
+  const grt_cancel_token* prev = grt_cancel_set_current(&t);
+  Ranges cut;
+  cut.epoch = &epoch;
+  grt_parallel_for(p, 1000, 1 << 20, Record, &cut);
+  grt_cancel_set_current(prev);
+  EXPECT_GE(cut.seen.size(), 1u);
+  EXPECT_LE(cut.seen.size(), 3u);
+  grt_threadpool_set_team_runner(nullptr);
+  // Uninstalled: the pool's workers again.
+  Ranges back;
+  grt_parallel_for(p, 1000, 1000000, Record, &back);
+  Covered(back, 1000);
+  EXPECT_EQ(g_team_calls, 2);
+  EXPECT_GE(grt_threadpool_started(p), 1);
+  grt_threadpool_free(p);
+}

@@ -9,8 +9,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/kernels/conv_ref.h"
@@ -349,7 +351,23 @@ grt_cpu_conv ValidGeom(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k) {
 
 // grt_cpu_dw_run on a pool of `threads` (0: none), after which *started
 // says how many of the pool's workers the call started.
-std::vector<float> RunDirect(const grt_cpu_conv& g, int threads, int* started) {
+// The largest team grt_parallel_for asked for during RunDirect (0: none, the
+// rows ran on the caller alone); the team itself is std::threads.
+std::atomic<int> g_team{0};
+
+void RecordingTeam(void (*body)(void*), void* arg, int threads) {
+  int seen = g_team.load();
+  while (threads > seen && !g_team.compare_exchange_weak(seen, threads)) {
+  }
+  std::vector<std::thread> others;
+  for (int i = 1; i < threads; i++) others.emplace_back(body, arg);
+  body(arg);
+  for (auto& t : others) t.join();
+}
+
+// Runs grt_cpu_dw_run on a pool of `threads` (none for 0); *team: the team
+// its rows were split over (0: the caller alone).
+std::vector<float> RunDirect(const grt_cpu_conv& g, int threads, int* team) {
   std::vector<float> x(static_cast<size_t>(g.n * g.ih * g.iw * g.ic));
   std::vector<float> f(static_cast<size_t>(g.kh * g.kw * g.ic)), b(static_cast<size_t>(g.ic));
   for (size_t i = 0; i < x.size(); i++) x[i] = static_cast<float>(i % 23) * 0.25f - 2.0f;
@@ -363,28 +381,34 @@ std::vector<float> RunDirect(const grt_cpu_conv& g, int threads, int* started) {
     grt_status_free(s);
   }
   const grt_cpu_dw_epilogue e = {b.data(), false, GRT_DW_ACT_RELU6, 0.0f};
+  grt_team_runner was = grt_threadpool_team_runner();
+  grt_threadpool_set_team_runner(RecordingTeam);
+  g_team = 0;
   grt_cpu_dw_run(pool, &g, x.data(), f.data(), &e, y.data());
-  *started = grt_threadpool_started(pool);
+  *team = g_team;
+  grt_threadpool_set_team_runner(was);
   grt_threadpool_free(pool);
   return y;
 }
 
 // The kernel's team is oneDNN's for the layer (grt_cpu_conv_team_work,
 // grt_dnnl_team): the pool's size counts the calling thread, so a pool of
-// two runs a large layer on the caller and one worker. (Through
-// grt_parallel_for, as before, this layer was three shards on the caller
-// and both workers: three threads on the two cores intra_op_threads=2
-// stands for; this test then saw 2 workers started.) The rows split
-// between them give the same bits as one thread.
+// two runs a large layer on a team of two, the caller and one more. (Through
+// grt_parallel_for's own estimate, as before, this layer was three shards on
+// the caller and both of the pool's workers: three threads on the two cores
+// intra_op_threads=2 stands for.) The rows split between them give the same
+// bits as one thread.
 TEST_F(Depthwise, TeamCountsTheCallerAsOneDnnDoes) {
   grt_cpu_conv g = ValidGeom(1, 58, 58, 144, 3);  // 4.1M multiply-adds: 31 threads' worth
-  int started = -1;
-  std::vector<float> one = RunDirect(g, 0, &started);
-  std::vector<float> two = RunDirect(g, 2, &started);
-  EXPECT_EQ(started, 1) << "the caller and one worker";
+  int team = -1;
+  std::vector<float> one = RunDirect(g, 0, &team);
+  EXPECT_EQ(team, 0);
+  std::vector<float> two = RunDirect(g, 2, &team);
+  EXPECT_EQ(team, 2) << "the caller and one more";
   EXPECT_EQ(one, two);
-  std::vector<float> eight = RunDirect(g, 8, &started);  // the caller and up to 7 workers
-  EXPECT_LE(started, 7);
+  std::vector<float> eight = RunDirect(g, 8, &team);  // the caller and up to 7 more
+  EXPECT_GE(team, 2);
+  EXPECT_LE(team, 8);
   EXPECT_EQ(one, eight);
 }
 
@@ -394,16 +418,16 @@ TEST_F(Depthwise, TeamCountsTheCallerAsOneDnnDoes) {
 // unit of 2^19 both ran it on the caller alone; one of 100k (under 2^18)
 // stays on the caller: waking a worker would cost more than it saves.
 TEST_F(Depthwise, TeamWeighsDepthwiseWork) {
-  int started = -1;
+  int team = -1;
   grt_cpu_conv big = ValidGeom(1, 30, 30, 333, 1);
-  std::vector<float> one = RunDirect(big, 0, &started);
-  std::vector<float> pooled = RunDirect(big, 2, &started);
-  EXPECT_EQ(started, 1);
+  std::vector<float> one = RunDirect(big, 0, &team);
+  std::vector<float> pooled = RunDirect(big, 2, &team);
+  EXPECT_EQ(team, 2);
   EXPECT_EQ(one, pooled);
   grt_cpu_conv small = ValidGeom(1, 10, 10, 1000, 1);
-  one = RunDirect(small, 0, &started);
-  pooled = RunDirect(small, 2, &started);
-  EXPECT_EQ(started, 0);
+  one = RunDirect(small, 0, &team);
+  pooled = RunDirect(small, 2, &team);
+  EXPECT_EQ(team, 0);
   EXPECT_EQ(one, pooled);
 }
 
