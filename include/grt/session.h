@@ -28,6 +28,8 @@ extern "C" {
  *   log_device_placement   bool, default false: the placement log to the log sink
  *   inter_op_threads       >= 0 (0: one per core), default 0
  *   intra_op_threads       >= 0 (0: one per core), default 0
+ *   concurrent_kernels     bool, default false: expensive nodes of one device run one
+ *                          after another on the thread that readied them
  *   ps.devices             comma-separated device specs for the variable setter
  *   ps.strategy            greedy | round_robin
  *   memory_limit           bytes per device, K/M/G suffixes ("512M"); 0 (default): none.

@@ -606,8 +606,14 @@ static void finish(run_state* r, const exec_node* x, work_stack* w) {
     /* A node with one predecessor is ready now; others count down. */
     if (e->pending[y] != 1 && __atomic_sub_fetch(&r->pending[y], 1, __ATOMIC_ACQ_REL) != 0)
       continue;
-    /* Cheap nodes, and one expensive node, stay on this thread. */
-    if (e->nodes[y].run_inline || kept < 0 || !r->s->inter_op) {
+    /* Cheap nodes, and one expensive node, stay on this thread; so do
+     * further expensive nodes of the kept one's device unless the session
+     * runs one device's kernels concurrently (concurrent_kernels): each
+     * kernel already splits its work over the intra-op budget, and two at
+     * once oversubscribe the cores and pay a pool thread's wake-up
+     * (runtime/EXECUTION.md, "One device's kernels in turn"). */
+    if (e->nodes[y].run_inline || kept < 0 || !r->s->inter_op ||
+        (!r->s->opts.concurrent_kernels && e->nodes[y].device == e->nodes[kept].device)) {
       if (!e->nodes[y].run_inline) kept = y;
       push(r, w, y);
       continue;

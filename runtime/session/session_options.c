@@ -144,6 +144,11 @@ static const option_row kOptions[] = {
     ROW("intra_op_threads", "integer 0 to 4096", "0",
         "threads kernels split large element counts over; 0: one per online core", parse_count0,
         intra_op_threads),
+    ROW("concurrent_kernels", "bool", "false",
+        "expensive nodes of one device ready at once run concurrently on the inter-op pool, "
+        "each with a share of intra_op_threads; false: one after another on the thread that "
+        "readied them, each with all of it",
+        parse_bool, concurrent_kernels),
     ROW("ps.devices", "comma-separated device names", "",
         "runs the ps variable setter over these devices (\"\": no setter)", parse_string,
         ps_devices),

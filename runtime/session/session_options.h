@@ -13,8 +13,9 @@ struct grt_session_options {
   bool log_device_placement;
   int64_t inter_op_threads;
   int64_t intra_op_threads;
-  bool rewrite;     /* the graph rewrite at session creation (rewrite_remap.h) */
-  char* ps_devices; /* grt_malloc'd, "" when unset */
+  bool concurrent_kernels; /* expensive nodes of one device may run at once (executor.c) */
+  bool rewrite;            /* the graph rewrite at session creation (rewrite_remap.h) */
+  char* ps_devices;        /* grt_malloc'd, "" when unset */
   char* ps_strategy;
   int64_t memory_limit;   /* bytes per device; 0: none */
   bool verify_constants;  /* check constants' CRC-32C when the session is made */
