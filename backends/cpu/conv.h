@@ -51,6 +51,18 @@ double grt_cpu_conv_macs(const grt_cpu_conv* g);
  * convolution"). */
 double grt_cpu_conv_team_work(const grt_cpu_conv* g);
 
+/* Whether a fused convolution of g runs as oneDNN's Winograd convolution
+ * in its blocked layout (conv_winograd.c): NHWC, one group, 3x3, stride and
+ * dilation 1, channels in whole blocks of 16; not when the environment
+ * variable GRT_CPU_WINOGRAD is "0" (read once) or a test switched it off.
+ * Where oneDNN has no Winograd kernel for the shape the direct one runs. */
+bool grt_cpu_conv_winograd_takes(const grt_cpu_conv* g);
+/* Tests: the rule (true) or never (false), over the environment. */
+void grt_cpu_conv_winograd_set(bool on);
+/* Counts the Winograd convolutions run, for tests. */
+void grt_cpu_conv_winograd_ran(void);
+int64_t grt_cpu_conv_winograd_count(void);
+
 /* For grt's own convolution kernels (conv_depthwise.c, conv_stem.c): calls
  * rows(ctx, r, r + 1) for every output row r of g's n * oh, cut into one
  * contiguous block per thread of the team oneDNN's convolution of g would

@@ -17,9 +17,14 @@
  * The residual reaches oneDNN's sum post-op through the output: it is
  * copied there first and the convolution adds onto it.
  *
+ * A 3x3 stride-1 one may run as oneDNN's Winograd convolution, which reads
+ * and writes a blocked layout: its input is reordered into a temporary and
+ * its output out of one (conv_winograd.c).
+ *
  * A plan: prim[0] the convolution, prim[1] the filter reorder or NULL;
- * md[0] filter (HWIO), md[1] the primitive's weights, md[2] src, md[3] dst,
- * md[4] bias. */
+ * md[0] filter (HWIO), md[1] the primitive's weights, md[2] src, md[3] dst
+ * (grt's layout), md[4] bias, md[5] and md[6] the primitive's src and dst
+ * (equal to md[2] and md[3] but for Winograd's blocked layout). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,9 +177,20 @@ static grt_status* make_attr(const fused_spec* f, dnnl_primitive_attr_t* out) {
   return st;
 }
 
-static grt_status* build(const grt_cpu_conv* g, const fused_spec* f, grt_dnnl_plan* p) {
-  dnnl_memory_desc_t src, dst, filter, wany;
+static grt_status* build(const grt_cpu_conv* g, const fused_spec* f, bool winograd,
+                         grt_dnnl_plan* p) {
+  dnnl_memory_desc_t src, dst, filter, wany, src_any, dst_any;
   GRT_RETURN_IF_ERROR(grt_cpu_conv_mds(g, &src, &dst, &filter));
+  src_any = src;
+  dst_any = dst;
+  if (winograd) {
+    GRT_RETURN_IF_ERROR(grt_dnnl_check(
+        dnnl_memory_desc_init_by_tag(&src_any, src.ndims, src.dims, dnnl_f32, dnnl_format_tag_any),
+        kWhat));
+    GRT_RETURN_IF_ERROR(grt_dnnl_check(
+        dnnl_memory_desc_init_by_tag(&dst_any, dst.ndims, dst.dims, dnnl_f32, dnnl_format_tag_any),
+        kWhat));
+  }
   GRT_RETURN_IF_ERROR(grt_dnnl_check(
       dnnl_memory_desc_init_by_tag(&wany, filter.ndims, filter.dims, dnnl_f32, dnnl_format_tag_any),
       kWhat));
@@ -192,11 +208,12 @@ static grt_status* build(const grt_cpu_conv* g, const fused_spec* f, grt_dnnl_pl
     pad_r[i] = g->pad_r[i];
   }
   dnnl_convolution_desc_t desc;
-  GRT_RETURN_IF_ERROR(grt_dnnl_check(
-      dnnl_dilated_convolution_forward_desc_init(&desc, dnnl_forward_inference,
-                                                 dnnl_convolution_direct, &src, &wany, &p->md[4],
-                                                 &dst, strides, dilates, pad_l, pad_r),
-      kWhat));
+  GRT_RETURN_IF_ERROR(
+      grt_dnnl_check(dnnl_dilated_convolution_forward_desc_init(
+                         &desc, dnnl_forward_inference,
+                         winograd ? dnnl_convolution_winograd : dnnl_convolution_direct, &src_any,
+                         &wany, &p->md[4], &dst_any, strides, dilates, pad_l, pad_r),
+                     kWhat));
   dnnl_primitive_attr_t attr;
   GRT_RETURN_IF_ERROR(make_attr(f, &attr));
   dnnl_primitive_desc_t pd = NULL;
@@ -205,6 +222,8 @@ static grt_status* build(const grt_cpu_conv* g, const fused_spec* f, grt_dnnl_pl
   dnnl_primitive_attr_destroy(attr);
   if (s) return s;
   p->md[1] = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+  p->md[5] = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+  p->md[6] = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
   p->scratch[0] =
       dnnl_memory_desc_get_size(dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
   s = grt_dnnl_check(dnnl_primitive_create(&p->prim[0], pd), kWhat);
@@ -338,13 +357,23 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   key[n++] = a_bits;
   int team = grt_dnnl_team(ctx, grt_cpu_conv_team_work(&g));
   key[n++] = team;
+  bool winograd = grt_cpu_conv_winograd_takes(&g);
+  key[n++] = winograd;
   bool owned = false;
   grt_dnnl_plan* p = grt_dnnl_cache_find(ctx->state, key, n);
   if (!p) {
     grt_dnnl_plan_threads(team);
     p = grt_dnnl_plan_new();
     if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a oneDNN plan");
-    grt_status* s = build(&g, &f, p);
+    grt_status* s = build(&g, &f, winograd, p);
+    if (s && winograd) {
+      /* No Winograd kernel for this shape here: the direct one. */
+      grt_status_free(s);
+      grt_dnnl_plan_free(p);
+      p = grt_dnnl_plan_new();
+      if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a oneDNN plan");
+      s = build(&g, &f, false, p);
+    }
     if (s) {
       grt_dnnl_plan_free(p);
       return s;
@@ -371,11 +400,26 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
     if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_TO, &p->md[1], w);
     if (!s) s = grt_dnnl_call_run(&call, p->prim[1], 0, "oneDNN filter reorder");
   }
-  if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_SRC, &p->md[2], grt_cpu_data(in));
+  /* Winograd's blocked layout: the input reordered in, the output out (and
+   * the residual in first, as the sum post-op reads it from there). */
+  void *src = grt_cpu_data(in), *dst = grt_cpu_data(out);
+  bool blocked = !dnnl_memory_desc_equal(&p->md[2], &p->md[5]);
+  if (!s && blocked) {
+    s = grt_dnnl_call_temp(&call, dnnl_memory_desc_get_size(&p->md[5]), &src);
+    if (!s) s = grt_dnnl_call_reorder(&call, &p->md[2], grt_cpu_data(in), &p->md[5], src);
+    if (!s) s = grt_dnnl_call_temp(&call, dnnl_memory_desc_get_size(&p->md[6]), &dst);
+    if (!s && f.residual)
+      s = grt_dnnl_call_reorder(&call, &p->md[3], grt_cpu_data(out), &p->md[6], dst);
+  }
+  if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_SRC, &p->md[5], src);
   if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_WEIGHTS, &p->md[1], w);
   if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_BIAS, &p->md[4], grt_cpu_data(bias));
-  if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_DST, &p->md[3], grt_cpu_data(out));
+  if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_DST, &p->md[6], dst);
   if (!s) s = grt_dnnl_call_run(&call, p->prim[0], p->scratch[0], kWhat);
+  if (!s && blocked) {
+    s = grt_dnnl_call_reorder(&call, &p->md[6], dst, &p->md[3], grt_cpu_data(out));
+    grt_cpu_conv_winograd_ran();
+  }
   grt_dnnl_packed_release(state ? &state->packs : NULL, held);
   grt_dnnl_call_end(&call);
   if (!s && f.rows)

@@ -142,7 +142,7 @@ void grt_dnnl_call_end(grt_dnnl_call* c);
  * pass that a backward one needs, and the backward), each primitive's
  * scratchpad size, and descriptors it needs at run time. */
 #define GRT_DNNL_PRIMS 3
-#define GRT_DNNL_MDS 6
+#define GRT_DNNL_MDS 8
 typedef struct grt_dnnl_plan {
   dnnl_primitive_t prim[GRT_DNNL_PRIMS];
   size_t scratch[GRT_DNNL_PRIMS];
