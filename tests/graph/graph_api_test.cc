@@ -167,9 +167,12 @@ TEST(GraphApi, NodeRolesAreTheSignature) {
   grt_graph* g = nullptr;
   ASSERT_OK(grt_graph_from_json(json, strlen(json), &g));
   int32_t n = grt_graph_num_nodes(g);
-  std::vector<grt_node_role> roles(n, (grt_node_role)-1);
-  ASSERT_OK(grt_graph_node_roles(g, roles.data()));
-  auto role = [&](const char* name) { return roles[grt_graph_find_node(g, name)]; };
+  // Stored as ints with -1 where nothing was written: -1 is no
+  // grt_node_role, and loading it as one is undefined (UBSan's enum check).
+  std::vector<int32_t> raw(n, -1);
+  static_assert(sizeof(grt_node_role) == sizeof(int32_t), "roles are written as ints");
+  ASSERT_OK(grt_graph_node_roles(g, reinterpret_cast<grt_node_role*>(raw.data())));
+  auto role = [&](const char* name) { return raw[grt_graph_find_node(g, name)]; };
   EXPECT_EQ(role("x"), GRT_ROLE_FEED);
   EXPECT_EQ(role("loss"), GRT_ROLE_OUTPUT) << "the backward pass's use does not hide it";
   EXPECT_EQ(role("init"), GRT_ROLE_TARGET);

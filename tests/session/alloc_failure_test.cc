@@ -317,7 +317,8 @@ Case ControlCase() {
 // Wide: 100 scalar constants ready at once (more than the executor's
 // inline work stack holds) summed by one AddN, and a 5000-element constant
 // whose three consumers are too big to run inline (so two go to the
-// inter-op pool), summed on the second device.
+// inter-op pool: concurrent_kernels=true, which hands one device's kernels
+// over as the default no longer does), summed on the second device.
 constexpr int kWideConsts = 100;
 constexpr int kBig = 5000;
 
@@ -360,7 +361,7 @@ Case WideCase() {
     static const std::string text = WideGraph();
     return grt_graph_from_json(text.data(), text.size(), g);
   };
-  c.options = {{"cpu.devices", "2"}};
+  c.options = {{"cpu.devices", "2"}, {"concurrent_kernels", "true"}};
   c.init = {"init"};
   c.fetches = {"sum", "total"};
   c.check = [](grt_session*, grt_tensor** out, const std::string& what) {
