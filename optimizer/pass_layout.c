@@ -210,9 +210,12 @@ static bool convertible(const layout* L, int32_t i) {
       return n->n_inputs == 2 && reads_converted(L, i, 0, 2) && operand_ok(L, i, 0) &&
              operand_ok(L, i, 1);
     case K_REDUCE: {
-      int32_t port;
-      if (n->n_inputs != 2 || !reads_converted(L, i, 0, 1) ||
-          !rank4(c, grt_opt_input_node(c, i, 0, &port), port) || !const_ints(c, i, 1, v, 4, &m))
+      /* The source first: in one call's arguments, port could be read
+       * before grt_opt_input_node set it (C leaves the order open). */
+      int32_t port = 0;
+      int32_t src = n->n_inputs == 2 ? grt_opt_input_node(c, i, 0, &port) : -1;
+      if (n->n_inputs != 2 || !reads_converted(L, i, 0, 1) || !rank4(c, src, port) ||
+          !const_ints(c, i, 1, v, 4, &m))
         return false;
       const grt_attr_value* kd = grt_node_attr(n, "keep_dims");
       bool keep = kd && kd->type == GRT_ATTR_BOOL && kd->u.b;
