@@ -12,7 +12,8 @@
  * channel per input channel and an activation of its own may run on grt's
  * depthwise kernel instead (conv_depthwise.h); a _FusedConv2D whose
  * input_data_format is NCHW (an NHWC convolution reading an NCHW image:
- * the optimizer's "stem" pass) runs on grt's stem kernel (conv_stem.h).
+ * the optimizer's "stem" pass) runs on grt's stem kernel (conv_stem.h) where
+ * that kernel takes the shape, else on oneDNN with the input reordered in.
  *
  * The residual reaches oneDNN's sum post-op through the output: it is
  * copied there first and the convolution adds onto it.
@@ -23,8 +24,9 @@
  *
  * A plan: prim[0] the convolution, prim[1] the filter reorder or NULL;
  * md[0] filter (HWIO), md[1] the primitive's weights, md[2] src, md[3] dst
- * (grt's layout), md[4] bias, md[5] and md[6] the primitive's src and dst
- * (equal to md[2] and md[3] but for Winograd's blocked layout). */
+ * (the tensors' layouts: md[2] NCHW for an NCHW input), md[4] bias, md[5]
+ * and md[6] the primitive's src and dst (equal to md[2] and md[3] but for
+ * Winograd's blocked layout and an NCHW input). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,7 +179,7 @@ static grt_status* make_attr(const fused_spec* f, dnnl_primitive_attr_t* out) {
   return st;
 }
 
-static grt_status* build(const grt_cpu_conv* g, const fused_spec* f, bool winograd,
+static grt_status* build(const grt_cpu_conv* g, const fused_spec* f, bool winograd, bool nchw_in,
                          grt_dnnl_plan* p) {
   dnnl_memory_desc_t src, dst, filter, wany, src_any, dst_any;
   GRT_RETURN_IF_ERROR(grt_cpu_conv_mds(g, &src, &dst, &filter));
@@ -200,6 +202,10 @@ static grt_status* build(const grt_cpu_conv* g, const fused_spec* f, bool winogr
   p->md[0] = filter;
   p->md[2] = src;
   p->md[3] = dst;
+  /* An NCHW input the primitive reads as NHWC: the same dims, reordered in. */
+  if (nchw_in)
+    GRT_RETURN_IF_ERROR(grt_dnnl_check(
+        dnnl_memory_desc_init_by_tag(&p->md[2], src.ndims, src.dims, dnnl_f32, dnnl_nchw), kWhat));
   dnnl_dims_t strides, dilates, pad_l, pad_r;
   for (int i = 0; i < 2; i++) {
     strides[i] = g->w.strides[i];
@@ -295,13 +301,6 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   grt_cpu_conv g;
   GRT_RETURN_IF_ERROR(grt_cpu_conv_make(ctx, &in_shape, &filter->shape, depthwise, &g));
   char buf[GRT_SHAPE_STR_MAX], buf2[GRT_SHAPE_STR_MAX];
-  if (nchw_in && !grt_cpu_stem_takes(&g) && g.n && g.oh && g.ow && g.oc && g.ic && g.ih && g.iw)
-    return GRT_ERROR(UNIMPLEMENTED,
-                     "input_data_format NCHW runs on grt's stem kernel only: groups 1, 1 to %d "
-                     "input channels and dilation 1; got %lld channels in %lld groups, dilations "
-                     "%lldx%lld",
-                     GRT_CPU_STEM_MAX_IC, (long long)g.ic, (long long)g.groups,
-                     (long long)g.w.dilations[0], (long long)g.w.dilations[1]);
   if (bias->shape.rank != 1 || bias->shape.dims[0] != g.oc)
     return GRT_ERROR(INVALID_ARGUMENT, "bias must be a vector of %lld elements, got %s",
                      (long long)g.oc, grt_cpu_shape_str(&bias->shape, buf));
@@ -329,7 +328,7 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
     return NULL;
   }
   grt_dw_act dw = f.act ? f.act->dw : GRT_DW_ACT_NONE;
-  if (nchw_in) {
+  if (nchw_in && grt_cpu_stem_takes(&g)) {
     /* Relu's alpha is 0 and LeakyRelu's its attr, as oneDNN's relu. */
     const grt_cpu_dw_epilogue e = {grt_cpu_data(bias), f.residual, dw, f.alpha};
     grt_cpu_stem_run(ctx->intra_op, &g, grt_cpu_data(in), grt_cpu_data(filter), &e,
@@ -359,20 +358,21 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   key[n++] = team;
   bool winograd = grt_cpu_conv_winograd_takes(&g);
   key[n++] = winograd;
+  key[n++] = nchw_in;
   bool owned = false;
   grt_dnnl_plan* p = grt_dnnl_cache_find(ctx->state, key, n);
   if (!p) {
     grt_dnnl_plan_threads(team);
     p = grt_dnnl_plan_new();
     if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a oneDNN plan");
-    grt_status* s = build(&g, &f, winograd, p);
+    grt_status* s = build(&g, &f, winograd, nchw_in, p);
     if (s && winograd) {
       /* No Winograd kernel for this shape here: the direct one. */
       grt_status_free(s);
       grt_dnnl_plan_free(p);
       p = grt_dnnl_plan_new();
       if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a oneDNN plan");
-      s = build(&g, &f, false, p);
+      s = build(&g, &f, false, nchw_in, p);
     }
     if (s) {
       grt_dnnl_plan_free(p);
@@ -400,14 +400,19 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
     if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_TO, &p->md[1], w);
     if (!s) s = grt_dnnl_call_run(&call, p->prim[1], 0, "oneDNN filter reorder");
   }
-  /* Winograd's blocked layout: the input reordered in, the output out (and
-   * the residual in first, as the sum post-op reads it from there). */
+  /* An input in another layout than the primitive's (Winograd's blocked
+   * one, or an NCHW input) is reordered in; Winograd's blocked output is
+   * reordered out (and the residual in first, as the sum post-op reads it
+   * from there). */
   void *src = grt_cpu_data(in), *dst = grt_cpu_data(out);
-  bool blocked = !dnnl_memory_desc_equal(&p->md[2], &p->md[5]);
-  if (!s && blocked) {
+  bool src_moved = !dnnl_memory_desc_equal(&p->md[2], &p->md[5]);
+  bool dst_moved = !dnnl_memory_desc_equal(&p->md[3], &p->md[6]);
+  if (!s && src_moved) {
     s = grt_dnnl_call_temp(&call, dnnl_memory_desc_get_size(&p->md[5]), &src);
     if (!s) s = grt_dnnl_call_reorder(&call, &p->md[2], grt_cpu_data(in), &p->md[5], src);
-    if (!s) s = grt_dnnl_call_temp(&call, dnnl_memory_desc_get_size(&p->md[6]), &dst);
+  }
+  if (!s && dst_moved) {
+    s = grt_dnnl_call_temp(&call, dnnl_memory_desc_get_size(&p->md[6]), &dst);
     if (!s && f.residual)
       s = grt_dnnl_call_reorder(&call, &p->md[3], grt_cpu_data(out), &p->md[6], dst);
   }
@@ -416,9 +421,9 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_BIAS, &p->md[4], grt_cpu_data(bias));
   if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_DST, &p->md[6], dst);
   if (!s) s = grt_dnnl_call_run(&call, p->prim[0], p->scratch[0], kWhat);
-  if (!s && blocked) {
+  if (!s && dst_moved) {
     s = grt_dnnl_call_reorder(&call, &p->md[6], dst, &p->md[3], grt_cpu_data(out));
-    grt_cpu_conv_winograd_ran();
+    grt_cpu_conv_winograd_ran(); /* only Winograd's output is blocked */
   }
   grt_dnnl_packed_release(state ? &state->packs : NULL, held);
   grt_dnnl_call_end(&call);
