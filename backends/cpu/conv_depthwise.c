@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "backends/cpu/act_rows.h"
+#include "backends/cpu/conv_tile.h"
 #include "backends/cpu/cpu_util.h"
 
 GRT_CPU_VECTORIZE
@@ -190,22 +191,7 @@ __attribute__((always_inline)) static inline void dw_tail(const float* x, const 
         }                                                                                       \
       }                                                                                         \
     }                                                                                           \
-    const VT zero = {0}, six = zero + 6.0f;                                                     \
-    _Pragma("GCC unroll 16") for (int i = 0; i < n * m; i++) {                                  \
-      if (clip == GRT_DW_ACT_RELU) {                                                            \
-        VI pos = acc[i] > zero;                                                                 \
-        acc[i] = (VT)(((VI)acc[i] & pos) | ((VI)(acc[i] * alpha) & ~pos));                      \
-      } else if (clip == GRT_DW_ACT_RELU6) {                                                    \
-        acc[i] = (VT)((VI)acc[i] & (acc[i] > zero));                                            \
-        VI low = acc[i] < six;                                                                  \
-        acc[i] = (VT)(((VI)acc[i] & low) | ((VI)six & ~low));                                   \
-      }                                                                                         \
-    }                                                                                           \
-    _Pragma("GCC unroll 16") for (int i = 0; i < n; i++) {                                      \
-      _Pragma("GCC unroll 4") for (int k = 0; k < m; k++) {                                     \
-        *(VT*)(o + i * C + k * W) = acc[i * m + k];                                             \
-      }                                                                                         \
-    }                                                                                           \
+    GRT_TILE_FINISH(VT, VI, W, 16, acc, n, m, clip, alpha, o, C);                               \
   }                                                                                             \
                                                                                                 \
   __attribute__((always_inline)) static inline void dw_inner_##W(                               \

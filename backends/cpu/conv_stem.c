@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "backends/cpu/act_rows.h"
+#include "backends/cpu/conv_tile.h"
 #include "backends/cpu/cpu_util.h"
 
 GRT_CPU_VECTORIZE
@@ -187,22 +188,7 @@ static void stem_tail(const float* x, const float* f, int64_t nky, int64_t nkx, 
         }                                                                                         \
       }                                                                                           \
     }                                                                                             \
-    const VT zero = {0}, six = zero + 6.0f;                                                       \
-    _Pragma("GCC unroll 24") for (int i = 0; i < n * m; i++) {                                    \
-      if (clip == GRT_DW_ACT_RELU) {                                                              \
-        VI pos = acc[i] > zero;                                                                   \
-        acc[i] = (VT)(((VI)acc[i] & pos) | ((VI)(acc[i] * alpha) & ~pos));                        \
-      } else if (clip == GRT_DW_ACT_RELU6) {                                                      \
-        acc[i] = (VT)((VI)acc[i] & (acc[i] > zero));                                              \
-        VI low = acc[i] < six;                                                                    \
-        acc[i] = (VT)(((VI)acc[i] & low) | ((VI)six & ~low));                                     \
-      }                                                                                           \
-    }                                                                                             \
-    _Pragma("GCC unroll 24") for (int i = 0; i < n; i++) {                                        \
-      _Pragma("GCC unroll 4") for (int k = 0; k < m; k++) {                                       \
-        *(VT*)(o + i * OC + k * W) = acc[i * m + k];                                              \
-      }                                                                                           \
-    }                                                                                             \
+    GRT_TILE_FINISH(VT, VI, W, 24, acc, n, m, clip, alpha, o, OC);                                \
   }                                                                                               \
                                                                                                   \
   __attribute__((always_inline)) static inline void stem_inner_##W(                               \
