@@ -33,7 +33,6 @@ static const struct {
     {"RandomUniform", "advances its random counter on the host at each call"},
     {"RandomStandardNormal", "advances its random counter on the host at each call"},
     {"TruncatedNormal", "advances its random counter on the host at each call"},
-    {"Assign", "gives the variable a new tensor at each call"},
     {"NcclAllReduce", "runs only as a group across devices"},
 };
 

@@ -43,10 +43,32 @@ grt_status* AssignCompute(grt_kernel_ctx* ctx) {
   const grt_tensor* value = ctx->inputs[1];
   bool validate = true;
   if ((st = grt_kernel_attr_bool(ctx, "validate_shape", &validate))) return st;
+  size_t n = grt_tensor_byte_size(value);
+  // An initialised variable of the value's dtype and shape takes the value
+  // into its own buffer, as TensorFlow's Assign does: no allocation, and a
+  // recorded step (graph capture) keeps addressing the same tensor, so Adam's
+  // power updates no longer stop a step from being captured. Anything else
+  // gets a fresh tensor.
+  grt_var_lock(v);
+  grt_tensor* cur = grt_var_value(v, true);
+  if (cur && grt_tensor_dtype(cur) == grt_tensor_dtype(value) && SameShape(cur, value)) {
+    st = n && grt_tensor_data(cur) != grt_tensor_data(value)
+             ? grt_cuda_error(
+                   cudaMemcpyAsync(grt_tensor_data(cur), grt_tensor_data(value), n,
+                                   cudaMemcpyDeviceToDevice, grt_cuda_stream(ctx->stream)),
+                   "cudaMemcpyAsync")
+             : NULL;
+    grt_var_unlock(v);
+    grt_tensor_free(cur);
+    if (st) return st;
+    ctx->output_refs[0] = v;
+    return NULL;
+  }
+  grt_var_unlock(v);
+  grt_tensor_free(cur);
   grt_shape s = ShapeOf(value);
   grt_tensor* fresh;
   if ((st = grt_kernel_alloc_temp(ctx, grt_tensor_dtype(value), &s, &fresh))) return st;
-  size_t n = grt_tensor_byte_size(value);
   if (n) {
     st = grt_cuda_error(cudaMemcpyAsync(grt_tensor_data(fresh), grt_tensor_data(value), n,
                                         cudaMemcpyDeviceToDevice, grt_cuda_stream(ctx->stream)),

@@ -91,4 +91,63 @@ TEST_F(GpuCapture, ReplayedStepsEqualUncapturedOnesBitForBit) {
   grt_graph_free(g);
 }
 
+// Adam's pattern: a scalar variable read by the step, then set by an Assign
+// that waits on the read (the power terms beta1^t and beta2^t). The Assign
+// writes into the variable's own buffer on a GPU, so the step is recorded
+// and its replays go on updating the same variable.
+const char* kPowerStep = R"({"format":"grt.graph","version":1,"nodes":[
+ {"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[8]}},
+ {"name":"one","op":"Const","device":"/device:GPU:0","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[],"values":[1]}}},
+ {"name":"beta","op":"Const","device":"/device:GPU:0","attrs":{"dtype":"float32","value":{"dtype":"float32","shape":[],"values":[0.9]}}},
+ {"name":"p","op":"VariableV2","device":"/device:GPU:0","attrs":{"dtype":"float32","shape":[]}},
+ {"name":"init","op":"Assign","inputs":["p","one"],"device":"/device:GPU:0","attrs":{"T":"float32"}},
+ {"name":"y","op":"Mul","inputs":["x","p"],"device":"/device:GPU:0","attrs":{"T":"float32"}},
+ {"name":"np","op":"Mul","inputs":["p","beta"],"device":"/device:GPU:0","attrs":{"T":"float32"}},
+ {"name":"step","op":"Assign","inputs":["p","np","^y"],"device":"/device:GPU:0","attrs":{"T":"float32"}}
+]})";
+
+TEST_F(GpuCapture, AStepWithAnAssignIsRecordedAndReplayed) {
+  grt_graph* g = nullptr;
+  ASSERT_OK(grt_graph_from_json(kPowerStep, strlen(kPowerStep), &g));
+  grt_session_options* o = nullptr;
+  ASSERT_OK(grt_session_options_new(&o));
+  ASSERT_OK(grt_session_options_set(o, "graph_capture", "true"));
+  ASSERT_OK(grt_session_options_set(o, "gpu.allow_growth", "true"));
+  ASSERT_OK(grt_session_options_set(o, "allow_soft_placement", Dry() ? "true" : "false"));
+  grt_session* s = nullptr;
+  ASSERT_OK(grt_session_new(g, o, &s));
+  grt_session_options_free(o);
+  const char* init[] = {"init"};
+  ASSERT_OK(grt_session_run(s, nullptr, 0, nullptr, 0, init, 1, nullptr, nullptr));
+  const char* feeds[] = {"x"};
+  const char* fetches[] = {"y", "step"};
+  grt_callable* c = nullptr;
+  ASSERT_OK(grt_session_make_callable_by_name(s, feeds, 1, fetches, 2, nullptr, 0, &c));
+  int64_t dims[1] = {8};
+  grt_tensor* x = nullptr;
+  ASSERT_OK(grt_tensor_new(GRT_FLOAT32, 1, dims, &x));
+  float* xv = static_cast<float*>(grt_tensor_data(x));
+  for (int i = 0; i < 8; i++) xv[i] = (float)(i + 1);
+  float power = 1.0f;  // the same float32 products the GPU's Mul makes
+  for (int call = 0; call < 10; call++) {
+    grt_tensor* out[2] = {nullptr, nullptr};
+    ASSERT_OK(grt_callable_run(c, &x, out, nullptr));
+    std::vector<float> y = Values(out[0]), p = Values(out[1]);
+    for (int i = 0; i < 8; i++) EXPECT_EQ(y[i], xv[i] * power) << "call " << call << ", y " << i;
+    power = power * 0.9f;
+    ASSERT_EQ(p.size(), 1u);
+    EXPECT_EQ(p[0], power) << "call " << call;
+    grt_tensor_free(out[0]);
+    grt_tensor_free(out[1]);
+  }
+  char report[600];
+  grt_callable_capture_report(c, report, sizeof report);
+  printf("capture: %s\n", report);
+  if (!Dry()) EXPECT_NE(strstr(report, "1 recording, 8 replays"), nullptr) << report;
+  grt_tensor_free(x);
+  grt_callable_free(c);
+  grt_session_free(s);
+  grt_graph_free(g);
+}
+
 }  // namespace
