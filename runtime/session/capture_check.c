@@ -87,7 +87,9 @@ static bool copies_allowed(const grt_session* s, const grt_executable* e, int32_
           snprintf(why, size, "feed '%s:%d' is read in host memory on %s",
                    s->graph->nodes[feeds[fi].node].name, (int)feeds[fi].port, s->device[dev]->name);
         else
-          snprintf(why, size, "a value crosses into host memory of %s", s->device[dev]->name);
+          snprintf(why, size, "the output of node '%s' (%s) on %s is read in host memory of %s",
+                   s->graph->nodes[n->node].name, s->graph->nodes[n->node].op,
+                   s->device[n->device]->name, s->device[dev]->name);
         return false;
       }
       continue;
