@@ -143,13 +143,6 @@ static grt_status* check_group(gb* b, exec_group* g) {
     }
   }
   g->backend = d0->backend;
-  if (g->cluster && !d0->host_addressable) {
-    snprintf(why, sizeof why,
-             "it spans tasks of the cluster, and its member on %s is not in host memory: "
-             "all-reduces across tasks sum host memory only (not yet built for GPUs)",
-             d0->name);
-    return group_error(b, g, why);
-  }
   if (!g->backend || !g->backend->all_reduce) {
     snprintf(why, sizeof why, "the %s backend has no all-reduce",
              g->backend ? g->backend->type : "?");

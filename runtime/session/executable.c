@@ -238,8 +238,14 @@ static bool host_addressable(const builder* b, int32_t dev) {
   return b->s->device[dev] && b->s->device[dev]->host_addressable;
 }
 
-/* Feeds arrive in host memory: the first CPU device stands for the host. */
-enum { kHostDevice = 0 };
+/* Feeds arrive in host memory, fetches leave from it, and values between
+ * tasks travel in it: this process's first device the host can address
+ * (CPU:0 of its task) stands for the host. */
+static int32_t host_device(const builder* b) {
+  for (int32_t d = 0; d < b->s->n_devices; d++)
+    if (host_addressable(b, d)) return d;
+  return 0;
+}
 
 /* Small kernels run inline: known outputs of at most this many elements. */
 enum { kInlineElements = 4096 };
@@ -368,21 +374,17 @@ static int32_t crossing_index(const builder* b, int32_t src, int32_t port, int32
 /* Copy-map keys of remote crossings: device fields no device set reaches. */
 enum { kRemoteRecvDev = 2047, kRemoteSendDev = 2048 };
 
-/* The receive of (src, port) from the task that runs src, on local device
- * `dev`: one per value and task, shared by the task's host-addressable
- * devices (the value arrives in host memory). */
-static grt_status* remote_recv(builder* b, int32_t src, int32_t port, int32_t dev,
+/* The receive of (src, port) from the task that runs src, for local
+ * device `dev`: one per value and task, on this task's host device (the
+ * value arrives in host memory). A device whose memory the host cannot
+ * address (a GPU) gets it through a copy from there, as a value crossing
+ * devices within the task does; a control signal needs no copy. */
+static grt_status* remote_recv(builder* b, int32_t src, int32_t port, int32_t dev, bool dst_host,
                                int32_t* out_recv) {
   int32_t* slot = copy_slot(&b->copies, copy_key(src, port, kRemoteRecvDev));
   if (*slot < 0) {
-    if (!host_addressable(b, dev))
-      return GRT_ERROR(UNIMPLEMENTED,
-                       "'%s' crosses from task %s into %s, whose memory the host cannot address: "
-                       "values between tasks travel in host memory only (not yet built)",
-                       b->g->nodes[src].name, grt_cluster_task_name(b->s->cluster, rank_of(b, src)),
-                       grt_device_set_name(b->s->devices, dev));
-    int32_t recv;
-    GRT_RETURN_IF_ERROR(add_exec(b, src, dev, EXEC_RECV, port >= 0 ? 1 : 0, &recv));
+    int32_t recv, at = host_addressable(b, dev) ? dev : host_device(b);
+    GRT_RETURN_IF_ERROR(add_exec(b, src, at, EXEC_RECV, port >= 0 ? 1 : 0, &recv));
     exec_node* x = &b->nodes[recv];
     x->remote_peer = rank_of(b, src);
     x->crossing = crossing_index(b, src, port, grt_cluster_rank(b->s->cluster));
@@ -396,22 +398,29 @@ static grt_status* remote_recv(builder* b, int32_t src, int32_t port, int32_t de
     *slot = recv;
   }
   *out_recv = *slot;
-  return NULL;
+  if (port < 0 || host_addressable(b, dev)) return NULL;
+  int32_t landed = *slot;
+  copy_source cs = {landed, src, port, b->nodes[landed].out_start, b->nodes[landed].device, true};
+  return crossing(b, &cs, dev, dst_host, out_recv);
 }
 
 /* The send of (src, port) from this task to `rank`, one per value and
- * destination task. */
+ * destination task, from this task's host device: a value in the memory of
+ * a device the host cannot address is first copied to host memory there. */
 static grt_status* remote_send(builder* b, int32_t src, int32_t port, int32_t rank) {
   int32_t* slot = copy_slot(&b->copies, copy_key(src, port, kRemoteSendDev + rank));
   if (*slot >= 0) return NULL;
   int32_t from = b->exec_of[src], dev = b->nodes[from].device;
+  int32_t in_slot = port >= 0 ? b->nodes[from].out_start + port : -1;
   if (port >= 0 && !host_addressable(b, dev) &&
-      !grt_plan_output_in_host_memory(b->s->plan, src, port))
-    return GRT_ERROR(UNIMPLEMENTED,
-                     "'%s' crosses from %s to task %s: values between tasks travel in host memory "
-                     "only (not yet built)",
-                     b->g->nodes[src].name, grt_device_set_name(b->s->devices, dev),
-                     grt_cluster_task_name(b->s->cluster, rank));
+      !grt_plan_output_in_host_memory(b->s->plan, src, port)) {
+    copy_source cs = {from, src, port, in_slot, dev, false};
+    int32_t staged;
+    GRT_RETURN_IF_ERROR(crossing(b, &cs, host_device(b), true, &staged));
+    from = staged;
+    dev = b->nodes[staged].device;
+    in_slot = b->nodes[staged].out_start;
+  }
   int32_t send;
   GRT_RETURN_IF_ERROR(add_exec(b, src, dev, EXEC_SEND, 0, &send));
   exec_node* x = &b->nodes[send];
@@ -422,7 +431,7 @@ static grt_status* remote_send(builder* b, int32_t src, int32_t port, int32_t ra
   x->in_start = b->in_slots.n;
   if (port >= 0) {
     x->n_inputs = 1;
-    if (!ivec_push(&b->in_slots, b->nodes[from].out_start + port)) return OOM();
+    if (!ivec_push(&b->in_slots, in_slot)) return OOM();
   }
   *slot = send;
   return b->nodes[from].preset ? NULL : add_edge(b, from, send);
@@ -546,10 +555,10 @@ static grt_status* connect_input(builder* b, int32_t x, int32_t i, int32_t src, 
     return NULL;
   }
   if (fi >= 0) {
-    copy_source cs = {-1, b->g->n_nodes + fi, 0, b->e->feed_slots[fi], kHostDevice, true};
+    copy_source cs = {-1, b->g->n_nodes + fi, 0, b->e->feed_slots[fi], host_device(b), true};
     GRT_RETURN_IF_ERROR(crossing(b, &cs, dev, dst_host, &recv));
   } else if (b->exec_of[src] == kRemote) {
-    GRT_RETURN_IF_ERROR(remote_recv(b, src, port, dev, &recv));
+    GRT_RETURN_IF_ERROR(remote_recv(b, src, port, dev, dst_host, &recv));
   } else if (b->nodes[b->exec_of[src]].device == dev) {
     int32_t from = b->exec_of[src];
     bool src_host = grt_plan_output_in_host_memory(b->s->plan, src, port);
@@ -589,7 +598,7 @@ static grt_status* connect_kernel(builder* b, int32_t x) {
     int32_t src = n->controls[i].src;
     int32_t recv;
     if (b->exec_of[src] == kRemote) {
-      st = remote_recv(b, src, -1, dev, &recv);
+      st = remote_recv(b, src, -1, dev, false, &recv);
       if (!st) st = add_edge(b, recv, x);
     } else if (b->nodes[b->exec_of[src]].device == dev) {
       st = add_edge(b, b->exec_of[src], x);
@@ -640,7 +649,7 @@ static grt_status* route_fetches(builder* b) {
       int32_t recv;
       e->fetch_slots[i] = -1;
       if (grt_cluster_rank(b->s->cluster) == 0) {
-        st = remote_recv(b, v, port, kHostDevice, &recv);
+        st = remote_recv(b, v, port, host_device(b), true, &recv);
         if (!st) e->fetch_slots[i] = b->nodes[recv].out_start;
       }
       continue;
@@ -657,7 +666,7 @@ static grt_status* route_fetches(builder* b) {
                         b->nodes[from].device,
                         grt_plan_output_in_host_memory(b->s->plan, v, port)};
       int32_t recv;
-      st = crossing(b, &cs, kHostDevice, true, &recv);
+      st = crossing(b, &cs, host_device(b), true, &recv);
       if (!st) e->fetch_slots[i] = b->nodes[recv].out_start;
     }
   }

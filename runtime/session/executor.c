@@ -17,6 +17,7 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "runtime/cluster/liveness.h"
+#include "runtime/session/cluster_stage.h"
 #include "runtime/session/session_internal.h"
 
 /* A value slot: 16 bytes, as every run clears one per value. */
@@ -862,13 +863,23 @@ static void complete_cluster_part(run_state* r, int32_t ci, bool ok, work_stack*
   const grt_executable* e = r->e;
   cluster_part* c = &r->cluster[ci];
   c->state = kClusterDone;
+  int32_t gi = e->cluster_groups[ci].group;
+  const exec_group* g = gi >= 0 ? &e->groups[gi] : NULL;
+  grt_tensor** out = g && c->io ? c->io + g->n : NULL;
+  size_t bytes = out && out[0] ? grt_tensor_byte_size(out[0]) : 0;
+  if (ok && out && grt_cluster_stage_needed(r->s, e, g)) {
+    /* The sum is in the host half of the staging buffer: every member's
+     * output gets it by a copy to its device (no host memcpy below). */
+    grt_status* st = grt_cluster_stage_up(r->s, e, g, c->zeros, out);
+    if (st) {
+      fail(r, grt_status_prefix(st, "step %lld", (long long)r->step));
+      ok = false;
+    }
+    bytes = 0;
+  }
   grt_tensor_free(c->zeros);
   c->zeros = NULL;
-  int32_t gi = e->cluster_groups[ci].group;
-  if (gi < 0) return;
-  const exec_group* g = &e->groups[gi];
-  grt_tensor** out = c->io ? c->io + g->n : NULL;
-  size_t bytes = out && out[0] ? grt_tensor_byte_size(out[0]) : 0;
+  if (!g) return;
   for (int32_t k = 0; k < g->n; k++) {
     const exec_node* x = &e->nodes[e->group_members[g->start + k]];
     if (c->io) {
@@ -939,9 +950,18 @@ static int32_t poll_cluster(run_state* r, work_stack* w, bool* failed, grt_code 
         /* Out of place (see run_group_part): several members here each
          * hold the local sum, so the second's is the input and the first's
          * the output, which complete_cluster_part then copies to the rest. */
-        in = grt_tensor_data(c->io[n == 1 ? 0 : n + 1]);
+        const grt_tensor* part = c->io[n == 1 ? 0 : n + 1];
+        in = grt_tensor_data(part);
         out = grt_tensor_data(c->io[n]);
         count = grt_tensor_num_elements(c->io[n]);
+        if (grt_cluster_stage_needed(r->s, e, &e->groups[cg->group])) {
+          /* Device memory: the transport sums a host copy (cluster_stage.h). */
+          st = grt_cluster_stage_down(r->s, e, &e->groups[cg->group], n == 1 ? 0 : 1, part,
+                                      &c->zeros);
+          size_t half = c->zeros ? grt_tensor_byte_size(c->zeros) / 2 : 0;
+          in = c->zeros ? grt_tensor_data(c->zeros) : NULL;
+          out = c->zeros ? (char*)grt_tensor_data(c->zeros) + half : NULL;
+        }
         /* Every rank must give the transport the same count. */
         if (cg->count >= 0 && count != cg->count)
           st = GRT_ERROR(INVALID_ARGUMENT,

@@ -2,7 +2,9 @@
 # grt run --cluster under mpirun (docs/distributed.md): 3 ranks over TCP on
 # loopback and over shared memory; values of every dtype, empty, scalar, a
 # control edge and a 68 MiB tensor (two chunks) crossing tasks, bit-identical
-# to the same graph on logical CPUs of one process; a variable on /job:ps
+# to the same graph on logical CPUs of one process; values in the memory of
+# a device the host cannot address (the test backend's) sent, received and
+# fetched across tasks, and all-reduced across them; a variable on /job:ps
 # updated from a worker, with colocation and soft placement across tasks;
 # ranks with different graphs or the wrong rank count refused at start-up;
 # a receive whose sender never sends ending at the run's deadline.
@@ -24,6 +26,7 @@ grt="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 plugin="$2"
 graphs="$3"
 misbehave="$(cd "$(dirname "$4")" && pwd)/$(basename "$4")"
+test_backend="$(cd "$(dirname "$5")" && pwd)/$(basename "$5")"
 . "$(dirname "${BASH_SOURCE[0]}")/mpi_setup.sh" # skips without Open MPI; $tmp, ${tcp[@]}, ${shm[@]}
 python3 "$graphs" "$tmp" || exit 1
 fails=0
@@ -65,6 +68,30 @@ check "soft placement away from a task the cluster lacks" "$tmp/var_log" \
   "far: (Const): /job:worker/replica:0/task:0/device:CPU:0"
 check "every task's devices are known to every task" "$tmp/var_log" \
   "/job:worker/replica:0/task:1/device:CPU:0 -> device: 0, name: logical CPU device (declared; not on this machine)"
+
+# Values in the memory of devices the host cannot address (the test
+# backend's, standing in for GPUs) cross tasks through host memory: sent
+# from worker:0's device, received into worker:1's, fetched from it.
+dm=(--fetch p --fetch u --fetch m --fetch u2)
+GRT_PLUGIN_PATH="$test_backend" "$grt" run "$tmp/device_memory_local.json" --devices cpu:3,test:2 \
+  --no-rewrite "${dm[@]}" >"$tmp/dm_local" 2>&1 || { echo "FAIL: device memory, one process"; cat "$tmp/dm_local"; fails=$((fails + 1)); }
+check "device memory, one process" "$tmp/dm_local" '{"dtype": "float32", "shape": [4], "values": [1, 16, 81, 256]}'
+GRT_PLUGIN_PATH="$GRT_PLUGIN_PATH:$test_backend" timeout 120 mpirun -np 3 "${tcp[@]}" "$grt" run \
+  "$tmp/device_memory_cluster.json" --no-rewrite --cluster ps:1,worker:2 --timeout-ms 60000 "${dm[@]}" \
+  >"$tmp/dm_cluster" 2>"$tmp/dm_err" || { echo "FAIL: device memory across tasks"; cat "$tmp/dm_err"; fails=$((fails + 1)); }
+same "device memory across tasks gives one process's bits" "$tmp/dm_local" "$tmp/dm_cluster"
+# An all-reduce across tasks with its members in TEST memory (one on
+# worker:0, two on worker:1; ps:0 adds zeros): staged through host memory,
+# three steps, every member gets the exact sum.
+GRT_TEST_ALL_REDUCE=1 GRT_PLUGIN_PATH="$GRT_PLUGIN_PATH:$test_backend" timeout 120 mpirun -np 3 "${tcp[@]}" \
+  "$grt" run "$tmp/device_all_reduce_cluster.json" --no-rewrite --cluster ps:1,worker:2 --timeout-ms 60000 \
+  --steps 3 --fetch r0 --fetch r1 --fetch r2 >"$tmp/dar" 2>"$tmp/dar_err" ||
+  { echo "FAIL: all-reduce of device memory across tasks"; cat "$tmp/dar_err"; fails=$((fails + 1)); }
+if [ "$(grep -c -F '{"dtype": "float32", "shape": [3], "values": [111, 222, 333]}' "$tmp/dar")" -eq 3 ]; then
+  echo "ok: all-reduce of device memory across tasks"
+else
+  echo "FAIL: all-reduce of device memory across tasks:"; cat "$tmp/dar"; fails=$((fails + 1))
+fi
 
 timeout 120 mpirun "${tcp[@]}" -np 1 "$grt" run "$tmp/deadline_cluster.json" --no-rewrite --cluster ps:1,worker:2 \
   --fetch s : -np 2 "$grt" run "$tmp/crossings_cluster.json" --no-rewrite --cluster ps:1,worker:2 \

@@ -9,7 +9,13 @@ process (NAME_local.json), so the test can compare their results bit for bit.
   deadline:  a value worker:0 sends to ps:0 only when asked for it
   deadline_other: the same with another value in one constant
   pingpong:  4 floats from ps:0 to worker:0 and back each step (the fault
-             tests' steady steps; bench/cluster/latency's round trip)"""
+             tests' steady steps; bench/cluster/latency's round trip)
+  device_memory: values in the memory of a device the host cannot address
+             (the test backend's TEST devices, as a GPU's) sent to and
+             received from other tasks, and fetched from worker:1's
+  device_all_reduce: an NcclAllReduce group across tasks with its members
+             in TEST memory, one on worker:0 and two on worker:1 (run on the
+             cluster only: one process has two TEST devices)"""
 import json
 import sys
 
@@ -17,6 +23,10 @@ TASKS = {
     "P": ("/job:ps/task:0/device:CPU:0", "/cpu:0"),
     "W0": ("/job:worker/task:0/device:CPU:0", "/cpu:1"),
     "W1": ("/job:worker/task:1/device:CPU:0", "/cpu:2"),
+    # The test backend's devices (tests/plugin): memory the host cannot address.
+    "W0T": ("/job:worker/task:0/device:TEST:0", "/device:TEST:0"),
+    "W1T": ("/job:worker/task:1/device:TEST:0", "/device:TEST:1"),
+    "W1T1": ("/job:worker/task:1/device:TEST:1", "/device:TEST:0"),
     # A task the cluster lacks: soft placement moves what is pinned there.
     "FAR": ("/job:worker/task:7/device:CPU:0", "/cpu:7"),
 }
@@ -117,6 +127,28 @@ def pingpong():
     ]
 
 
+def device_memory():
+    return [
+        const("a", "W0", "float32", [4], [1, 2, 3, 4]),
+        node("t", "Mul", ["a", "a"], "W0T"),          # in worker:0's TEST memory
+        node("p", "Identity", ["t"], "P"),            # TEST memory -> ps:0's host memory
+        node("u", "Add", ["p", "p"], "W1T"),          # ps:0 -> worker:1's TEST memory
+        node("m", "Add", ["t", "t"], "W1T"),          # TEST memory -> TEST memory across tasks
+        node("u2", "Mul", ["p", "p", "^t"], "W1T"),   # and a control edge into TEST
+    ]
+
+
+def device_all_reduce():
+    g = []
+    for name, task, vals in (("r0", "W0", [1, 2, 3]), ("r1", "W1", [10, 20, 30]),
+                             ("r2", "W1", [100, 200, 300])):
+        g.append(const("x_" + name, task, "float32", [3], vals))
+        g.append(node(name, "NcclAllReduce", ["x_" + name],
+                      {"r0": "W0T", "r1": "W1T", "r2": "W1T1"}[name],
+                      {"T": "float32", "reduction": "sum", "num_devices": 3, "shared_name": "g"}))
+    return g
+
+
 def write(path, nodes, which):
     out = []
     for n in nodes:
@@ -131,6 +163,7 @@ def write(path, nodes, which):
 if __name__ == "__main__":
     d = sys.argv[1]
     for name, fn in (("crossings", crossings), ("variable", variable), ("deadline", deadline),
-                     ("deadline_other", deadline_other), ("pingpong", pingpong)):
+                     ("deadline_other", deadline_other), ("pingpong", pingpong),
+                     ("device_memory", device_memory), ("device_all_reduce", device_all_reduce)):
         write("%s/%s_cluster.json" % (d, name), fn(), 0)
         write("%s/%s_local.json" % (d, name), fn(), 1)

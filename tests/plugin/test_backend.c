@@ -23,6 +23,12 @@
  * that skips its wait for a copy only when the copy takes longer: a test
  * of the ordering runs with each delay the longer one in turn.
  *
+ * With GRT_TEST_ALL_REDUCE=1 in the environment when the plugin loads, it
+ * also has an all_reduce hook (sum, float32: each member's compute stream
+ * synced, then the sum written on the host, as its memory is the host's),
+ * so groups on TEST devices run, as a GPU's do; without it a TEST group is
+ * refused (the session's check for a backend without collectives).
+ *
  * Built as libgrt_backend_test.so; it uses only grt's public headers. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -943,6 +949,28 @@ static grt_status* device_new(const grt_device_config* cfg, grt_device** out) {
 
 static int32_t probe(char* why, size_t why_size) { return 2; }
 
+static grt_status* all_reduce(const grt_all_reduce_args* a) {
+  if (a->reduction != GRT_REDUCE_SUM)
+    return grt_status_new(GRT_UNIMPLEMENTED, "TEST all-reduce '%s': sum only", a->shared_name);
+  for (int32_t k = 0; k < a->n; k++) {
+    if (grt_tensor_dtype(a->inputs[k]) != GRT_FLOAT32)
+      return grt_status_new(GRT_UNIMPLEMENTED, "TEST all-reduce '%s': float32 only",
+                            a->shared_name);
+    grt_status* st = stream_sync(a->devices[k]->streams[GRT_STREAM_COMPUTE]);
+    if (st) return st;
+  }
+  int64_t n = grt_tensor_num_elements(a->inputs[0]);
+  float* first = grt_tensor_data(a->outputs[0]);
+  for (int64_t i = 0; i < n; i++) {
+    float sum = 0;
+    for (int32_t k = 0; k < a->n; k++) sum += ((const float*)grt_tensor_data(a->inputs[k]))[i];
+    first[i] = sum;
+  }
+  for (int32_t k = 1; k < a->n; k++)
+    memcpy(grt_tensor_data(a->outputs[k]), first, (size_t)n * sizeof(float));
+  return NULL;
+}
+
 static const grt_backend kBackend = {
     .api_version = GRT_BACKEND_API_VERSION,
     .type = "TEST",
@@ -955,7 +983,13 @@ static const grt_backend kBackend = {
     .options = &kOptions,
 };
 
+static grt_backend g_with_all_reduce;
+
 __attribute__((visibility("default"))) const grt_backend* grt_backend_entry(
     uint32_t host_api_version) {
-  return &kBackend;
+  const char* on = getenv("GRT_TEST_ALL_REDUCE");
+  if (!on || strcmp(on, "1") != 0) return &kBackend;
+  g_with_all_reduce = kBackend;
+  g_with_all_reduce.all_reduce = all_reduce;
+  return &g_with_all_reduce;
 }
