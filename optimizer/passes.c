@@ -39,6 +39,10 @@ const grt_opt_pass grt_opt_passes[] = {
      "a CNN's first convolution (few input channels) reads its NCHW image in place, without the "
      "Transpose to NHWC, on device types with such a kernel",
      grt_opt_pass_stem},
+    {"input_scale",
+     "a squeeze-excitation block's channel scale (Mul by [N,1,1,C]) taken into the convolution "
+     "after it as a scaled filter, on device types with such a kernel",
+     grt_opt_pass_input_scale},
     /* The sequence models' fusions (vision transformers, transformer encoders). */
     {"layer_norm",
      "Layer normalization spelled out (Mean, Sub, Square, Rsqrt, ...) into _LayerNorm",

@@ -22,6 +22,13 @@
  * and writes a blocked layout: its input is reordered into a temporary and
  * its output out of one (conv_winograd.c).
  *
+ * With fused_ops starting "_InputScale" (grt's own, made by the optimizer's
+ * input_scale pass, optimizer/pass_input_scale.c) the first arg is a scale
+ * of shape [N, 1, 1, C] the input is multiplied by (a squeeze-excitation
+ * block's channel weights): the convolution of x * s is the convolution of
+ * x with the filter's input channels scaled by s, so each batch element
+ * runs with its own scaled filter and the scaled input is never written.
+ *
  * A plan: prim[0] the convolution, prim[1] the filter reorder or NULL;
  * md[0] filter (HWIO), md[1] the primitive's weights, md[2] src, md[3] dst
  * (the tensors' layouts: md[2] NCHW for an NCHW input), md[4] bias, md[5]
@@ -69,8 +76,9 @@ static const conv_act kActs[] = {
     {"_Swish", dnnl_eltwise_swish, 1.0f, 0.0f, GRT_DW_ACT_SWISH, 1 + GRT_CPU_ACT_SWISH},
 };
 
-/* What fused_ops asks for: [BiasAdd] (+ [Add]) (+ [ACT]). */
+/* What fused_ops asks for: ([_InputScale]) [BiasAdd] (+ [Add]) (+ [ACT]). */
 typedef struct {
+  bool input_scale; /* args start with the input's per-channel scale */
   bool residual;
   const conv_act* act; /* NULL: none */
   float alpha;         /* the activation's alpha (LeakyRelu's from the attr) */
@@ -99,12 +107,19 @@ static grt_status* parse_fused(const grt_kernel_ctx* ctx, fused_spec* out) {
   const grt_attr_value* v = grt_kernel_attr(ctx, "fused_ops");
   if (!v || v->type != GRT_ATTR_LIST_STRING)
     return GRT_ERROR(INVALID_ARGUMENT, "attr 'fused_ops' must be a list of strings");
-  int32_t n = v->u.list.n, k = 1;
+  int32_t n = v->u.list.n, k = 0;
   const char* const* ops = v->u.list.v.s;
   memset(out, 0, sizeof *out);
-  if (n < 1 || strcmp(ops[0], "BiasAdd") != 0)
-    return GRT_ERROR(UNIMPLEMENTED, "fused_ops must start with BiasAdd, got %d ops starting '%s'",
+  if (n > 0 && strcmp(ops[0], "_InputScale") == 0) {
+    out->input_scale = true;
+    k++;
+  }
+  if (k >= n || strcmp(ops[k], "BiasAdd") != 0)
+    return GRT_ERROR(UNIMPLEMENTED,
+                     "fused_ops must start with BiasAdd (after an optional _InputScale), got %d "
+                     "ops starting '%s'",
                      (int)n, n > 0 ? ops[0] : "");
+  k++;
   if (k < n && strcmp(ops[k], "Add") == 0) {
     out->residual = true;
     k++;
@@ -128,12 +143,12 @@ static grt_status* parse_fused(const grt_kernel_ctx* ctx, fused_spec* out) {
                      (int)k);
   int64_t num_args = 0;
   GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "num_args", &num_args));
-  int64_t want = out->residual ? 2 : 1;
+  int64_t want = 1 + out->residual + out->input_scale;
   if (num_args != want || ctx->n_inputs != 2 + want)
     return GRT_ERROR(INVALID_ARGUMENT,
-                     "fused_ops with%s Add takes num_args %lld (bias%s), got num_args %lld and %d "
-                     "inputs",
-                     out->residual ? "" : "out", (long long)want,
+                     "fused_ops with%s Add takes num_args %lld (%sbias%s), got num_args %lld and "
+                     "%d inputs",
+                     out->residual ? "" : "out", (long long)want, out->input_scale ? "scale, " : "",
                      out->residual ? " and residual" : "", (long long)num_args, (int)ctx->n_inputs);
   return NULL;
 }
@@ -278,21 +293,115 @@ static grt_status* input_nchw(const grt_kernel_ctx* ctx, bool depthwise, bool* o
   return NULL;
 }
 
+/* The plan for one batch element of g (an _InputScale convolution runs
+ * each element with its own filter), from the node's cache; *owned when
+ * the caller must free it. */
+static grt_status* batch_one_plan(grt_kernel_ctx* ctx, const grt_cpu_conv* g1, const fused_spec* f,
+                                  int team, grt_dnnl_plan** out, bool* owned) {
+  int64_t key[GRT_DNNL_KEY_MAX];
+  int32_t n = grt_cpu_conv_key(g1, key);
+  key[n++] =
+      200 + (f->act ? 1 + (f->act - kActs) : 0) + (f->residual ? 50 : 0) + (f->rows ? 25 : 0);
+  float alpha = f->alpha;
+  int32_t a_bits;
+  memcpy(&a_bits, &alpha, sizeof a_bits);
+  key[n++] = a_bits;
+  key[n++] = team;
+  *owned = false;
+  *out = grt_dnnl_cache_find(ctx->state, key, n);
+  if (*out) return NULL;
+  grt_dnnl_plan_threads(team);
+  grt_dnnl_plan* p = grt_dnnl_plan_new();
+  if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a oneDNN plan");
+  grt_status* s = build(g1, f, false, false, p);
+  if (s) {
+    grt_dnnl_plan_free(p);
+    return s;
+  }
+  *out = grt_dnnl_cache_offer(ctx->state, key, n, p, owned);
+  return NULL;
+}
+
+/* conv(x * scale) + bias (+ residual, already in out) (+ act): per batch
+ * element b, the filter's input channels times scale[b] (HWIO: channel c of
+ * every [kh, kw, c, :] row), then one batch-1 convolution on b's part of
+ * the input and output. */
+static grt_status* run_input_scaled(grt_kernel_ctx* ctx, const grt_cpu_conv* g, const fused_spec* f,
+                                    const grt_tensor* in, const grt_tensor* filter,
+                                    const grt_tensor* scale, const grt_tensor* bias,
+                                    grt_tensor* out) {
+  grt_cpu_conv g1 = *g;
+  g1.n = 1;
+  int team = grt_dnnl_team(ctx, grt_cpu_conv_team_work(g));
+  fused_spec f1 = *f;
+  f1.rows = f->rows && grt_tensor_num_elements(out) >= kRowsMinOutputs;
+  grt_dnnl_plan* p = NULL;
+  bool owned = false;
+  GRT_RETURN_IF_ERROR(batch_one_plan(ctx, &g1, &f1, team, &p, &owned));
+  grt_tensor* wt = NULL;
+  grt_status* s = grt_kernel_alloc_temp(ctx, GRT_FLOAT32, &filter->shape, &wt);
+  const float* w = grt_cpu_data(filter);
+  const float* sc = grt_cpu_data(scale);
+  int64_t rows = g->kh * g->kw, in_step = g->ih * g->iw * g->ic, out_step = g->oh * g->ow * g->oc;
+  for (int64_t b = 0; !s && b < g->n; b++) {
+    float* ws = grt_cpu_data(wt);
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t c = 0; c < g->ic; c++) {
+        const float* from = w + (r * g->ic + c) * g->oc;
+        float* to = ws + (r * g->ic + c) * g->oc;
+        float k = sc[b * g->ic + c];
+        for (int64_t o = 0; o < g->oc; o++) to[o] = from[o] * k;
+      }
+    grt_dnnl_call call;
+    grt_dnnl_call_init(&call, ctx);
+    call.threads = team;
+    void* wp = ws;
+    if (p->prim[1]) {
+      s = grt_dnnl_call_temp(&call, dnnl_memory_desc_get_size(&p->md[1]), &wp);
+      if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_FROM, &p->md[0], ws);
+      if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_TO, &p->md[1], wp);
+      if (!s) s = grt_dnnl_call_run(&call, p->prim[1], 0, "oneDNN filter reorder");
+    }
+    if (!s)
+      s = grt_dnnl_call_arg(&call, DNNL_ARG_SRC, &p->md[5], (float*)grt_cpu_data(in) + b * in_step);
+    if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_WEIGHTS, &p->md[1], wp);
+    if (!s) s = grt_dnnl_call_arg(&call, DNNL_ARG_BIAS, &p->md[4], grt_cpu_data(bias));
+    if (!s)
+      s = grt_dnnl_call_arg(&call, DNNL_ARG_DST, &p->md[6],
+                            (float*)grt_cpu_data(out) + b * out_step);
+    if (!s) s = grt_dnnl_call_run(&call, p->prim[0], p->scratch[0], kWhat);
+    grt_dnnl_call_end(&call);
+  }
+  grt_tensor_free(wt);
+  if (!s && f1.rows)
+    grt_cpu_act_rows_parallel(ctx->intra_op, team, (grt_cpu_act)(f1.act->rows - 1),
+                              grt_cpu_data(out), grt_tensor_num_elements(out));
+  if (owned) grt_dnnl_plan_free(p);
+  return s;
+}
+
 static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   const char* op = depthwise ? "_FusedDepthwiseConv2dNative" : "_FusedConv2D";
-  if (ctx->n_inputs < 3 || ctx->n_inputs > 4)
+  if (ctx->n_inputs < 3 || ctx->n_inputs > 5)
     return GRT_ERROR(INVALID_ARGUMENT,
-                     "%s takes input, filter, bias and an optional residual, got %d inputs", op,
-                     (int)ctx->n_inputs);
+                     "%s takes input, filter, an optional scale, bias and an optional residual, "
+                     "got %d inputs",
+                     op, (int)ctx->n_inputs);
   for (int32_t i = 0; i < ctx->n_inputs; i++)
     if (!ctx->inputs[i]) return GRT_ERROR(INVALID_ARGUMENT, "%s: input %d is missing", op, (int)i);
-  const grt_tensor *in = ctx->inputs[0], *filter = ctx->inputs[1], *bias = ctx->inputs[2];
-  GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, in->dtype));
-  GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, bias->dtype));
   fused_spec f;
   GRT_RETURN_IF_ERROR(parse_fused(ctx, &f));
+  /* args: (scale,) bias (, residual) */
+  const int32_t a0 = f.input_scale ? 3 : 2;
+  const grt_tensor *in = ctx->inputs[0], *filter = ctx->inputs[1], *bias = ctx->inputs[a0];
+  const grt_tensor* scale = f.input_scale ? ctx->inputs[2] : NULL;
+  GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, in->dtype));
+  GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, bias->dtype));
   bool nchw_in = false;
   GRT_RETURN_IF_ERROR(input_nchw(ctx, depthwise, &nchw_in));
+  if (scale && (depthwise || nchw_in))
+    return GRT_ERROR(UNIMPLEMENTED, "%s: _InputScale with %s", op,
+                     depthwise ? "a depthwise convolution" : "input_data_format");
   /* An NCHW input is described to the geometry as the NHWC tensor it
    * would be transposed into: g is the NHWC convolution's. */
   grt_shape in_shape = in->shape;
@@ -304,9 +413,20 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   if (bias->shape.rank != 1 || bias->shape.dims[0] != g.oc)
     return GRT_ERROR(INVALID_ARGUMENT, "bias must be a vector of %lld elements, got %s",
                      (long long)g.oc, grt_cpu_shape_str(&bias->shape, buf));
+  if (scale) {
+    GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, scale->dtype));
+    if (g.w.nchw || scale->shape.rank != 4 || scale->shape.dims[0] != g.n ||
+        scale->shape.dims[1] != 1 || scale->shape.dims[2] != 1 || scale->shape.dims[3] != g.ic ||
+        g.ic != filter->shape.dims[2])
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "_InputScale takes an NHWC input of one group and a scale of shape [%lld, "
+                       "1, 1, %lld], got %s (data_format %s)",
+                       (long long)g.n, (long long)g.ic, grt_cpu_shape_str(&scale->shape, buf),
+                       g.w.nchw ? "NCHW" : "NHWC");
+  }
   grt_shape os;
   grt_cpu_conv_output_shape(&g, &os);
-  const grt_tensor* res = f.residual ? ctx->inputs[3] : NULL;
+  const grt_tensor* res = f.residual ? ctx->inputs[a0 + 1] : NULL;
   if (res) {
     GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, res->dtype));
     if (!grt_shape_equal(&res->shape, &os))
@@ -318,8 +438,9 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
    * when this node is the residual's last reader (a ResNet block's
    * shortcut), else a copy. */
   grt_tensor* out;
-  GRT_RETURN_IF_ERROR(res ? grt_kernel_forward_or_alloc_output(ctx, 3, 0, GRT_FLOAT32, &os, &out)
-                          : grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
+  GRT_RETURN_IF_ERROR(
+      res ? grt_kernel_forward_or_alloc_output(ctx, a0 + 1, 0, GRT_FLOAT32, &os, &out)
+          : grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
   if (g.n == 0 || g.oc == 0 || g.oh == 0 || g.ow == 0) return NULL; /* no output */
   if (res && grt_cpu_data(out) != grt_cpu_data(res))
     memcpy(grt_cpu_data(out), grt_cpu_data(res), (size_t)grt_shape_num_elements(&os) * 4);
@@ -327,6 +448,7 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
     bias_only(&g, &f, grt_cpu_data(bias), grt_cpu_data(out)); /* the sums are empty: 0 */
     return NULL;
   }
+  if (scale) return run_input_scaled(ctx, &g, &f, in, filter, scale, bias, out);
   grt_dw_act dw = f.act ? f.act->dw : GRT_DW_ACT_NONE;
   if (nchw_in && grt_cpu_stem_takes(&g)) {
     /* Relu's alpha is 0 and LeakyRelu's its attr, as oneDNN's relu. */
