@@ -21,6 +21,13 @@
  *   optimizer/pass_input_scale.c). The GPU's _FusedConv2D row
  *   takes only what TensorFlow's does (the optimizer makes nothing else
  *   there: pass_conv_fusion.c's table).
+ * _FusedDepthwiseConv2dNative has one attr of grt's own, num_means (0 or
+ * 1, default 0): with 1 a second output holds each channel's mean over
+ * the output's positions (shape [N, 1, 1, C] in NHWC, [N, C, 1, 1] in
+ * NCHW), what a Mean over H and W with keep_dims would give; grt's
+ * optimizer asks for it (optimizer/pass_channel_mean.c) for a
+ * squeeze-excitation block's Mean, which the CPU kernel computes while the
+ * activation's rows are in L1.
  * _FusedConv2D has one attr of grt's own, input_data_format: "" (the
  * default) reads the input in data_format, as TensorFlow's; "NCHW" with
  * data_format "NHWC" reads an NCHW input and writes an NHWC output. The
@@ -52,9 +59,11 @@ static const grt_op_spec kRows[] = {
      "T: {bfloat16, float16, float32, float64}; " FUSED_ATTRS "; " FUSED_CONV_ATTRS
      "; input_data_format: string = ''",
      0, grt_infer_fused_conv2d},
-    {"_FusedDepthwiseConv2dNative", "input: T, filter: T, args: num_args * T", "output: T",
-     "T: {bfloat16, float16, float32, float64}; " FUSED_ATTRS "; " FUSED_DEPTHWISE_ATTRS, 0,
-     grt_infer_depthwise_conv2d},
+    {"_FusedDepthwiseConv2dNative", "input: T, filter: T, args: num_args * T",
+     "output: T, mean: num_means * T",
+     "T: {bfloat16, float16, float32, float64}; " FUSED_ATTRS "; " FUSED_DEPTHWISE_ATTRS
+     "; num_means: int >= 0 = 0",
+     0, grt_infer_fused_depthwise_conv2d},
 };
 
 GRT_OP_TABLE(grt_ops_fused, "fused", kRows);

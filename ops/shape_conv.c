@@ -110,6 +110,20 @@ grt_status* grt_infer_depthwise_conv2d(grt_shape_ctx* c) {
   return windowed_output(&w, in, dim4(f, 0), dim4(f, 1), out_c, &c->output_shapes[0]);
 }
 
+grt_status* grt_infer_fused_depthwise_conv2d(grt_shape_ctx* c) {
+  GRT_RETURN_IF_ERROR(grt_infer_depthwise_conv2d(c));
+  if (c->n_outputs < 2) return NULL;
+  /* The channel means: the output's shape with H and W of 1. */
+  grt_window w;
+  GRT_RETURN_IF_ERROR(grt_window_read(c->node, c->def, CONV_READ, &w));
+  grt_shape m = c->output_shapes[0];
+  if (m.rank == 4)
+    for (int32_t d = 0; d < 4; d++)
+      if (d != 0 && d != grt_window_c(&w)) m.dims[d] = 1;
+  c->output_shapes[1] = m;
+  return NULL;
+}
+
 /* A 4-D shape given by constant int32 input i (a sizes vector), or rank 4
  * with unknown dimensions. */
 static grt_status* shape_from_sizes(grt_shape_ctx* c, int32_t i, const char* what, grt_shape* out) {

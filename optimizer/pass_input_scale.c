@@ -51,8 +51,7 @@ static bool starts_with_bias(const grt_node* n) {
  * unknown, the same on both). */
 static bool scale_of(const grt_shape* x, const grt_shape* s, int64_t c) {
   return x && s && x->rank == 4 && s->rank == 4 && x->dims[0] == s->dims[0] && s->dims[1] == 1 &&
-         s->dims[2] == 1 && x->dims[1] > 0 && x->dims[2] > 0 && x->dims[3] == c &&
-         s->dims[3] == c;
+         s->dims[2] == 1 && x->dims[1] > 0 && x->dims[2] > 0 && x->dims[3] == c && s->dims[3] == c;
 }
 
 /* The Mul node i reads and which of its inputs is the scale, when node i
@@ -89,7 +88,8 @@ static bool match(grt_opt_ctx* c, int32_t i, int32_t* mul, int32_t* x_in) {
   else
     return false;
   const grt_shape* x = *x_in == 0 ? sa : sb;
-  return x->dims[1] * x->dims[2] >= kMinPositionsPerFilterRow * w->dims[0] * w->dims[1] * w->dims[3];
+  return x->dims[1] * x->dims[2] >=
+         kMinPositionsPerFilterRow * w->dims[0] * w->dims[1] * w->dims[3];
 }
 
 /* Node i reads x and takes the scale as its first arg. */

@@ -43,6 +43,10 @@ const grt_opt_pass grt_opt_passes[] = {
      "a squeeze-excitation block's channel scale (Mul by [N,1,1,C]) taken into the convolution "
      "after it as a scaled filter, on device types with such a kernel",
      grt_opt_pass_input_scale},
+    {"channel_mean",
+     "a squeeze-excitation block's Mean over H and W computed by the depthwise convolution it "
+     "reads, as a second output, on device types with such a kernel",
+     grt_opt_pass_channel_mean},
     /* The sequence models' fusions (vision transformers, transformer encoders). */
     {"layer_norm",
      "Layer normalization spelled out (Mean, Sub, Square, Rsqrt, ...) into _LayerNorm",

@@ -1,6 +1,7 @@
 /* Sigmoid and SiLU rows (act_rows.h). */
 #include "backends/cpu/act_rows.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -145,4 +146,82 @@ void grt_cpu_act_rows_parallel(struct grt_threadpool* pool, int team, grt_cpu_ac
   rows_job j = {fn, x, n, team};
   /* One part per thread: a cost this high per unit is never run inline. */
   grt_parallel_for_coarse(pool, team, INT64_C(1) << 30, rows_part, &j);
+}
+
+/* ---- rows and channel means --------------------------------------------- */
+
+typedef struct {
+  act_row_fn fn; /* NULL: no activation */
+  float* x;
+  int64_t batch, positions, c, parts;
+  double* partial; /* per part: batch * c sums */
+} mean_job;
+
+/* Positions per block: a block's rows stay in L1 between the activation
+ * and the sums. The float sums go into the double ones every kFlushRows
+ * rows (64 floats' rounding at most between flushes). */
+enum { kMeanBlockFloats = 2048, kFlushRows = 64, kMaxFloatSums = 4096 };
+
+/* acc[k] += the sum of rows[r * c + k] over r < n. */
+static void add_rows(const float* rows, int64_t n, int64_t c, float* sum, double* acc) {
+  if (c > kMaxFloatSums) {
+    for (int64_t r = 0; r < n; r++)
+      for (int64_t k = 0; k < c; k++) acc[k] += rows[r * c + k];
+    return;
+  }
+  for (int64_t r0 = 0; r0 < n; r0 += kFlushRows) {
+    int64_t r1 = r0 + kFlushRows < n ? r0 + kFlushRows : n;
+    for (int64_t k = 0; k < c; k++) sum[k] = rows[r0 * c + k];
+    for (int64_t r = r0 + 1; r < r1; r++)
+      for (int64_t k = 0; k < c; k++) sum[k] += rows[r * c + k];
+    for (int64_t k = 0; k < c; k++) acc[k] += sum[k];
+  }
+}
+
+static void mean_part(void* arg, int64_t p0, int64_t p1) {
+  const mean_job* j = arg;
+  int64_t total = j->batch * j->positions, c = j->c;
+  float sum[kMaxFloatSums];
+  for (int64_t part = p0; part < p1; part++) {
+    double* acc = j->partial + part * j->batch * c;
+    for (int64_t k = 0; k < j->batch * c; k++) acc[k] = 0;
+    int64_t q0 = part * total / j->parts, q1 = (part + 1) * total / j->parts;
+    while (q0 < q1) {
+      /* A run of rows within one batch element: activated a block at a
+       * time, summed (without an activation, summed whole). */
+      int64_t b = q0 / j->positions, end = (b + 1) * j->positions;
+      int64_t q = end < q1 ? end : q1;
+      if (j->fn) {
+        int64_t block = kMeanBlockFloats / c > kFlushRows ? kMeanBlockFloats / c : kFlushRows;
+        for (int64_t r = q0; r < q; r += block) {
+          int64_t n = r + block < q ? block : q - r;
+          j->fn(j->x + r * c, n * c);
+          add_rows(j->x + r * c, n, c, sum, acc + b * c);
+        }
+      } else {
+        add_rows(j->x + q0 * c, q - q0, c, sum, acc + b * c);
+      }
+      q0 = q;
+    }
+  }
+}
+
+void grt_cpu_act_rows_mean_parallel(struct grt_threadpool* pool, int team, bool apply,
+                                    grt_cpu_act act, float* x, int64_t batch, int64_t positions,
+                                    int64_t c, double* partial, float* means) {
+  if (batch <= 0 || c <= 0) return;
+  int64_t n = batch * positions * c;
+  if (team < 1 || !pool || n < 2048) team = 1;
+  mean_job j = {apply ? pick(act) : NULL, x, batch, positions, c, team, partial};
+  if (positions > 0) {
+    if (team == 1)
+      mean_part(&j, 0, 1);
+    else
+      grt_parallel_for_coarse(pool, team, INT64_C(1) << 30, mean_part, &j);
+  }
+  for (int64_t k = 0; k < batch * c; k++) {
+    double s = 0;
+    for (int64_t p = 0; positions > 0 && p < team; p++) s += partial[p * batch * c + k];
+    means[k] = positions > 0 ? (float)(s / (double)positions) : NAN;
+  }
 }

@@ -42,6 +42,17 @@ struct grt_threadpool;
 void grt_cpu_act_rows_parallel(struct grt_threadpool* pool, int team, grt_cpu_act act, float* x,
                                int64_t n);
 
+/* An NHWC output of `batch` x `positions` x `c` floats: act over it in
+ * place as grt_cpu_act_rows_parallel (apply false: left as it is), and
+ * means[b * c + k], the mean of channel k of batch element b over its
+ * positions, taken while each block of rows is in L1 (a squeeze-excitation
+ * block's Mean after its depthwise convolution, conv_fused.c). `partial`
+ * is room for team * batch * c doubles. The sums are in double, so the
+ * means match a separate Mean to float's rounding. */
+void grt_cpu_act_rows_mean_parallel(struct grt_threadpool* pool, int team, bool apply,
+                                    grt_cpu_act act, float* x, int64_t batch, int64_t positions,
+                                    int64_t c, double* partial, float* means);
+
 /* Forces the portable rows (true) or lets the CPU decide (false): for tests
  * that compare the two. */
 void grt_cpu_act_force_portable(bool portable);

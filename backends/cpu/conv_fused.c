@@ -29,6 +29,12 @@
  * x with the filter's input channels scaled by s, so each batch element
  * runs with its own scaled filter and the scaled input is never written.
  *
+ * A depthwise one with num_means 1 also writes each channel's mean over the
+ * output's positions (a squeeze-excitation block's Mean, asked for by the
+ * optimizer's channel_mean pass): summed while grt's activation rows have
+ * each block of the output in L1, or in a pass of their own where the
+ * activation is a post-op or grt's depthwise kernel's.
+ *
  * A plan: prim[0] the convolution, prim[1] the filter reorder or NULL;
  * md[0] filter (HWIO), md[1] the primitive's weights, md[2] src, md[3] dst
  * (the tensors' layouts: md[2] NCHW for an NCHW input), md[4] bias, md[5]
@@ -380,6 +386,41 @@ static grt_status* run_input_scaled(grt_kernel_ctx* ctx, const grt_cpu_conv* g, 
   return s;
 }
 
+/* Output 1 of a depthwise convolution with num_means 1: [N, 1, 1, C] of
+ * the NHWC output's channel means, with the activation rows applied on the
+ * way when `rows` (else the output is only read). */
+static grt_status* channel_means(grt_kernel_ctx* ctx, const grt_cpu_conv* g, const fused_spec* f,
+                                 bool rows, int team, grt_tensor* out) {
+  grt_shape ms = {4, {g->n, 1, 1, g->oc}};
+  grt_tensor *m = NULL, *partial = NULL;
+  GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 1, GRT_FLOAT32, &ms, &m));
+  if (team < 1) team = 1;
+  grt_shape ps = {1, {team * g->n * g->oc}};
+  GRT_RETURN_IF_ERROR(grt_kernel_alloc_temp(ctx, GRT_FLOAT64, &ps, &partial));
+  grt_cpu_act_rows_mean_parallel(
+      ctx->intra_op, team, rows, rows ? (grt_cpu_act)(f->act->rows - 1) : GRT_CPU_ACT_SIGMOID,
+      grt_cpu_data(out), g->n, g->oh * g->ow, g->oc, grt_cpu_data(partial), grt_cpu_data(m));
+  grt_tensor_free(partial);
+  return NULL;
+}
+
+/* num_means (0 or 1; 1 only on an NHWC depthwise convolution). */
+static grt_status* means_wanted(const grt_kernel_ctx* ctx, bool depthwise, const grt_cpu_conv* g,
+                                bool* out) {
+  int64_t k = 0;
+  *out = false;
+  if (!depthwise) return NULL;
+  const grt_attr_value* v = grt_kernel_attr(ctx, "num_means");
+  if (v) GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "num_means", &k));
+  if (k < 0 || k > 1 || (k == 1 && g->w.nchw) || ctx->n_outputs != 1 + k)
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "_FusedDepthwiseConv2dNative: num_means %lld with %d outputs (0, or 1 in "
+                     "NHWC)",
+                     (long long)k, (int)ctx->n_outputs);
+  *out = k == 1;
+  return NULL;
+}
+
 static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   const char* op = depthwise ? "_FusedDepthwiseConv2dNative" : "_FusedConv2D";
   if (ctx->n_inputs < 3 || ctx->n_inputs > 5)
@@ -413,6 +454,8 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   if (bias->shape.rank != 1 || bias->shape.dims[0] != g.oc)
     return GRT_ERROR(INVALID_ARGUMENT, "bias must be a vector of %lld elements, got %s",
                      (long long)g.oc, grt_cpu_shape_str(&bias->shape, buf));
+  bool means = false;
+  GRT_RETURN_IF_ERROR(means_wanted(ctx, depthwise, &g, &means));
   if (scale) {
     GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, scale->dtype));
     if (g.w.nchw || scale->shape.rank != 4 || scale->shape.dims[0] != g.n ||
@@ -441,12 +484,13 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   GRT_RETURN_IF_ERROR(
       res ? grt_kernel_forward_or_alloc_output(ctx, a0 + 1, 0, GRT_FLOAT32, &os, &out)
           : grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
-  if (g.n == 0 || g.oc == 0 || g.oh == 0 || g.ow == 0) return NULL; /* no output */
+  if (g.n == 0 || g.oc == 0 || g.oh == 0 || g.ow == 0) /* no output */
+    return means ? channel_means(ctx, &g, &f, false, 1, out) : NULL;
   if (res && grt_cpu_data(out) != grt_cpu_data(res))
     memcpy(grt_cpu_data(out), grt_cpu_data(res), (size_t)grt_shape_num_elements(&os) * 4);
   if (g.ic == 0 || g.ih == 0 || g.iw == 0 || g.kh == 0 || g.kw == 0) {
     bias_only(&g, &f, grt_cpu_data(bias), grt_cpu_data(out)); /* the sums are empty: 0 */
-    return NULL;
+    return means ? channel_means(ctx, &g, &f, false, 1, out) : NULL;
   }
   if (scale) return run_input_scaled(ctx, &g, &f, in, filter, scale, bias, out);
   grt_dw_act dw = f.act ? f.act->dw : GRT_DW_ACT_NONE;
@@ -462,7 +506,9 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
     const grt_cpu_dw_epilogue e = {grt_cpu_data(bias), f.residual, dw, f.alpha};
     grt_cpu_dw_run(ctx->intra_op, &g, grt_cpu_data(in), grt_cpu_data(filter), &e,
                    grt_cpu_data(out));
-    return NULL;
+    return means ? channel_means(ctx, &g, &f, false, grt_dnnl_team(ctx, grt_cpu_conv_team_work(&g)),
+                                 out)
+                 : NULL;
   }
   /* Below 2^16 outputs the post-op wins: the rows' pass costs a wake-up
    * of the team and a second touch of the output for little arithmetic
@@ -549,7 +595,9 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   }
   grt_dnnl_packed_release(state ? &state->packs : NULL, held);
   grt_dnnl_call_end(&call);
-  if (!s && f.rows)
+  if (!s && means)
+    s = channel_means(ctx, &g, &f, f.rows, team, out);
+  else if (!s && f.rows)
     grt_cpu_act_rows_parallel(ctx->intra_op, team, (grt_cpu_act)(f.act->rows - 1),
                               grt_cpu_data(out), grt_shape_num_elements(&os));
   if (owned) grt_dnnl_plan_free(p);

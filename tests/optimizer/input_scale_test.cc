@@ -19,16 +19,15 @@ std::string Block(int64_t k, int64_t stride, int64_t oc, bool residual, bool sec
                   int64_t h = 16, int64_t w = 15) {
   const int64_t c = 12;
   std::string st = std::to_string(stride);
-  std::string nodes =
-      R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[-1,)" +
-      std::to_string(h) + "," + std::to_string(w) + "," + std::to_string(c) + R"(]}},)" + "\n" +
-      IntConst("axes", {2}, "1,2") +
-      R"({"name":"m","op":"Mean","inputs":["x","axes"],"attrs":{"keep_dims":true}},
+  std::string nodes = R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[-1,)" +
+                      std::to_string(h) + "," + std::to_string(w) + "," + std::to_string(c) +
+                      R"(]}},)" + "\n" + IntConst("axes", {2}, "1,2") +
+                      R"({"name":"m","op":"Mean","inputs":["x","axes"],"attrs":{"keep_dims":true}},
          {"name":"s","op":"Sigmoid","inputs":["m"]},
          {"name":"xs","op":"Mul","inputs":["x","s"]},)" +
-      "\n" + Const("w", {k, k, c, oc}, 1) + Const("b", {oc}, 2) +
-      R"({"name":"conv","op":"Conv2D","inputs":["xs","w"],"attrs":{"strides":[1,)" + st + "," +
-      st + R"(,1],"padding":"SAME","data_format":"NHWC"}},
+                      "\n" + Const("w", {k, k, c, oc}, 1) + Const("b", {oc}, 2) +
+                      R"({"name":"conv","op":"Conv2D","inputs":["xs","w"],"attrs":{"strides":[1,)" +
+                      st + "," + st + R"(,1],"padding":"SAME","data_format":"NHWC"}},
          {"name":"bias","op":"BiasAdd","inputs":["conv","b"]},)";
   if (residual) {
     nodes += R"({"name":"sum","op":"AddV2","inputs":["bias","x"]},
@@ -59,8 +58,7 @@ TEST(InputScale, TheScaleGoesIntoTheFilter) {
     }
     Optimized o = Optimize(text);
     EXPECT_EQ(o.count["Mul"], 0) << o.json;
-    EXPECT_NE(o.json.find(R"("fused_ops":["_InputScale","BiasAdd")"), std::string::npos)
-        << o.json;
+    EXPECT_NE(o.json.find(R"("fused_ops":["_InputScale","BiasAdd")"), std::string::npos) << o.json;
   }
 }
 
@@ -76,7 +74,10 @@ TEST(InputScale, LeftWhereItDoesNotPay) {
   } cases[] = {
       {"a second use", Block(1, 1, 8, false, true), {}, {2, 16, 15, 12}},
       {"few positions", Block(3, 1, 8, false, false, 3, 3), {}, {2, 3, 3, 12}},
-      {"switched off", Block(1, 1, 8, false, false), {"optimizer_off=input_scale"}, {2, 16, 15, 12}},
+      {"switched off",
+       Block(1, 1, 8, false, false),
+       {"optimizer_off=input_scale"},
+       {2, 16, 15, 12}},
   };
   for (auto& cs : cases) {
     SCOPED_TRACE(cs.what);
