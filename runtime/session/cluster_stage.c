@@ -7,8 +7,8 @@
 #include "base/status.h"
 #include "base/tensor.h"
 
-static grt_device* member_device(const grt_session* s, const grt_executable* e,
-                                 const exec_group* g, int32_t k) {
+static grt_device* member_device(const grt_session* s, const grt_executable* e, const exec_group* g,
+                                 int32_t k) {
   return s->device[e->nodes[e->group_members[g->start + k]].device];
 }
 

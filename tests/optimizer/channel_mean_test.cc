@@ -18,11 +18,11 @@ using namespace convtest;
 // spelled y0 * Sigmoid(y0).
 std::string Block(int64_t h, int64_t w, int64_t c, const std::string& act,
                   const std::string& axes = "1,2") {
-  std::string nodes =
-      R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[-1,)" +
-      std::to_string(h) + "," + std::to_string(w) + "," + std::to_string(c) + R"(]}},)" + "\n" +
-      Const("w", {3, 3, c, 1}, 1) + Const("b", {c}, 2) + IntConst("axes", {2}, axes) +
-      R"({"name":"dw","op":"DepthwiseConv2dNative","inputs":["x","w"],"attrs":{
+  std::string nodes = R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[-1,)" +
+                      std::to_string(h) + "," + std::to_string(w) + "," + std::to_string(c) +
+                      R"(]}},)" + "\n" + Const("w", {3, 3, c, 1}, 1) + Const("b", {c}, 2) +
+                      IntConst("axes", {2}, axes) +
+                      R"({"name":"dw","op":"DepthwiseConv2dNative","inputs":["x","w"],"attrs":{
           "strides":[1,1,1,1],"padding":"SAME","data_format":"NHWC"}},
          {"name":"y0","op":"BiasAdd","inputs":["dw","b"]},)";
   if (act == "SiLU")
