@@ -16,6 +16,15 @@
 
 #include "backends/cpu/conv.h"
 
+/* The fewest output positions (N x OH x OW) taken. oneDNN 2.6 turns the
+ * filter into its Winograd form once per node, in a reorder that costs
+ * about 20 ns per filter entry on one thread: 52 ms for a 512 -> 512
+ * layer, more than resnet18's whole run at batch 1, while such a layer at
+ * 7x7 and batch 1 (49 positions) gains nothing per run (DNNL.md,
+ * "Winograd"). Below this the direct kernel runs; a batch large enough
+ * takes Winograd (and pays the reorder on its first run). */
+enum { kMinPositions = 128 };
+
 static int g_mode = -1; /* atomic: -1 unread, 0 never, 1 the rule */
 static int64_t g_runs;  /* atomic: grt_cpu_conv_winograd_ran */
 
@@ -35,7 +44,7 @@ bool grt_cpu_conv_winograd_takes(const grt_cpu_conv* g) {
    * channels, one group. */
   return !g->w.nchw && g->groups == 1 && g->kh == 3 && g->kw == 3 && g->w.strides[0] == 1 &&
          g->w.strides[1] == 1 && g->w.dilations[0] == 1 && g->w.dilations[1] == 1 &&
-         g->ic % 16 == 0 && g->oc % 16 == 0;
+         g->ic % 16 == 0 && g->oc % 16 == 0 && g->n * g->oh * g->ow >= kMinPositions;
 }
 
 void grt_cpu_conv_winograd_set(bool on) { __atomic_store_n(&g_mode, on ? 1 : 0, __ATOMIC_RELAXED); }

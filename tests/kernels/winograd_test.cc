@@ -130,7 +130,7 @@ void Check(const Case& c, bool winograd_expected) {
 const Case kTaken[] = {
     {{1, 14, 14, 16}, 32, "SAME", "Relu", false},
     {{2, 9, 11, 32}, 16, "SAME", "", true},
-    {{3, 7, 7, 64}, 64, "VALID", "Relu", true},
+    {{3, 9, 9, 64}, 64, "VALID", "Relu", true},     // 3 x 7 x 7 = 147 positions
     {{1, 64, 64, 16}, 16, "SAME", "_Swish", true},  // 2^16 outputs: SiLU as grt's rows after
 };
 
@@ -152,6 +152,7 @@ TEST(Winograd, ShapesOutsideTheRuleRunTheDirectKernel) {
   grt_cpu_conv_winograd_set(true);
   Check({{1, 8, 8, 8}, 16, "SAME", "Relu", false}, false);  // 8 input channels
   Check({{1, 8, 8, 16}, 24, "SAME", "", true}, false);      // 24 output channels
+  Check({{1, 7, 7, 32}, 32, "SAME", "", false}, false);     // 49 positions: too few
 }
 
 }  // namespace
