@@ -25,7 +25,9 @@
  *     positions; the output [S, B * H, D] is (s, b * H + h, d), the bytes
  *     of [S, B, H * D], which the output projection reads.
  *
- * float32 only: the CPU kernels are the only ones (no GPU rows). */
+ * float32 only. _LayerNorm and _Gelu have CPU and GPU kernels
+ * (backends/cuda/seq_fused.cu), so the optimizer makes them on either; the
+ * attentions have CPU kernels only. */
 #include "base/shape.h"
 #include "base/status.h"
 #include "ops/defs.h"

@@ -30,6 +30,7 @@ static const grt_op_kernel* (*const kTables[])(int*) = {
     grt_cuda_strided_slice_kernels, grt_cuda_cudnn_conv_kernels, grt_cuda_pool_kernels,
     grt_cuda_lrn_kernels,           grt_cuda_batchnorm_kernels,  grt_cuda_collective_kernels,
     grt_cuda_index_kernels,         grt_cuda_fused_kernels,      grt_cuda_reduce_kernels,
+    grt_cuda_seq_fused_kernels,
 };
 
 const grt_op_kernel* grt_cuda_kernel(const char* op) {
@@ -45,9 +46,9 @@ const grt_op_kernel* grt_cuda_kernel(const char* op) {
 /* The kernel files whose kernels declare the dtypes their dispatch takes
  * (cuda_internal.h: grt_cuda_dtypes). */
 static const grt_cuda_dtypes* (*const kDtypeTables[])(int*) = {
-    grt_cuda_elementwise_dtypes, grt_cuda_nn_dtypes,    grt_cuda_math_more_dtypes,
-    grt_cuda_matmul_dtypes,      grt_cuda_state_dtypes, grt_cuda_batchnorm_dtypes,
-    grt_cuda_random_dtypes,
+    grt_cuda_elementwise_dtypes, grt_cuda_nn_dtypes,        grt_cuda_math_more_dtypes,
+    grt_cuda_matmul_dtypes,      grt_cuda_state_dtypes,     grt_cuda_batchnorm_dtypes,
+    grt_cuda_random_dtypes,      grt_cuda_seq_fused_dtypes,
 };
 
 /* Every declaration (op, type attr, dtype mask), up to `max` of them; returns

@@ -124,6 +124,7 @@ const grt_op_kernel* grt_cuda_strided_slice_kernels(int* n);
 const grt_op_kernel* grt_cuda_cudnn_conv_kernels(int* n);
 const grt_op_kernel* grt_cuda_pool_kernels(int* n);
 const grt_op_kernel* grt_cuda_lrn_kernels(int* n);
+const grt_op_kernel* grt_cuda_seq_fused_kernels(int* n);
 const grt_op_kernel* grt_cuda_batchnorm_kernels(int* n);
 const grt_op_kernel* grt_cuda_collective_kernels(int* n);
 const grt_op_kernel* grt_cuda_index_kernels(int* n);
@@ -145,6 +146,7 @@ typedef struct grt_cuda_dtypes {
  * test as undeclared). */
 const grt_cuda_dtypes* grt_cuda_elementwise_dtypes(int* n);
 const grt_cuda_dtypes* grt_cuda_nn_dtypes(int* n);
+const grt_cuda_dtypes* grt_cuda_seq_fused_dtypes(int* n);
 const grt_cuda_dtypes* grt_cuda_math_more_dtypes(int* n);
 const grt_cuda_dtypes* grt_cuda_matmul_dtypes(int* n);
 const grt_cuda_dtypes* grt_cuda_state_dtypes(int* n);

@@ -123,6 +123,9 @@ static const grt_kernel_spec kRows[] = {
     /* the remapper's fused ops (cuBLAS / cuDNN with epilogues) */
     GPU("_FusedMatMul", "T: {float32}", ""),
     GPU("_FusedConv2D", "T: {float32}", ""),
+    /* The sequence models' fusions (seq_fused.cu). */
+    GPU("_LayerNorm", "T: {float32}", ""),
+    GPU("_Gelu", "T: {float32}", ""),
     /* indexing ops (ops/defs_index.c): int32 data and every shape-like
      * argument (start/limit/delta, axis, k, paddings) in host memory */
     GPU("Range", "Tidx: {float32, float64, int64}" GRT_INT32_ON_HOST, "start, limit, delta"),

@@ -329,6 +329,26 @@ TEST_F(GpuOps, VariablesAndOptimizers) {
   }
 }
 
+// The sequence models' fusions (backends/cuda/seq_fused.cu): layer norms
+// over the last dim and over the last two, rows of one element, of fewer
+// elements than a warp and of a ViT's width; GELU in both forms on values
+// of either sign.
+TEST_F(GpuOps, LayerNormAndGelu) {
+  struct {
+    std::vector<int64_t> x;
+    int64_t axis, n;
+  } norms[] = {{{7, 33}, -1, 33}, {{3, 5, 8}, 1, 40}, {{4, 1}, -1, 1}, {{5, 768}, -1, 768}};
+  for (auto& c : norms) {
+    SCOPED_TRACE("_LayerNorm over " + std::to_string(c.n) + " elements");
+    CheckAgainstCpu({"_LayerNorm",
+                     R"("begin_norm_axis":)" + std::to_string(c.axis) + R"(,"epsilon":1e-5)",
+                     {{GRT_FLOAT32, c.x}, {GRT_FLOAT32, {c.n}}, {GRT_FLOAT32, {c.n}}}});
+  }
+  for (const char* approximate : {"false", "true"})
+    CheckAgainstCpu(
+        {"_Gelu", std::string(R"("approximate":)") + approximate, {{GRT_FLOAT32, {9, 37}}}});
+}
+
 // A variable of every dtype its GPU row allows, both variable ops, set
 // from a Placeholder on the GPU by an Assign there and read back after a
 // NoOp that waits on the Assign: the bytes must come back unchanged.
