@@ -132,7 +132,7 @@ grt_status* GeluCompute(grt_kernel_ctx* ctx) {
 }
 
 // Each row makes a kernel and its declaration (dtype_list.cuh).
-#define TYPED_KERNELS(X)                                          \
+#define TYPED_KERNELS(X)                                             \
   X("_LayerNorm", LayerNormCompute, "T", Float32, nullptr, NoDtypes) \
   X("_Gelu", GeluCompute, "T", Float32, nullptr, NoDtypes)
 
