@@ -71,13 +71,16 @@ check "every task's devices are known to every task" "$tmp/var_log" \
 
 # Values in the memory of devices the host cannot address (the test
 # backend's, standing in for GPUs) cross tasks through host memory: sent
-# from worker:0's device, received into worker:1's, fetched from it.
+# from worker:0's device, received into worker:1's, fetched from it. With
+# separate host memory the devices' Add and Mul refuse an input that is not
+# in their device memory, so a copy onto the device left out fails.
 dm=(--fetch p --fetch u --fetch m --fetch u2)
 GRT_PLUGIN_PATH="$test_backend" "$grt" run "$tmp/device_memory_local.json" --devices cpu:3,test:2 \
-  --no-rewrite "${dm[@]}" >"$tmp/dm_local" 2>&1 || { echo "FAIL: device memory, one process"; cat "$tmp/dm_local"; fails=$((fails + 1)); }
+  --no-rewrite --option test.separate_host_memory=true "${dm[@]}" >"$tmp/dm_local" 2>&1 || { echo "FAIL: device memory, one process"; cat "$tmp/dm_local"; fails=$((fails + 1)); }
 check "device memory, one process" "$tmp/dm_local" '{"dtype": "float32", "shape": [4], "values": [1, 16, 81, 256]}'
 GRT_PLUGIN_PATH="$GRT_PLUGIN_PATH:$test_backend" timeout 120 mpirun -np 3 "${tcp[@]}" "$grt" run \
-  "$tmp/device_memory_cluster.json" --no-rewrite --cluster ps:1,worker:2 --timeout-ms 60000 "${dm[@]}" \
+  "$tmp/device_memory_cluster.json" --no-rewrite --cluster ps:1,worker:2 --timeout-ms 60000 \
+  --option test.separate_host_memory=true "${dm[@]}" \
   >"$tmp/dm_cluster" 2>"$tmp/dm_err" || { echo "FAIL: device memory across tasks"; cat "$tmp/dm_err"; fails=$((fails + 1)); }
 same "device memory across tasks gives one process's bits" "$tmp/dm_local" "$tmp/dm_cluster"
 # An all-reduce across tasks with its members in TEST memory (one on

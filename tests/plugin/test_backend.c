@@ -393,9 +393,14 @@ static grt_status* launch_math(grt_kernel_ctx* ctx, math_args* m, const grt_shap
   return enqueue_work(ctx->stream, do_math, m, hold, touch);
 }
 
+/* Below, beside the device: inputs_on_device. */
+static grt_status* inputs_on_device(grt_kernel_ctx* ctx, const char* op);
+
 static grt_status* elementwise(grt_kernel_ctx* ctx, int op) {
   const grt_tensor* a = ctx->inputs[0];
   const grt_tensor* b = ctx->inputs[1];
+  grt_status* where = inputs_on_device(ctx, op ? "Mul" : "Add");
+  if (where) return where;
   int32_t r = grt_tensor_rank(a);
   if (r != grt_tensor_rank(b) || r > GRT_MAX_RANK)
     return grt_status_new(GRT_INVALID_ARGUMENT, "TEST kernels need inputs of one shape");
@@ -646,6 +651,19 @@ static bool in_memory(test_allocator* t, const void* p) {
   bool in = live_locked(t, p);
   pthread_mutex_unlock(&t->mu);
   return in;
+}
+
+/* With test.separate_host_memory, a device's Add and Mul read only its
+ * device memory, as a GPU's kernels can: an input left in host memory (a
+ * copy the executor forgot) fails instead of being read. */
+static grt_status* inputs_on_device(grt_kernel_ctx* ctx, const char* op) {
+  test_device* d = (test_device*)ctx->stream->device;
+  for (int32_t k = 0; d->separate_host && k < ctx->n_inputs; k++)
+    if (grt_tensor_num_elements(ctx->inputs[k]) > 0 &&
+        !in_memory(&d->memory, grt_tensor_data(ctx->inputs[k])))
+      return grt_status_new(GRT_INTERNAL, "TEST %s: input %d is not in the device's memory", op,
+                            (int)k);
+  return NULL;
 }
 
 static grt_status* reshape_compute(grt_kernel_ctx* ctx) {
