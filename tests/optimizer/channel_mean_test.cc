@@ -113,4 +113,30 @@ TEST(ChannelMean, LeftWhereItDoesNotApply) {
   grt_tensor_free(x);
 }
 
+// num_means other than 0 and 1, or 1 on an NCHW convolution, is refused by
+// the kernel with a message naming it.
+TEST(ChannelMean, BadNumMeansIsRefused) {
+  struct {
+    int64_t num_means;
+    const char* format;
+    std::vector<int64_t> x;
+  } cases[] = {{2, "NHWC", {1, 6, 5, 4}}, {1, "NCHW", {1, 4, 6, 5}}};
+  for (auto& c : cases) {
+    SCOPED_TRACE(std::to_string(c.num_means) + " " + c.format);
+    std::string text =
+        Graph(R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":)" + Shape(c.x) +
+              R"(}},)" + "\n" + Const("w", {3, 3, 4, 1}, 1) + Const("b", {4}, 2) +
+              R"({"name":"y","op":"_FusedDepthwiseConv2dNative","inputs":["x","w","b"],"attrs":{
+          "T":"float32","strides":[1,1,1,1],"padding":"SAME","data_format":")" +
+              c.format + R"(","fused_ops":["BiasAdd"],"num_args":1,"num_means":)" +
+              std::to_string(c.num_means) + "}}");
+    grt_tensor* x = Input(c.x, 3);
+    Result r = RunGraph(text, {"rewrite=false"}, {{"x", x}}, {"y"});
+    EXPECT_NE(r.error.find("_FusedDepthwiseConv2dNative: num_means " + std::to_string(c.num_means)),
+              std::string::npos)
+        << r.error;
+    grt_tensor_free(x);
+  }
+}
+
 }  // namespace
