@@ -16,9 +16,11 @@
  *   Elu, LeakyRelu (leakyrelu_alpha), Sigmoid, Tanh, or grt's own
  *   _HardSwish (x * relu6(x + 3) / 6) and _Swish (x * sigmoid(x)), which
  *   TensorFlow's remapper has no names for. grt's optimizer may put
- *   _InputScale before BiasAdd (num_args one more, the scale the first
- *   arg, [N, 1, 1, C]: the input is multiplied by it per channel first;
- *   optimizer/pass_input_scale.c). The GPU's _FusedConv2D row
+ *   _InputScale before BiasAdd on a _FusedConv2D without
+ *   input_data_format (num_args one more, the scale the first arg, [N, 1,
+ *   1, C]: the input is multiplied by it per channel first;
+ *   optimizer/pass_input_scale.c); the CPU kernel refuses it elsewhere as
+ *   an invalid argument. The GPU's _FusedConv2D row
  *   takes only what TensorFlow's does (the optimizer makes nothing else
  *   there: pass_conv_fusion.c's table).
  * _FusedDepthwiseConv2dNative has one attr of grt's own, num_means (0 or

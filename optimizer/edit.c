@@ -149,6 +149,16 @@ const grt_shape* grt_opt_output_shape(const grt_opt_ctx* c, int32_t i, int32_t p
                                                                       : NULL;
 }
 
+const char* grt_opt_attr_string(const grt_node* n, const char* name, const char* dflt) {
+  const grt_attr_value* v = grt_node_attr(n, name);
+  return v && v->type == GRT_ATTR_STRING ? v->u.s : dflt;
+}
+
+bool grt_opt_attr_bool(const grt_node* n, const char* name, bool dflt) {
+  const grt_attr_value* v = grt_node_attr(n, name);
+  return v && v->type == GRT_ATTR_BOOL ? v->u.b : dflt;
+}
+
 bool grt_opt_has_kernel(const char* type, const char* op, const char* type_attr, grt_dtype dtype) {
   grt_device_type t;
   if (!grt_device_type_from_name(type, &t)) return false;

@@ -76,6 +76,11 @@ int32_t grt_opt_input_node(const grt_opt_ctx* c, int32_t i, int32_t input, int32
 grt_dtype grt_opt_output_type(const grt_opt_ctx* c, int32_t i, int32_t port);
 const grt_shape* grt_opt_output_shape(const grt_opt_ctx* c, int32_t i, int32_t port);
 
+/* A string or bool attr of node n as written in the graph, or `dflt` when
+ * it is absent or of another type (the passes' data_format checks). */
+const char* grt_opt_attr_string(const grt_node* n, const char* name, const char* dflt);
+bool grt_opt_attr_bool(const grt_node* n, const char* name, bool dflt);
+
 /* Whether device type `type` has a kernel for `op` whose type attr `T`
  * (NULL: no constraint checked) admits `dtype`. */
 bool grt_opt_has_kernel(const char* type, const char* op, const char* type_attr, grt_dtype dtype);

@@ -44,24 +44,14 @@ static bool hw_axes(grt_opt_ctx* c, int32_t a) {
   return seen[1] && seen[2];
 }
 
-static bool bool_attr(const grt_node* n, const char* name) {
-  const grt_attr_value* v = grt_node_attr(n, name);
-  return v && v->type == GRT_ATTR_BOOL && v->u.b;
-}
-
-static const char* string_attr(const grt_node* n, const char* name, const char* dflt) {
-  const grt_attr_value* v = grt_node_attr(n, name);
-  return v && v->type == GRT_ATTR_STRING ? v->u.s : dflt;
-}
-
 /* The depthwise convolution node m (a Mean) reads, when m is one this pass
  * takes in. */
 static int32_t source_of(grt_opt_ctx* c, int32_t m) {
   const grt_node* n = grt_opt_node(c, m);
   /* A Mean nothing reads is an output of the model: it keeps its node. */
   if (strcmp(n->op, "Mean") != 0 || grt_opt_is_dead(c, m) || n->n_inputs != 2 ||
-      n->n_controls != 0 || !bool_attr(n, "keep_dims") || grt_opt_num_data_uses(c, m) == 0 ||
-      grt_opt_output_type(c, m, 0) != GRT_FLOAT32)
+      n->n_controls != 0 || !grt_opt_attr_bool(n, "keep_dims", false) ||
+      grt_opt_num_data_uses(c, m) == 0 || grt_opt_output_type(c, m, 0) != GRT_FLOAT32)
     return -1;
   int32_t port, ap;
   int32_t d = grt_opt_input_node(c, m, 0, &port);
@@ -72,7 +62,7 @@ static int32_t source_of(grt_opt_ctx* c, int32_t m) {
       grt_opt_is_fixed(c, d) || !type_takes(grt_opt_device_type(c, d)) ||
       strcmp(grt_opt_device_type(c, d), grt_opt_device_type(c, m)) != 0 ||
       grt_opt_output_type(c, d, 0) != GRT_FLOAT32 ||
-      strcmp(string_attr(dn, "data_format", "NHWC"), "NHWC") != 0 ||
+      strcmp(grt_opt_attr_string(dn, "data_format", "NHWC"), "NHWC") != 0 ||
       (nm && !(nm->type == GRT_ATTR_INT && nm->u.i == 0)))
     return -1;
   const grt_shape* y = grt_opt_output_shape(c, d, 0);
@@ -107,7 +97,7 @@ grt_status* grt_opt_pass_channel_mean(grt_opt_ctx* c) {
   int32_t n = grt_opt_num_nodes(c), done = 0;
   for (int32_t m = 0; m < n; m++) {
     int32_t d = source_of(c, m);
-    if (d < 0 || grt_opt_is_dead(c, d)) continue; /* (dead: another Mean took it) */
+    if (d < 0) continue; /* (source_of skips a convolution another Mean took) */
     GRT_RETURN_IF_ERROR(rewrite(c, d, m));
     done++;
   }

@@ -35,11 +35,6 @@ static bool type_takes(const char* type) {
   return false;
 }
 
-static const char* string_attr(const grt_node* n, const char* name, const char* dflt) {
-  const grt_attr_value* v = grt_node_attr(n, name);
-  return v && v->type == GRT_ATTR_STRING ? v->u.s : dflt;
-}
-
 /* Whether fused_ops starts with BiasAdd (so "_InputScale" can go first). */
 static bool starts_with_bias(const grt_node* n) {
   const grt_attr_value* v = grt_node_attr(n, "fused_ops");
@@ -60,8 +55,8 @@ static bool match(grt_opt_ctx* c, int32_t i, int32_t* mul, int32_t* x_in) {
   const grt_node* n = grt_opt_node(c, i);
   if (strcmp(n->op, "_FusedConv2D") != 0 || grt_opt_is_dead(c, i) || grt_opt_is_fixed(c, i) ||
       !type_takes(grt_opt_device_type(c, i)) || grt_opt_output_type(c, i, 0) != GRT_FLOAT32 ||
-      strcmp(string_attr(n, "data_format", "NHWC"), "NHWC") != 0 ||
-      string_attr(n, "input_data_format", "")[0] != 0 || !starts_with_bias(n))
+      strcmp(grt_opt_attr_string(n, "data_format", "NHWC"), "NHWC") != 0 ||
+      grt_opt_attr_string(n, "input_data_format", "")[0] != 0 || !starts_with_bias(n))
     return false;
   int32_t mport, fport;
   *mul = grt_opt_input_node(c, i, 0, &mport);

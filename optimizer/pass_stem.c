@@ -35,11 +35,6 @@ static int64_t max_ic_of(const char* type) {
   return 0;
 }
 
-static const char* string_attr(const grt_node* n, const char* name, const char* dflt) {
-  const grt_attr_value* v = grt_node_attr(n, name);
-  return v && v->type == GRT_ATTR_STRING ? v->u.s : dflt;
-}
-
 /* Whether the list(int) attr `name` is absent or all ones. */
 static bool all_ones(const grt_node* n, const char* name) {
   const grt_attr_value* v = grt_node_attr(n, name);
@@ -72,8 +67,8 @@ static bool stem_source(grt_opt_ctx* c, int32_t i, int32_t* t, int32_t* src, int
   const grt_node* n = grt_opt_node(c, i);
   if (strcmp(n->op, "_FusedConv2D") != 0 || grt_opt_is_dead(c, i) || grt_opt_is_fixed(c, i) ||
       n->n_inputs < 3 || grt_opt_output_type(c, i, 0) != GRT_FLOAT32 ||
-      strcmp(string_attr(n, "data_format", "NHWC"), "NHWC") != 0 ||
-      string_attr(n, "input_data_format", "")[0] != 0 || !all_ones(n, "dilations"))
+      strcmp(grt_opt_attr_string(n, "data_format", "NHWC"), "NHWC") != 0 ||
+      grt_opt_attr_string(n, "input_data_format", "")[0] != 0 || !all_ones(n, "dilations"))
     return false;
   int64_t max_ic = max_ic_of(grt_opt_device_type(c, i));
   int32_t tport, fport, pport;

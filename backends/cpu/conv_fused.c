@@ -299,27 +299,46 @@ static grt_status* input_nchw(const grt_kernel_ctx* ctx, bool depthwise, bool* o
   return NULL;
 }
 
-/* The plan for one batch element of g (an _InputScale convolution runs
- * each element with its own filter), from the node's cache; *owned when
- * the caller must free it. */
-static grt_status* batch_one_plan(grt_kernel_ctx* ctx, const grt_cpu_conv* g1, const fused_spec* f,
-                                  int team, grt_dnnl_plan** out, bool* owned) {
-  int64_t key[GRT_DNNL_KEY_MAX];
-  int32_t n = grt_cpu_conv_key(g1, key);
+/* The plan cache's key for g with f's post-ops: Conv2D's kinds, then
+ * `kind` (100 for the node's shape, 200 for one batch element of an
+ * _InputScale convolution) with the activation's row, the residual and the
+ * rows choice, the activation's alpha, the team and the variant. */
+static int32_t plan_key(const grt_cpu_conv* g, const fused_spec* f, int kind, int team,
+                        bool winograd, bool nchw_in, int64_t* key) {
+  int32_t n = grt_cpu_conv_key(g, key);
   key[n++] =
-      200 + (f->act ? 1 + (f->act - kActs) : 0) + (f->residual ? 50 : 0) + (f->rows ? 25 : 0);
+      kind + (f->act ? 1 + (f->act - kActs) : 0) + (f->residual ? 50 : 0) + (f->rows ? 25 : 0);
   float alpha = f->alpha;
   int32_t a_bits;
   memcpy(&a_bits, &alpha, sizeof a_bits);
   key[n++] = a_bits;
   key[n++] = team;
+  key[n++] = winograd;
+  key[n++] = nchw_in;
+  return n;
+}
+
+/* The plan for key, from the node's cache or built (the direct kernel where
+ * oneDNN has no Winograd one for the shape); *owned when the caller must
+ * free it. */
+static grt_status* cached_plan(grt_kernel_ctx* ctx, const grt_cpu_conv* g, const fused_spec* f,
+                               int team, bool winograd, bool nchw_in, const int64_t* key, int32_t n,
+                               grt_dnnl_plan** out, bool* owned) {
   *owned = false;
   *out = grt_dnnl_cache_find(ctx->state, key, n);
   if (*out) return NULL;
   grt_dnnl_plan_threads(team);
   grt_dnnl_plan* p = grt_dnnl_plan_new();
   if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a oneDNN plan");
-  grt_status* s = build(g1, f, false, false, p);
+  grt_status* s = build(g, f, winograd, nchw_in, p);
+  if (s && winograd) {
+    /* No Winograd kernel for this shape here: the direct one. */
+    grt_status_free(s);
+    grt_dnnl_plan_free(p);
+    p = grt_dnnl_plan_new();
+    if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a oneDNN plan");
+    s = build(g, f, false, nchw_in, p);
+  }
   if (s) {
     grt_dnnl_plan_free(p);
     return s;
@@ -341,9 +360,11 @@ static grt_status* run_input_scaled(grt_kernel_ctx* ctx, const grt_cpu_conv* g, 
   int team = grt_dnnl_team(ctx, grt_cpu_conv_team_work(g));
   fused_spec f1 = *f;
   f1.rows = f->rows && grt_tensor_num_elements(out) >= kRowsMinOutputs;
+  int64_t key[GRT_DNNL_KEY_MAX];
+  int32_t n = plan_key(&g1, &f1, 200, team, false, false, key);
   grt_dnnl_plan* p = NULL;
   bool owned = false;
-  GRT_RETURN_IF_ERROR(batch_one_plan(ctx, &g1, &f1, team, &p, &owned));
+  GRT_RETURN_IF_ERROR(cached_plan(ctx, &g1, &f1, team, false, false, key, n, &p, &owned));
   grt_tensor* wt = NULL;
   grt_status* s = grt_kernel_alloc_temp(ctx, GRT_FLOAT32, &filter->shape, &wt);
   const float* w = grt_cpu_data(filter);
@@ -440,9 +461,11 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, bias->dtype));
   bool nchw_in = false;
   GRT_RETURN_IF_ERROR(input_nchw(ctx, depthwise, &nchw_in));
+  /* ops/defs_fused.c: _InputScale belongs to a _FusedConv2D reading its
+   * input in data_format. */
   if (scale && (depthwise || nchw_in))
-    return GRT_ERROR(UNIMPLEMENTED, "%s: _InputScale with %s", op,
-                     depthwise ? "a depthwise convolution" : "input_data_format");
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "%s: _InputScale is defined for _FusedConv2D without input_data_format", op);
   /* An NCHW input is described to the geometry as the NHWC tensor it
    * would be transposed into: g is the NHWC convolution's. */
   grt_shape in_shape = in->shape;
@@ -514,40 +537,13 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
    * of the team and a second touch of the output for little arithmetic
    * (DNNL.md, "SiLU"). */
   if (grt_shape_num_elements(&os) < kRowsMinOutputs) f.rows = false;
-  int64_t key[GRT_DNNL_KEY_MAX];
-  int32_t n = grt_cpu_conv_key(&g, key);
-  /* Apart from Conv2D's kinds: the post-ops, as the activation's row. */
-  key[n++] = 100 + (f.act ? 1 + (f.act - kActs) : 0) + (f.residual ? 50 : 0) + (f.rows ? 25 : 0);
-  float alpha = f.alpha;
-  int32_t a_bits;
-  memcpy(&a_bits, &alpha, sizeof a_bits);
-  key[n++] = a_bits;
   int team = grt_dnnl_team(ctx, grt_cpu_conv_team_work(&g));
-  key[n++] = team;
   bool winograd = grt_cpu_conv_winograd_takes(&g);
-  key[n++] = winograd;
-  key[n++] = nchw_in;
+  int64_t key[GRT_DNNL_KEY_MAX];
+  int32_t n = plan_key(&g, &f, 100, team, winograd, nchw_in, key);
   bool owned = false;
-  grt_dnnl_plan* p = grt_dnnl_cache_find(ctx->state, key, n);
-  if (!p) {
-    grt_dnnl_plan_threads(team);
-    p = grt_dnnl_plan_new();
-    if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a oneDNN plan");
-    grt_status* s = build(&g, &f, winograd, nchw_in, p);
-    if (s && winograd) {
-      /* No Winograd kernel for this shape here: the direct one. */
-      grt_status_free(s);
-      grt_dnnl_plan_free(p);
-      p = grt_dnnl_plan_new();
-      if (!p) return GRT_ERROR(RESOURCE_EXHAUSTED, "out of memory for a oneDNN plan");
-      s = build(&g, &f, false, nchw_in, p);
-    }
-    if (s) {
-      grt_dnnl_plan_free(p);
-      return s;
-    }
-    p = grt_dnnl_cache_offer(ctx->state, key, n, p, &owned);
-  }
+  grt_dnnl_plan* p = NULL;
+  GRT_RETURN_IF_ERROR(cached_plan(ctx, &g, &f, team, winograd, nchw_in, key, n, &p, &owned));
   grt_dnnl_call call;
   grt_dnnl_call_init(&call, ctx);
   call.threads = team;

@@ -36,6 +36,15 @@ grt_status* RefInput(const grt_kernel_ctx* ctx, int k, grt_var** out) {
   return NULL;
 }
 
+// value's bytes into dst on ctx's stream (none when they are the same).
+grt_status* CopyValue(grt_kernel_ctx* ctx, const grt_tensor* value, grt_tensor* dst) {
+  size_t n = grt_tensor_byte_size(value);
+  if (!n || grt_tensor_data(dst) == grt_tensor_data(value)) return NULL;
+  return grt_cuda_error(cudaMemcpyAsync(grt_tensor_data(dst), grt_tensor_data(value), n,
+                                        cudaMemcpyDeviceToDevice, grt_cuda_stream(ctx->stream)),
+                        "cudaMemcpyAsync");
+}
+
 grt_status* AssignCompute(grt_kernel_ctx* ctx) {
   grt_var* v;
   grt_status* st = RefInput(ctx, 0, &v);
@@ -43,7 +52,6 @@ grt_status* AssignCompute(grt_kernel_ctx* ctx) {
   const grt_tensor* value = ctx->inputs[1];
   bool validate = true;
   if ((st = grt_kernel_attr_bool(ctx, "validate_shape", &validate))) return st;
-  size_t n = grt_tensor_byte_size(value);
   // An initialised variable of the value's dtype and shape takes the value
   // into its own buffer, as TensorFlow's Assign does: no allocation, and a
   // recorded step (graph capture) keeps addressing the same tensor, so Adam's
@@ -51,34 +59,21 @@ grt_status* AssignCompute(grt_kernel_ctx* ctx) {
   // gets a fresh tensor.
   grt_var_lock(v);
   grt_tensor* cur = grt_var_value(v, true);
-  if (cur && grt_tensor_dtype(cur) == grt_tensor_dtype(value) && SameShape(cur, value)) {
-    st = n && grt_tensor_data(cur) != grt_tensor_data(value)
-             ? grt_cuda_error(
-                   cudaMemcpyAsync(grt_tensor_data(cur), grt_tensor_data(value), n,
-                                   cudaMemcpyDeviceToDevice, grt_cuda_stream(ctx->stream)),
-                   "cudaMemcpyAsync")
-             : NULL;
-    grt_var_unlock(v);
-    grt_tensor_free(cur);
-    if (st) return st;
-    ctx->output_refs[0] = v;
-    return NULL;
-  }
+  bool in_place = cur && grt_tensor_dtype(cur) == grt_tensor_dtype(value) && SameShape(cur, value);
+  if (in_place) st = CopyValue(ctx, value, cur);
   grt_var_unlock(v);
   grt_tensor_free(cur);
-  grt_shape s = ShapeOf(value);
-  grt_tensor* fresh;
-  if ((st = grt_kernel_alloc_temp(ctx, grt_tensor_dtype(value), &s, &fresh))) return st;
-  if (n) {
-    st = grt_cuda_error(cudaMemcpyAsync(grt_tensor_data(fresh), grt_tensor_data(value), n,
-                                        cudaMemcpyDeviceToDevice, grt_cuda_stream(ctx->stream)),
-                        "cudaMemcpyAsync");
-    if (st) {
+  if (!in_place) {
+    grt_shape s = ShapeOf(value);
+    grt_tensor* fresh;
+    if ((st = grt_kernel_alloc_temp(ctx, grt_tensor_dtype(value), &s, &fresh))) return st;
+    if ((st = CopyValue(ctx, value, fresh))) {
       grt_tensor_free(fresh);
       return st;
     }
+    st = grt_var_assign(ctx, v, fresh, validate);
   }
-  if ((st = grt_var_assign(ctx, v, fresh, validate))) return st;
+  if (st) return st;
   ctx->output_refs[0] = v;
   return NULL;
 }

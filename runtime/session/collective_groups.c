@@ -371,6 +371,13 @@ grt_status* grt_collective_groups_build(grt_session* s, grt_executable* e, const
   return st;
 }
 
+grt_status* grt_collective_output_new(grt_device* d, const grt_tensor* like, grt_tensor** out) {
+  grt_allocator* a = d->memory[GRT_MEMORY_DEVICE];
+  /* Device memory apart from host memory keeps tensor headers off it. */
+  return a == d->memory[GRT_MEMORY_HOST] ? grt_tensor_new_packed(a, like->dtype, &like->shape, out)
+                                         : grt_tensor_new_device(a, like->dtype, &like->shape, out);
+}
+
 grt_status* grt_collective_group_run(grt_session* s, const grt_executable* e, const exec_group* g,
                                      grt_tensor* const* inputs, grt_tensor** outputs,
                                      const grt_cancel_token* cancel) {
@@ -396,11 +403,7 @@ grt_status* grt_collective_group_run(grt_session* s, const grt_executable* e, co
   for (int32_t k = 0; !st && k < g->n; k++) {
     grt_device* d = s->device[e->nodes[e->group_members[g->start + k]].device];
     devs[k] = d;
-    grt_allocator* a = d->memory[GRT_MEMORY_DEVICE];
-    /* Device memory apart from host memory keeps tensor headers off it. */
-    st = a == d->memory[GRT_MEMORY_HOST]
-             ? grt_tensor_new_packed(a, in0->dtype, &in0->shape, &outputs[k])
-             : grt_tensor_new_device(a, in0->dtype, &in0->shape, &outputs[k]);
+    st = grt_collective_output_new(d, in0, &outputs[k]);
     if (st)
       st = grt_status_prefix(st, "NcclAllReduce group '%s': output on %s", g->shared_name, d->name);
   }

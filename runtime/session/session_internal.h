@@ -247,6 +247,10 @@ GRT_MUST_USE grt_status* grt_executor_run_ex(grt_session* s, const grt_executabl
  * task) finds the groups that span tasks: e->cluster_groups. */
 GRT_MUST_USE grt_status* grt_collective_groups_build(grt_session* s, grt_executable* e,
                                                      const uint8_t* kept);
+/* A member's output on device d, shaped as `like`: device memory, the
+ * tensor's header kept off it where the host cannot address it. */
+GRT_MUST_USE grt_status* grt_collective_output_new(grt_device* d, const grt_tensor* like,
+                                                   grt_tensor** out);
 /* Runs group g over the members' inputs (in member order): allocates each
  * member's output on its device and calls the backend's all_reduce. On
  * error the outputs are freed and left NULL. Errors name the group. */
