@@ -141,8 +141,12 @@ l2b=$(load)
 # 3. Training beside PyTorch, and the sitting's SGEMM peak.
 l3a=$(load)
 grt_train=0 torch_train=0
+peak_ratios=()
 for round in $(seq "$rounds"); do
-  e=$("$scratch/train_bench" --towers 1 --steps 60 | awk '$1 == "default" && $2 == 1 { print $3 }')
+  out=$("$scratch/train_bench" --towers 1 --steps 60 --peak-rounds 3)
+  e=$(awk '$1 == "default" && $2 == 1 { print $3 }' <<<"$out")
+  sed -n '/^  round/p' <<<"$out"
+  peak_ratios+=($(sed -n 's/^  round.* ratio \([0-9.]*\);.*/\1/p' <<<"$out"))
   grt_train=$(max "$grt_train" "$e")
   for obt in 2 1; do
     t=$(OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=$obt OMP_WAIT_POLICY=passive \
@@ -182,4 +186,16 @@ for b in 1 256; do
   fi
 done
 ratio "training, grt / PyTorch examples/s" "$grt_train" "$torch_train" ">= 2" "$l3a" "$l3b"
-ratio "training GFLOP/s / SGEMM peak" "$gflops" "$peak" ">= 0.65" "$l1a" "$l3b"
+# Against the 1024^3 MatMul timed in turn with the training, round by round
+# (train_bench --peak-rounds): the machine's speed moves too much between
+# part 1's peak and part 3's training for their ratio to mean much; that
+# ratio is printed too.
+ratio "training GFLOP/s / part 1's SGEMM peak" "$gflops" "$peak" ">= 0.65" "$l1a" "$l3b"
+if quiet "$l3a" "$l3b"; then
+  printf '%-52s %.2f  (goal >= 0.65; median of %d rounds in turn)\n' \
+    "training GFLOP/s / SGEMM peak, in turn" "$(printf '%s\n' "${peak_ratios[@]}" | sort -g |
+      awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')" \
+    "${#peak_ratios[@]}"
+else
+  printf '%-52s no ratio: load %s / %s (over 1.5)\n' "training GFLOP/s / SGEMM peak, in turn" "$l3a" "$l3b"
+fi

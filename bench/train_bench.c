@@ -8,8 +8,17 @@
  * GEMMs already run side by side on the inter-op threads and OpenBLAS's
  * threads then compete with them.
  *
+ * --peak-rounds R: then R rounds of one tower's figure and a 1024^3 MatMul
+ * through a session, in turn, and per round the training's GFLOP/s (its
+ * examples/s, a mean over the steps, times the step's FLOPs per example)
+ * over the MatMul's (the best of 5 runs): this machine's speed moves by a
+ * quarter from one minute to the next, so a ratio of two figures taken
+ * minutes apart says more about the minute than about grt. Prints the
+ * median and the best round's ratio, and each step's median time.
+ *
  *   bazel run -c opt //bench:train_bench [-- --steps N --batch B --towers 1,2,4 --trace OUT.json
- *                                           --trace-steps N --option KEY=VALUE...]
+ *                                           --trace-steps N --peak-rounds R
+ *                                           --option KEY=VALUE...]
  *
  * --trace-steps N: after the figures, one tower (OpenBLAS's default
  * threads) runs N traced steps and prints where a step goes: each node's
@@ -176,6 +185,10 @@ static void print_load(void) {
 
 static int trace_steps; /* --trace-steps */
 
+/* 784-256-256-10: forward 784*256 + 256*256 + 256*10 multiply-adds per
+ * example, backward twice that less the input's gradient (784*256). */
+static const double kMacsPerExample = 3.0 * (256.0 * 256 + 256.0 * 10) + 2.0 * 784 * 256;
+
 /* N traced steps of c: the table of where a step goes (see the header). */
 static grt_status* trace_table(grt_callable* c, grt_tensor** in, int batch) {
   static step_table t;
@@ -212,9 +225,7 @@ static grt_status* trace_table(grt_callable* c, grt_tensor** in, int batch) {
     count[k]++;
     total += t.v[i].min_us;
   }
-  /* 784-256-256-10: forward 784*256 + 256*256 + 256*10 multiply-adds per
-   * example, backward twice that less the input's gradient (784*256). */
-  double macs = 3.0 * (256.0 * 256 + 256.0 * 10) + 2.0 * 784 * 256;
+  double macs = kMacsPerExample;
   double gemm_gflops = sum[kGemm] > 0 ? 2.0 * macs * batch / (sum[kGemm] * 1e3) : 0;
   printf("where a step goes: %d traced steps, each node's minimum (us), summed by kind\n",
          trace_steps);
@@ -230,13 +241,11 @@ static grt_status* trace_table(grt_callable* c, grt_tensor** in, int batch) {
       "%.2f)\n",
       gemm_gflops, peak, peak > 0 ? gemm_gflops / peak : 0, 2.0 * macs * batch / (wall * 1e9),
       peak > 0 ? 2.0 * macs * batch / (wall * 1e9) / peak : 0);
-  printf("  the GEMMs, slowest first:\n");
+  printf("  the nodes of 1 us and more, slowest first:\n");
   for (int pass = 0; pass < t.n; pass++) {
     int best = -1;
     for (int i = 0; i < t.n; i++)
-      if (kind_of(t.v[i].op) == kGemm && t.v[i].min_us >= 0 &&
-          (best < 0 || t.v[i].min_us > t.v[best].min_us))
-        best = i;
+      if (t.v[i].min_us >= 1.0 && (best < 0 || t.v[i].min_us > t.v[best].min_us)) best = i;
     if (best < 0) break;
     printf("    %9.1f us  %s (%s)\n", t.v[best].min_us, t.v[best].name, t.v[best].op);
     t.v[best].min_us = -1;
@@ -248,7 +257,18 @@ static grt_status* trace_table(grt_callable* c, grt_tensor** in, int batch) {
 static const char* options[8];
 static int n_options;
 
-static grt_status* measure(int towers, int batch, int steps, double* out) {
+/* One figure: examples/s over the steps (a mean), and the fastest and the
+ * median step. */
+typedef struct {
+  double examples_per_s, step_min_s, step_median_s;
+} figure;
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static grt_status* measure(int towers, int batch, int steps, figure* out) {
   fmnist_model_options mo = {.towers = towers, .cpus = towers, .learning_rate = 1e-3, .seed = 1};
   grt_graph* g = NULL;
   grt_session_options* so = NULL;
@@ -286,12 +306,22 @@ static grt_status* measure(int towers, int batch, int steps, double* out) {
     for (int i = 0; i < batch; i++) yp[i] = rand_r(&r) % FMNIST_CLASSES;
   }
   grt_tensor* in[2] = {x, y};
+  double* dt = st ? NULL : calloc((size_t)steps, sizeof *dt);
+  if (!st && !dt) st = grt_status_new(GRT_RESOURCE_EXHAUSTED, "out of memory");
   double t0 = 0;
   for (int i = 0; !st && i < steps + 3; i++) {
     if (i == 3) t0 = now_s();
+    double t1 = now_s();
     st = grt_callable_run(c, in, NULL, NULL);
+    if (i >= 3) dt[i - 3] = now_s() - t1;
   }
-  if (!st) *out = (double)steps * batch / (now_s() - t0);
+  if (!st) {
+    out->examples_per_s = (double)steps * batch / (now_s() - t0);
+    qsort(dt, (size_t)steps, sizeof *dt, cmp_double);
+    out->step_min_s = dt[0];
+    out->step_median_s = dt[steps / 2];
+  }
+  free(dt);
   if (!st && trace_path) st = write_trace(c, in);
   if (!st && trace_steps > 0 && towers == 1) st = trace_table(c, in, batch);
   grt_tensor_free(x);
@@ -303,10 +333,42 @@ static grt_status* measure(int towers, int batch, int steps, double* out) {
   return st;
 }
 
+/* --peak-rounds: one tower's training and the 1024^3 MatMul in turn. */
+static grt_status* against_peak(int batch, int steps, int rounds) {
+  enum { kMaxRounds = 64 };
+  if (rounds > kMaxRounds) rounds = kMaxRounds;
+  double ratio[kMaxRounds], best = 0;
+  printf("training against the SGEMM peak, %d rounds in turn (one tower, batch %d, %d steps)\n",
+         rounds, batch, steps);
+  print_load();
+  for (int r = 0; r < rounds; r++) {
+    figure fig = {0};
+    double peak = 0;
+    grt_status* st = measure(1, batch, steps, &fig);
+    if (!st) st = sgemm_peak(&peak);
+    if (st) return st;
+    double gflops = fig.examples_per_s * 2.0 * kMacsPerExample * 1e-9;
+    ratio[r] = gflops / peak;
+    if (ratio[r] > best) best = ratio[r];
+    printf(
+        "  round %2d: %7.0f examples/s, %5.1f GFLOP/s; 1024^3 MatMul %5.1f GFLOP/s; ratio %.3f; "
+        "steps min %.0f, median %.0f us\n",
+        r + 1, fig.examples_per_s, gflops, peak, ratio[r], fig.step_min_s * 1e6,
+        fig.step_median_s * 1e6);
+    fflush(stdout);
+  }
+  print_load();
+  qsort(ratio, (size_t)rounds, sizeof ratio[0], cmp_double);
+  double median =
+      rounds % 2 ? ratio[rounds / 2] : 0.5 * (ratio[rounds / 2 - 1] + ratio[rounds / 2]);
+  printf("RATIO median=%.3f best=%.3f\n", median, best);
+  return NULL;
+}
+
 int main(int argc, char** argv) {
   grt_select_blas_core(argv);
   int steps = 40, batch = 256;
-  int towers[8] = {1, 2, 4}, n = 3;
+  int towers[8] = {1, 2, 4}, n = 3, peak_rounds = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--steps"))
       steps = atoi(argv[i + 1]);
@@ -316,6 +378,8 @@ int main(int argc, char** argv) {
       trace_path = argv[i + 1];
     else if (!strcmp(argv[i], "--trace-steps"))
       trace_steps = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--peak-rounds"))
+      peak_rounds = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--option") && n_options < 8)
       options[n_options++] = argv[i + 1];
     else if (!strcmp(argv[i], "--towers")) {
@@ -334,8 +398,9 @@ int main(int argc, char** argv) {
     if (series == 1) openblas_set_num_threads(1);
     if (series == 1) trace_steps = 0; /* the table once, with OpenBLAS's default threads */
     for (int i = 0; i < n; i++) {
-      double eps = 0;
-      grt_status* st = measure(towers[i], batch, steps, &eps);
+      figure fig = {0};
+      grt_status* st = measure(towers[i], batch, steps, &fig);
+      double eps = fig.examples_per_s;
       if (st) {
         fprintf(stderr, "train_bench: %d towers: %s\n", towers[i], grt_status_message(st));
         grt_status_free(st);
@@ -346,6 +411,12 @@ int main(int argc, char** argv) {
              eps / base);
       fflush(stdout);
     }
+  }
+  grt_status* st = peak_rounds > 0 ? against_peak(batch, steps, peak_rounds) : NULL;
+  if (st) {
+    fprintf(stderr, "train_bench: %s\n", grt_status_message(st));
+    grt_status_free(st);
+    return 1;
   }
   return 0;
 }

@@ -94,9 +94,9 @@ static grt_status* matmul(grt_kernel_ctx* ctx) {
   grt_shape os = grt_shape_make(2, dims);
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, x->dtype, &os, &out));
-  bool dnnl = x->dtype == GRT_FLOAT32 && grt_matmul_pick_dnnl(p.m, p.k, p.n);
+  bool dnnl = x->dtype == GRT_FLOAT32 && grt_matmul_pick_dnnl(p.m, p.k, p.n, ta);
   bool if_packed =
-      x->dtype == GRT_FLOAT32 && !dnnl && grt_matmul_pick_dnnl_if_packed(p.m, p.k, p.n);
+      x->dtype == GRT_FLOAT32 && !dnnl && grt_matmul_pick_dnnl_if_packed(p.m, p.k, p.n, ta);
   if (dnnl || if_packed) {
     grt_mm_call c = {.m = p.m,
                      .k = p.k,

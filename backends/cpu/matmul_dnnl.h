@@ -57,11 +57,11 @@ void grt_mm_state_free(void* state);
 GRT_MUST_USE grt_status* grt_mm_dnnl_run(grt_kernel_ctx* ctx, void* state, const grt_mm_call* c);
 
 /* True where the table gives an m x k x n product to oneDNN's matmul
- * primitive (matmul_select.c). */
-bool grt_matmul_pick_dnnl(int64_t m, int64_t k, int64_t n);
+ * primitive (matmul_select.c); ta: the left operand is read transposed. */
+bool grt_matmul_pick_dnnl(int64_t m, int64_t k, int64_t n, bool ta);
 /* The band where oneDNN runs only weights packed once (grt_mm_weights says
  * const_b), OpenBLAS the rest. */
-bool grt_matmul_pick_dnnl_if_packed(int64_t m, int64_t k, int64_t n);
+bool grt_matmul_pick_dnnl_if_packed(int64_t m, int64_t k, int64_t n, bool ta);
 
 /* The _FusedMatMul kernel (matmul_fused.c) and _FusedConv2D's and
  * _FusedDepthwiseConv2dNative's (conv_fused.c). */

@@ -128,8 +128,8 @@ grt_status* grt_cpu_fused_matmul(grt_kernel_ctx* ctx) {
   c.bias = grt_tensor_data(bias);
   c.out = grt_tensor_data(out);
   if (c.m == 0 || c.n == 0) return NULL;
-  bool dnnl = c.k > 0 && grt_matmul_pick_dnnl(c.m, c.k, c.n);
-  bool if_packed = c.k > 0 && !dnnl && grt_matmul_pick_dnnl_if_packed(c.m, c.k, c.n);
+  bool dnnl = c.k > 0 && grt_matmul_pick_dnnl(c.m, c.k, c.n, c.ta);
+  bool if_packed = c.k > 0 && !dnnl && grt_matmul_pick_dnnl_if_packed(c.m, c.k, c.n, c.ta);
   if (dnnl || if_packed) {
     grt_mm_weights(ctx, &c); /* packed and kept: a Const or an unchanging variable */
     if (dnnl || c.const_b) return grt_mm_dnnl_run(ctx, ctx->state, &c);

@@ -135,7 +135,10 @@ static void gemm_blocks(void* arg, int64_t first, int64_t last) {
  * below kSmallGemm. */
 static grt_status* blas_split(const grt_gemm_plan* p, const void* a, const void* b, void* c,
                               grt_threadpool* pool, bool is_double) {
-  int threads = pool ? grt_threadpool_size(pool) + 1 : 1;
+  /* As many blocks as the team that runs them (grt_parallel_for runs its
+   * shards on the caller's OpenMP team, sized as a oneDNN call's is): the
+   * pool's size and the caller made three blocks for a team of two. */
+  int threads = grt_dnnl_team_in(pool, (double)p->m * (double)p->n * (double)p->k);
   bool small = p->m * p->n * p->k <= kSmallGemm || p->m < 32;
   if (small) threads = 1;
   int64_t rows = (p->m + threads - 1) / threads;

@@ -42,6 +42,13 @@ static const pick_row kPicks[] = {
     {INT64_MAX, OPENBLAS, "large: OpenBLAS, in row blocks"},
 };
 
+/* A transposed left operand and a narrow result (a classifier's weight
+ * gradient, h^T . dy: 256 x 256 x 10 in the seeds' MLP) go to OpenBLAS
+ * whatever their size: oneDNN's matmul reads the strided operand far
+ * slower than OpenBLAS packs it (bench/gemm_bench --training, paused host:
+ * 27.2 us against 9.8 on one thread, 14.9 against 12.6 on two). */
+enum { kNarrowTransposed = 16 };
+
 /* bench/exec_bench libs's switch (matmul_dnnl.h). */
 static int g_library = GRT_MM_LIBRARY_TABLE;
 
@@ -49,9 +56,11 @@ void grt_matmul_set_library(grt_mm_library library) {
   __atomic_store_n(&g_library, (int)library, __ATOMIC_RELAXED);
 }
 
-static engine pick(int64_t m, int64_t k, int64_t n) {
+static engine pick(int64_t m, int64_t k, int64_t n, bool ta) {
   int library = __atomic_load_n(&g_library, __ATOMIC_RELAXED);
   if (library == GRT_MM_LIBRARY_DNNL_MATMUL) return DNNL_MATMUL;
+  if (ta && n < kNarrowTransposed)
+    return library == GRT_MM_LIBRARY_DNNL_ONLY ? DNNL_SGEMM : OPENBLAS;
   int64_t work = m > INT64_MAX / k ? INT64_MAX : m * k;
   work = work > INT64_MAX / n ? INT64_MAX : work * n;
   for (size_t i = 0; i < sizeof kPicks / sizeof kPicks[0]; i++)
@@ -62,17 +71,17 @@ static engine pick(int64_t m, int64_t k, int64_t n) {
   return OPENBLAS;
 }
 
-bool grt_matmul_pick_dnnl(int64_t m, int64_t k, int64_t n) {
-  return m > 0 && k > 0 && n > 0 && pick(m, k, n) == DNNL_MATMUL;
+bool grt_matmul_pick_dnnl(int64_t m, int64_t k, int64_t n, bool ta) {
+  return m > 0 && k > 0 && n > 0 && pick(m, k, n, ta) == DNNL_MATMUL;
 }
 
-bool grt_matmul_pick_dnnl_if_packed(int64_t m, int64_t k, int64_t n) {
-  return m > 0 && k > 0 && n > 0 && pick(m, k, n) == DNNL_IF_PACKED;
+bool grt_matmul_pick_dnnl_if_packed(int64_t m, int64_t k, int64_t n, bool ta) {
+  return m > 0 && k > 0 && n > 0 && pick(m, k, n, ta) == DNNL_IF_PACKED;
 }
 
 /* For the GEMM engine (matmul_gemm.c): only under the benchmark's
  * DNNL_ONLY, since no row of the table names dnnl_sgemm (above). */
 bool grt_matmul_pick_sgemm(int64_t m, int64_t k, int64_t n) {
   if (__atomic_load_n(&g_library, __ATOMIC_RELAXED) == GRT_MM_LIBRARY_DNNL_ONLY) return true;
-  return m > 0 && k > 0 && n > 0 && pick(m, k, n) == DNNL_SGEMM;
+  return m > 0 && k > 0 && n > 0 && pick(m, k, n, false) == DNNL_SGEMM;
 }

@@ -13,6 +13,15 @@
 float grt_cpu_softmax_row_f32(const float* x, float* y, int64_t n, float* out_max);
 double grt_cpu_softmax_row_f64(const double* x, double* y, int64_t n, double* out_max);
 
+/* Rows of fewer than GRT_CPU_SOFTMAX_SHORT_ROW elements (a classifier's
+ * 10 classes), up to GRT_CPU_SOFTMAX_BLOCK of them at once: what
+ * grt_cpu_softmax_row_f32 gives each row, bit for bit, with the exps of the
+ * block in one vector loop. maxes[r] and sums[r] get row r's max and sum;
+ * y may be x. */
+enum { GRT_CPU_SOFTMAX_SHORT_ROW = 16, GRT_CPU_SOFTMAX_BLOCK = 64 };
+void grt_cpu_softmax_short_rows_f32(const float* x, float* y, int64_t rows, int64_t n, float* maxes,
+                                    float* sums);
+
 GRT_MUST_USE grt_status* grt_cpu_bias_add(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_bias_add_grad(grt_kernel_ctx* ctx);
 GRT_MUST_USE grt_status* grt_cpu_softmax(grt_kernel_ctx* ctx);

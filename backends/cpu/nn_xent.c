@@ -18,11 +18,11 @@
 
 GRT_CPU_VECTORIZE
 
-/* One row: dense labels `l` (or NULL with a class index `label`). */
-#define XENT_ROW(sfx, T, LOG)                                                                      \
-  static void xent_row_##sfx(const T* f, const T* l, int64_t label, int64_t n, T* loss, T* back) { \
-    T m;                                                                                           \
-    const T sum = grt_cpu_softmax_row_##sfx(f, back, n, &m);                                       \
+/* One row's loss and backprop from its softmax terms back[j] = e^(f[j] - m)
+ * and their sum: dense labels `l` (or NULL with a class index `label`). */
+#define XENT_FINISH(sfx, T, LOG)                                                                   \
+  static void xent_finish_##sfx(const T* f, const T* l, int64_t label, int64_t n, T m, T sum,      \
+                                T* loss, T* back) {                                                \
     const T lse = LOG(sum), inv = (T)1 / sum;                                                      \
     if (l) {                                                                                       \
       T acc = 0;                                                                                   \
@@ -36,9 +36,14 @@ GRT_CPU_VECTORIZE
       back[label] -= 1;                                                                            \
       *loss = lse - (f[label] - m);                                                                \
     }                                                                                              \
+  }                                                                                                \
+  static void xent_row_##sfx(const T* f, const T* l, int64_t label, int64_t n, T* loss, T* back) { \
+    T m;                                                                                           \
+    const T sum = grt_cpu_softmax_row_##sfx(f, back, n, &m);                                       \
+    xent_finish_##sfx(f, l, label, n, m, sum, loss, back);                                         \
   }
-XENT_ROW(f32, float, logf)
-XENT_ROW(f64, double, log)
+XENT_FINISH(f32, float, logf)
+XENT_FINISH(f64, double, log)
 
 typedef struct {
   bool f64;
@@ -51,12 +56,35 @@ typedef struct {
   void* back;
 } xent_job;
 
+static int64_t label_of(const xent_job* j, int64_t r) {
+  return j->labels64 ? ((const int64_t*)j->labels)[r] : ((const int32_t*)j->labels)[r];
+}
+
+/* float32 rows shorter than GRT_CPU_SOFTMAX_SHORT_ROW, a block at once
+ * (grt_cpu_softmax_short_rows_f32): the same sums as xent_row_f32. */
+static void xent_short_rows_f32(const xent_job* j, int64_t r0, int64_t r1) {
+  float maxes[GRT_CPU_SOFTMAX_BLOCK], sums[GRT_CPU_SOFTMAX_BLOCK];
+  const int64_t n = j->n;
+  for (int64_t r = r0; r < r1; r += GRT_CPU_SOFTMAX_BLOCK) {
+    int64_t rows = r1 - r < GRT_CPU_SOFTMAX_BLOCK ? r1 - r : GRT_CPU_SOFTMAX_BLOCK;
+    const float* f = (const float*)j->f + r * n;
+    float* back = (float*)j->back + r * n;
+    grt_cpu_softmax_short_rows_f32(f, back, rows, n, maxes, sums);
+    for (int64_t k = 0; k < rows; k++)
+      xent_finish_f32(f + k * n, j->l ? (const float*)j->l + (r + k) * n : NULL,
+                      j->l ? 0 : label_of(j, r + k), n, maxes[k], sums[k], (float*)j->loss + r + k,
+                      back + k * n);
+  }
+}
+
 static void xent_rows(void* arg, int64_t r0, int64_t r1) {
   const xent_job* j = arg;
+  if (!j->f64 && j->n < GRT_CPU_SOFTMAX_SHORT_ROW) {
+    xent_short_rows_f32(j, r0, r1);
+    return;
+  }
   for (int64_t r = r0; r < r1; r++) {
-    int64_t label = 0;
-    if (!j->l)
-      label = j->labels64 ? ((const int64_t*)j->labels)[r] : ((const int32_t*)j->labels)[r];
+    int64_t label = j->l ? 0 : label_of(j, r);
     if (j->f64) {
       xent_row_f64((const double*)j->f + r * j->n, j->l ? (const double*)j->l + r * j->n : NULL,
                    label, j->n, (double*)j->loss + r, (double*)j->back + r * j->n);

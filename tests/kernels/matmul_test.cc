@@ -75,6 +75,15 @@ TEST(MatMulKernels, EveryTransposeComboSizeAndDtype) {
         for (int tb = 0; tb < 2; tb++) CheckMatMul(t, s[0], s[1], s[2], ta, tb);
 }
 
+// A transposed left operand with fewer than 16 result columns goes to
+// OpenBLAS at any size (a classifier's weight gradient, h^T . dy), the
+// rest of the table's oneDNN band to oneDNN (gemm_blocks_test checks the
+// pick): both give the product.
+TEST(MatMulKernels, NarrowTransposedProducts) {
+  for (int64_t n : {10, 15, 16})
+    for (int tb = 0; tb < 2; tb++) CheckMatMul(GRT_FLOAT32, 256, 256, n, true, tb);
+}
+
 TEST(MatMulKernels, IntegerOverflowWrapsAround) {
   OpRun r("MatMul");
   r.AttrType("T", GRT_INT16)

@@ -172,6 +172,23 @@ TEST(Softmax, LargeSplitOverPool) {
   ExpectNear(r.Output(0), d, RefSoftmax(x, 129), 2e-6);
 }
 
+// Rows shorter than 16 (a classifier's classes) run in blocks of 64 rows
+// with their exps in one loop: row counts off the block, and split over a
+// pool so shards start mid-block.
+TEST(Softmax, ShortRowsInBlocks) {
+  for (int64_t n : {1, 2, 10, 15, 16}) {
+    for (int64_t rows : {1, 63, 64, 65, 1001}) {
+      SCOPED_TRACE("rows " + std::to_string(rows) + " of " + std::to_string(n));
+      Dims d = {rows, n};
+      Vals x = Seq(Count(d), -30, 30, 7);
+      FeedRun r("Softmax");
+      r.AttrType("T", GRT_FLOAT32).Input(T_<float>(d, x));
+      ASSERT_OK(r.Run(TestPool()));
+      ExpectNear(r.Output(0), d, RefSoftmax(x, n), 2e-6);
+    }
+  }
+}
+
 TEST(Softmax, ScalarIsAnError) {
   FeedRun r("Softmax");
   r.AttrType("T", GRT_FLOAT32).Input(T_<float>({}, {1}));
@@ -324,6 +341,34 @@ TEST(Xent, LargeSplitOverPool) {
   ASSERT_OK(d.Run(TestPool()));
   ExpectNear(d.Output(0), {rows}, loss, 1e-5);
   ExpectNear(d.Output(1), {rows, n}, back, 2e-6);
+}
+
+TEST(Xent, ShortRowsInBlocks) {
+  for (int64_t n : {1, 10, 15}) {
+    for (int64_t rows : {63, 65, 1001}) {
+      SCOPED_TRACE("rows " + std::to_string(rows) + " of " + std::to_string(n));
+      Vals x = Seq(rows * n, -9, 9, 11), labels(rows), dense(rows * n, 0), soft(rows * n);
+      for (int64_t r = 0; r < rows; r++) {
+        labels[r] = static_cast<double>((r * 3) % n);
+        dense[r * n + (r * 3) % n] = 1;
+        for (int64_t j = 0; j < n; j++) soft[r * n + j] = 1.0 / static_cast<double>(n);
+      }
+      Vals loss, back;
+      RefXent(x, dense, rows, n, &loss, &back);
+      FeedRun s("SparseSoftmaxCrossEntropyWithLogits");
+      s.AttrType("T", GRT_FLOAT32).AttrType("Tlabels", GRT_INT64);
+      s.Input(T_<float>({rows, n}, x)).Input(T_<int64_t>({rows}, labels));
+      ASSERT_OK(s.Run(TestPool()));
+      ExpectNear(s.Output(0), {rows}, loss, 1e-5);
+      ExpectNear(s.Output(1), {rows, n}, back, 2e-6);
+      RefXent(x, soft, rows, n, &loss, &back);
+      FeedRun d("SoftmaxCrossEntropyWithLogits");
+      d.AttrType("T", GRT_FLOAT32).Input(T_<float>({rows, n}, x)).Input(T_<float>({rows, n}, soft));
+      ASSERT_OK(d.Run(TestPool()));
+      ExpectNear(d.Output(0), {rows}, loss, 1e-5);
+      ExpectNear(d.Output(1), {rows, n}, back, 2e-6);
+    }
+  }
 }
 
 TEST(Xent, ShapeErrors) {

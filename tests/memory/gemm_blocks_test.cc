@@ -54,10 +54,11 @@ TEST(GemmBlocks, SplitGemmsMatchFloat64Loops) {
   ASSERT_EQ(grt_threadpool_new(3, "gemm-test", &pool), nullptr);
   for (bool ta : {false, true})
     for (bool tb : {false, true}) {
-      Check<float>(GRT_FLOAT32, 203, 67, 91, ta, tb, 1, pool);  // 4 blocks, a short last one
-      Check<double>(GRT_FLOAT64, 150, 80, 70, ta, tb, 1, pool);
-      Check<float>(GRT_FLOAT32, 40, 33, 200, ta, tb, 1, pool);  // 3 blocks of 16 rows
-      Check<float>(GRT_FLOAT32, 17, 5, 3, ta, tb, 1, pool);     // small: one call
+      Check<float>(GRT_FLOAT32, 203, 67, 91, ta, tb, 1, pool);   // 2 blocks, a short last one
+      Check<double>(GRT_FLOAT64, 150, 80, 70, ta, tb, 1, pool);  // one: a team of one
+      Check<double>(GRT_FLOAT64, 300, 80, 70, ta, tb, 1, pool);  // 3 blocks, a short last one
+      Check<float>(GRT_FLOAT32, 40, 33, 200, ta, tb, 1, pool);   // 3 blocks of 16 rows
+      Check<float>(GRT_FLOAT32, 17, 5, 3, ta, tb, 1, pool);      // small: one call
     }
   Check<float>(GRT_FLOAT32, 70, 50, 60, false, false, 3, pool);     // batched as one tall GEMM
   Check<float>(GRT_FLOAT32, 70, 50, 60, true, false, 3, pool);      // batched, one by one
@@ -86,6 +87,16 @@ TEST(GemmBlocks, DnnlSgemmBlocksMatchFloat64Loops) {
   grt_matmul_set_library(GRT_MM_LIBRARY_TABLE);
   EXPECT_FALSE(grt_matmul_pick_sgemm(203, 91, 67));
   grt_threadpool_free(pool);
+}
+
+// matmul_select.c: a transposed left operand with fewer than 16 result
+// columns goes to OpenBLAS whatever its size (matmul_test checks the values).
+TEST(GemmBlocks, NarrowTransposedProductsPickOpenBlas) {
+  EXPECT_FALSE(grt_matmul_pick_dnnl(256, 256, 10, true));
+  EXPECT_TRUE(grt_matmul_pick_dnnl(256, 256, 10, false));
+  EXPECT_TRUE(grt_matmul_pick_dnnl(256, 256, 16, true));
+  EXPECT_FALSE(grt_matmul_pick_dnnl_if_packed(4096, 4096, 15, true));
+  EXPECT_TRUE(grt_matmul_pick_dnnl_if_packed(4096, 4096, 16, true));
 }
 
 }  // namespace
