@@ -1,8 +1,10 @@
 // Times bench/ort/*.onnx in ONNX Runtime (CPU, 2 intra-op threads), best of
 // several runs, printing the same figures bench/exec_bench.c prints.
-//   NODE_PATH=<dir with onnxruntime-node> node run_ort.js MODEL_DIR
+//   NODE_PATH=<dir with onnxruntime-node> node run_ort.js MODEL_DIR [mlp]
+// mlp: the MLP alone (bench/compare_ort.sh times it in turn with grt's).
 const ort = require('onnxruntime-node');
 const dir = process.argv[2] || '.';
+const mlpOnly = process.argv[3] === 'mlp';
 
 async function best(session, feeds, repeats) {
   return (await timed(session, feeds, repeats)).min;
@@ -30,6 +32,12 @@ function random(n) {
 
 (async () => {
   const opts = {intraOpNumThreads: 2, interOpNumThreads: 1, graphOptimizationLevel: 'all'};
+  if (!mlpOnly) await chainAndMatMul(opts);
+  await mlpRuns(opts);
+  if (!mlpOnly) await cifarRuns(opts);
+})().catch((e) => { console.error(e); process.exit(1); });
+
+async function chainAndMatMul(opts) {
   let create = 1e30;
   for (let r = 0; r < 3; r++) {
     const t0 = process.hrtime.bigint();
@@ -50,7 +58,9 @@ function random(n) {
   await best(mm, a, 2);
   const tm = await best(mm, a, 10);
   console.log(`ort MatMul 1024x1024x1024: ${(2 * 1024 ** 3 / tm * 1e-9).toFixed(1)} GFLOP/s`);
+}
 
+async function mlpRuns(opts) {
   const mlp = await ort.InferenceSession.create(`${dir}/mlp.onnx`, opts);
   for (const batch of [1, 256]) {
     const f = {x: new ort.Tensor('float32', random(batch * 784), [batch, 784])};
@@ -59,7 +69,9 @@ function random(n) {
     console.log(`ort MLP 784-256-256-10 + softmax, batch ${String(batch).padStart(3)}: ` +
                 `${(t.min * 1e6).toFixed(1)} us per run (mean ${(t.mean * 1e6).toFixed(1)} us)`);
   }
+}
 
+async function cifarRuns(opts) {
   const cifar = await ort.InferenceSession.create(`${dir}/cifar.onnx`, opts);
   for (const batch of [1, 64]) {
     const f = {images: new ort.Tensor('float32', random(batch * 3 * 24 * 24), [batch, 3, 24, 24])};
@@ -67,4 +79,4 @@ function random(n) {
     const t = await best(cifar, f, batch === 1 ? 200 : 10);
     console.log(`ort CIFAR-10 conv net, batch ${String(batch).padStart(2)}: ${(t * 1e6).toFixed(1)} us per run`);
   }
-})().catch((e) => { console.error(e); process.exit(1); });
+}
