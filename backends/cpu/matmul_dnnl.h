@@ -53,6 +53,11 @@ void grt_mm_weights(grt_kernel_ctx* ctx, grt_mm_call* c);
 GRT_MUST_USE grt_status* grt_mm_state_new(const grt_node* node, void** out_state);
 void grt_mm_state_free(void* state);
 
+/* The work an m x k x n product's team is sized by (grt_dnnl_team): its
+ * multiply-adds, times 4 for a product of at most 4 rows, which streams
+ * its weights and waits on memory. */
+double grt_mm_team_work(int64_t m, int64_t k, int64_t n);
+
 /* Runs the product on oneDNN. `state` may be NULL (nothing cached). */
 GRT_MUST_USE grt_status* grt_mm_dnnl_run(grt_kernel_ctx* ctx, void* state, const grt_mm_call* c);
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/cpu/dnnl_util.h"
+#include "backends/cpu/matmul_dnnl.h"
 #include "base/threadpool.h"
 
 namespace {
@@ -21,6 +22,24 @@ TEST(DnnlTeam, SmallProductsRunAloneLargeOnesOnTheBudget) {
   EXPECT_EQ(grt_dnnl_team(&ctx, 2.0 * GRT_DNNL_MACS_PER_THREAD), 2);
   EXPECT_EQ(grt_dnnl_team(&ctx, 256.0 * 784 * 256), 2);  // batch 256: the budget
   EXPECT_EQ(grt_dnnl_team(&ctx, 1e18), 2);
+  grt_threadpool_free(pool);
+}
+
+// A product of a few rows streams its weights: its work counts 4 per
+// multiply-add, so resnet18's classifier at batch 1 (1 x 512 x 1000, 2 MB
+// of weights) gets the budget while the seeds' MLP layers at batch 1 stay
+// alone.
+TEST(DnnlTeam, FewRowProductsCountTheirWeightStream) {
+  grt_threadpool* pool = nullptr;
+  ASSERT_EQ(grt_threadpool_new(2, "team-test", &pool), nullptr);
+  grt_kernel_ctx ctx = {};
+  ctx.intra_op = pool;
+  EXPECT_EQ(grt_dnnl_team(&ctx, grt_mm_team_work(1, 512, 1000)), 2);
+  EXPECT_EQ(grt_dnnl_team(&ctx, grt_mm_team_work(1, 784, 256)), 1);
+  EXPECT_EQ(grt_dnnl_team(&ctx, grt_mm_team_work(1, 256, 256)), 1);
+  EXPECT_EQ(grt_mm_team_work(4, 100, 100), 4.0 * 4 * 100 * 100);
+  EXPECT_EQ(grt_mm_team_work(5, 100, 100), 5.0 * 100 * 100);
+  EXPECT_EQ(grt_dnnl_team(&ctx, grt_mm_team_work(5, 512, 100)), 1);  // counted once
   grt_threadpool_free(pool);
 }
 
