@@ -220,6 +220,13 @@ grt_status* grt_opt_add_input(grt_opt_ctx* c, int32_t node, int32_t src, int32_t
   return NULL;
 }
 
+grt_status* grt_opt_copy_controls(grt_opt_ctx* c, int32_t to, int32_t from) {
+  /* Read through the array each time: adding an input may move it. */
+  for (int32_t k = 0; k < c->g->nodes[from].n_controls; k++)
+    GRT_RETURN_IF_ERROR(grt_opt_add_input(c, to, c->g->nodes[from].controls[k].src, -1));
+  return NULL;
+}
+
 grt_status* grt_opt_copy_attrs(grt_opt_ctx* c, int32_t to, int32_t from, const char* const* skip) {
   const grt_node* f = &c->g->nodes[from];
   for (int32_t j = 0; j < f->n_attrs; j++) {

@@ -98,6 +98,8 @@ GRT_MUST_USE grt_status* grt_opt_add_const(grt_opt_ctx* c, int32_t like, const c
                                            grt_tensor* value, int32_t* out);
 /* Appends input "src:port" (port -1: "^src") to node `node`. */
 GRT_MUST_USE grt_status* grt_opt_add_input(grt_opt_ctx* c, int32_t node, int32_t src, int32_t port);
+/* Appends every control input of node `from` to node `to`. */
+GRT_MUST_USE grt_status* grt_opt_copy_controls(grt_opt_ctx* c, int32_t to, int32_t from);
 /* Copies every attr of node `from` onto node `to` (except those named in
  * the NULL-terminated `skip`, which may be NULL). */
 GRT_MUST_USE grt_status* grt_opt_copy_attrs(grt_opt_ctx* c, int32_t to, int32_t from,

@@ -79,8 +79,7 @@ static grt_status* rewrite(grt_opt_ctx* c, int32_t d, int32_t m) {
     int32_t p, from = grt_opt_input_node(c, d, k, &p);
     GRT_RETURN_IF_ERROR(grt_opt_add_input(c, s, from, p));
   }
-  for (int32_t k = 0; k < grt_opt_node(c, d)->n_controls; k++)
-    GRT_RETURN_IF_ERROR(grt_opt_add_input(c, s, grt_opt_node(c, d)->controls[k].src, -1));
+  GRT_RETURN_IF_ERROR(grt_opt_copy_controls(c, s, d));
   GRT_RETURN_IF_ERROR(grt_opt_copy_attrs(c, s, d, NULL));
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_int(grt_opt_graph(c), s, "num_means", 1));
   GRT_RETURN_IF_ERROR(grt_opt_replace_uses(c, d, 0, s, 0, true, true));

@@ -102,8 +102,7 @@ static grt_status* rewrite(grt_opt_ctx* c, int32_t i, int32_t mul, int32_t x_in)
     int32_t p, from = grt_opt_input_node(c, i, k, &p);
     GRT_RETURN_IF_ERROR(grt_opt_add_input(c, s, from, p));
   }
-  for (int32_t k = 0; k < grt_opt_node(c, i)->n_controls; k++)
-    GRT_RETURN_IF_ERROR(grt_opt_add_input(c, s, grt_opt_node(c, i)->controls[k].src, -1));
+  GRT_RETURN_IF_ERROR(grt_opt_copy_controls(c, s, i));
   static const char* const kSkip[] = {"fused_ops", "num_args", NULL};
   GRT_RETURN_IF_ERROR(grt_opt_copy_attrs(c, s, i, kSkip));
   const grt_attr_value* v = grt_node_attr(grt_opt_node(c, i), "fused_ops");

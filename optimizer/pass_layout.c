@@ -385,8 +385,7 @@ static grt_status* wire_twin(layout* L, int32_t i) {
       GRT_RETURN_IF_ERROR(grt_opt_add_input(c, tw, s, port));
     }
   }
-  for (int32_t k = 0; k < grt_opt_node(c, i)->n_controls; k++)
-    GRT_RETURN_IF_ERROR(grt_opt_add_input(c, tw, grt_opt_node(c, i)->controls[k].src, -1));
+  GRT_RETURN_IF_ERROR(grt_opt_copy_controls(c, tw, i));
   return NULL;
 }
 

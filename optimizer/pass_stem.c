@@ -98,8 +98,7 @@ static grt_status* rewrite(grt_opt_ctx* c, int32_t i, int32_t t, int32_t src, in
     int32_t p, from = grt_opt_input_node(c, i, k, &p);
     GRT_RETURN_IF_ERROR(grt_opt_add_input(c, s, from, p));
   }
-  for (int32_t k = 0; k < grt_opt_node(c, i)->n_controls; k++)
-    GRT_RETURN_IF_ERROR(grt_opt_add_input(c, s, grt_opt_node(c, i)->controls[k].src, -1));
+  GRT_RETURN_IF_ERROR(grt_opt_copy_controls(c, s, i));
   GRT_RETURN_IF_ERROR(grt_opt_copy_attrs(c, s, i, NULL));
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_string(grt_opt_graph(c), s, "input_data_format", "NCHW"));
   GRT_RETURN_IF_ERROR(grt_opt_replace_uses(c, i, 0, s, 0, true, true));
