@@ -109,6 +109,21 @@ static bool rows_chosen(void) {
   return k == 1;
 }
 
+static int g_pointwise_choice = -1; /* atomic: -1 unread, 0 oneDNN, 1 grt's kernel */
+
+/* Whether grt's pointwise kernel runs the shapes it takes: yes unless
+ * GRT_CPU_POINTWISE says "onednn" (read once), the switch with which
+ * bench/models compares the two in whole models. */
+static bool pointwise_chosen(void) {
+  int k = __atomic_load_n(&g_pointwise_choice, __ATOMIC_RELAXED);
+  if (k < 0) {
+    const char* env = getenv("GRT_CPU_POINTWISE");
+    k = env && strcmp(env, "onednn") == 0 ? 0 : 1;
+    __atomic_store_n(&g_pointwise_choice, k, __ATOMIC_RELAXED);
+  }
+  return k == 1;
+}
+
 static grt_status* parse_fused(const grt_kernel_ctx* ctx, fused_spec* out) {
   const grt_attr_value* v = grt_kernel_attr(ctx, "fused_ops");
   if (!v || v->type != GRT_ATTR_LIST_STRING)
@@ -347,6 +362,40 @@ static grt_status* cached_plan(grt_kernel_ctx* ctx, const grt_cpu_conv* g, const
   return NULL;
 }
 
+/* The filter's input channels times scale[b] (HWIO: channel c of every
+ * [kh, kw, c, :] row) into `to`. */
+static void scale_filter(const grt_cpu_conv* g, const float* w, const float* scale_b, float* to) {
+  for (int64_t r = 0; r < g->kh * g->kw; r++)
+    for (int64_t c = 0; c < g->ic; c++) {
+      const float* from = w + (r * g->ic + c) * g->oc;
+      float* t = to + (r * g->ic + c) * g->oc;
+      float k = scale_b[c];
+      for (int64_t o = 0; o < g->oc; o++) t[o] = from[o] * k;
+    }
+}
+
+/* run_input_scaled on grt's pointwise kernel (g1: one batch element's
+ * convolution, which the kernel takes). */
+static grt_status* run_input_scaled_pointwise(grt_kernel_ctx* ctx, const grt_cpu_conv* g1,
+                                              const fused_spec* f, const grt_tensor* in,
+                                              const grt_tensor* filter, const grt_tensor* scale,
+                                              const grt_tensor* bias, grt_tensor* out) {
+  grt_tensor* wt = NULL;
+  GRT_RETURN_IF_ERROR(grt_kernel_alloc_temp(ctx, GRT_FLOAT32, &filter->shape, &wt));
+  const grt_cpu_dw_epilogue e = {grt_cpu_data(bias), f->residual,
+                                 f->act ? f->act->dw : GRT_DW_ACT_NONE, f->alpha};
+  int64_t n = in->shape.dims[0], in_step = g1->ih * g1->iw * g1->ic;
+  int64_t out_step = g1->oh * g1->ow * g1->oc;
+  for (int64_t b = 0; b < n; b++) {
+    scale_filter(g1, grt_cpu_data(filter), (const float*)grt_cpu_data(scale) + b * g1->ic,
+                 grt_cpu_data(wt));
+    grt_cpu_pointwise_run(ctx->intra_op, g1, (const float*)grt_cpu_data(in) + b * in_step,
+                          grt_cpu_data(wt), &e, (float*)grt_cpu_data(out) + b * out_step);
+  }
+  grt_tensor_free(wt);
+  return NULL;
+}
+
 /* conv(x * scale) + bias (+ residual, already in out) (+ act): per batch
  * element b, the filter's input channels times scale[b] (HWIO: channel c of
  * every [kh, kw, c, :] row), then one batch-1 convolution on b's part of
@@ -357,6 +406,8 @@ static grt_status* run_input_scaled(grt_kernel_ctx* ctx, const grt_cpu_conv* g, 
                                     grt_tensor* out) {
   grt_cpu_conv g1 = *g;
   g1.n = 1;
+  if (grt_cpu_pointwise_takes(&g1) && pointwise_chosen())
+    return run_input_scaled_pointwise(ctx, &g1, f, in, filter, scale, bias, out);
   int team = grt_dnnl_team(ctx, grt_cpu_conv_team_work(g));
   fused_spec f1 = *f;
   f1.rows = f->rows && grt_tensor_num_elements(out) >= kRowsMinOutputs;
@@ -369,16 +420,10 @@ static grt_status* run_input_scaled(grt_kernel_ctx* ctx, const grt_cpu_conv* g, 
   grt_status* s = grt_kernel_alloc_temp(ctx, GRT_FLOAT32, &filter->shape, &wt);
   const float* w = grt_cpu_data(filter);
   const float* sc = grt_cpu_data(scale);
-  int64_t rows = g->kh * g->kw, in_step = g->ih * g->iw * g->ic, out_step = g->oh * g->ow * g->oc;
+  int64_t in_step = g->ih * g->iw * g->ic, out_step = g->oh * g->ow * g->oc;
   for (int64_t b = 0; !s && b < g->n; b++) {
     float* ws = grt_cpu_data(wt);
-    for (int64_t r = 0; r < rows; r++)
-      for (int64_t c = 0; c < g->ic; c++) {
-        const float* from = w + (r * g->ic + c) * g->oc;
-        float* to = ws + (r * g->ic + c) * g->oc;
-        float k = sc[b * g->ic + c];
-        for (int64_t o = 0; o < g->oc; o++) to[o] = from[o] * k;
-      }
+    scale_filter(g, w, sc + b * g->ic, ws);
     grt_dnnl_call call;
     grt_dnnl_call_init(&call, ctx);
     call.threads = team;
@@ -522,6 +567,12 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
     const grt_cpu_dw_epilogue e = {grt_cpu_data(bias), f.residual, dw, f.alpha};
     grt_cpu_stem_run(ctx->intra_op, &g, grt_cpu_data(in), grt_cpu_data(filter), &e,
                      grt_cpu_data(out));
+    return NULL;
+  }
+  if (!depthwise && !nchw_in && grt_cpu_pointwise_takes(&g) && pointwise_chosen()) {
+    const grt_cpu_dw_epilogue e = {grt_cpu_data(bias), f.residual, dw, f.alpha};
+    grt_cpu_pointwise_run(ctx->intra_op, &g, grt_cpu_data(in), grt_cpu_data(filter), &e,
+                          grt_cpu_data(out));
     return NULL;
   }
   if (depthwise && grt_cpu_dw_takes(&g, dw)) {

@@ -268,22 +268,88 @@ static void stem_tail(const float* x, const float* f, int64_t nky, int64_t nkx, 
 /* Tiles: 24 of the 32 AVX-512 registers (groups of 4 vectors: 6 outputs),
  * 10 of the 16 AVX2 or SSE ones (groups of 2: 5 outputs), leaving room for
  * the filter vectors and the broadcast input. */
+/* POINTWISE_KERNELS(W, M) defines, for vectors of W floats (the stem's
+ * tiles of that width, STEM_KERNELS, with the 1x1 window's constants):
+ *   pointwise_group_W: m vectors from output channel c over a row's
+ *     pixels, each pixel's K channels at in + i * K;
+ *   pointwise_row_W: output row r (n * oh of them, ow pixels each), every
+ *     channel: groups of M, 2 and 1 vectors of W, then PW_NARROW_W (one
+ *     vector of each narrower width that fits: a classifier's or a
+ *     squeeze-excitation's few channels, 24 or 40, keep to vectors), the
+ *     rest scalar; then the activations that are not clips over the row. */
+#define POINTWISE_KERNELS(W, M)                                                           \
+  __attribute__((always_inline)) static inline void pointwise_group_##W(                  \
+      int m, const stem_job* j, const float* in, int64_t c, float* o) {                   \
+    const grt_cpu_dw_epilogue* e = j->e;                                                  \
+    const int64_t K = j->g->ic;                                                           \
+    int64_t ox = 0;                                                                       \
+    stem_inner_##W(m, &ox, j->g->ow, in, 0, j->filter + c, 1, K, 1, K, 1, 0, 0, j->g->oc, \
+                   e->bias ? e->bias + c : NULL, e->residual, e->act, e->alpha, o + c);   \
+  }                                                                                       \
+                                                                                          \
+  __attribute__((always_inline)) static inline void pointwise_row_##W(const stem_job* j,  \
+                                                                      int64_t r) {        \
+    const grt_cpu_dw_epilogue* e = j->e;                                                  \
+    const int64_t OC = j->g->oc, K = j->g->ic, ow = j->g->ow;                             \
+    const float* in = j->in + r * ow * K;                                                 \
+    float* o = j->out + r * ow * OC;                                                      \
+    int64_t c = 0;                                                                        \
+    for (; c + M * W <= OC; c += M * W) pointwise_group_##W(M, j, in, c, o);              \
+    if (M > 2 && c + 2 * W <= OC) {                                                       \
+      pointwise_group_##W(2, j, in, c, o);                                                \
+      c += 2 * W;                                                                         \
+    }                                                                                     \
+    if (c + W <= OC) {                                                                    \
+      pointwise_group_##W(1, j, in, c, o);                                                \
+      c += W;                                                                             \
+    }                                                                                     \
+    PW_NARROW_##W(j, in, c, o, OC);                                                       \
+    if (c < OC)                                                                           \
+      for (int64_t ox = 0; ox < ow; ox++)                                                 \
+        stem_tail(in + ox * K, j->filter, 1, 1, K, 1, 0, 0, c, OC, e, o + ox * OC);       \
+    if (kActRows[e->act]) kActRows[e->act](o, ow * OC);                                   \
+  }
+
+#define PW_NARROW_4(j, in, c, o, OC) \
+  do {                               \
+  } while (0)
+#define PW_NARROW_8(j, in, c, o, OC)             \
+  do {                                           \
+    if ((c) + 4 <= (OC)) {                       \
+      pointwise_group_4(1, (j), (in), (c), (o)); \
+      (c) += 4;                                  \
+    }                                            \
+  } while (0)
+#define PW_NARROW_16(j, in, c, o, OC)            \
+  do {                                           \
+    if ((c) + 8 <= (OC)) {                       \
+      pointwise_group_8(1, (j), (in), (c), (o)); \
+      (c) += 8;                                  \
+    }                                            \
+    PW_NARROW_8(j, in, c, o, OC);                \
+  } while (0)
+
+/* The rows functions of one kernel (stem or pointwise) at one width. */
+#define STEM_ROWS(KIND, W, SUFFIX, TARGET)                                             \
+  TARGET static void KIND##_rows_##SUFFIX(const stem_job* j, int64_t r0, int64_t r1) { \
+    for (int64_t r = r0; r < r1; r++) KIND##_row_##W(j, r);                            \
+  }
+
 STEM_KERNELS(4, vf4, vi4, 10, 2)
-static void rows_base(const stem_job* j, int64_t r0, int64_t r1) {
-  for (int64_t r = r0; r < r1; r++) stem_row_4(j, r);
-}
+POINTWISE_KERNELS(4, 2)
+STEM_ROWS(stem, 4, base, )
+STEM_ROWS(pointwise, 4, base, )
 
 #ifdef STEM_X86
-STEM_KERNELS(16, vf16, vi16, 24, 4)
+/* Narrowest first: the wider pointwise rows use the narrower groups. */
 STEM_KERNELS(8, vf8, vi8, 10, 2)
-__attribute__((target("arch=x86-64-v4"))) static void rows_v4(const stem_job* j, int64_t r0,
-                                                              int64_t r1) {
-  for (int64_t r = r0; r < r1; r++) stem_row_16(j, r);
-}
-__attribute__((target("arch=x86-64-v3"))) static void rows_v3(const stem_job* j, int64_t r0,
-                                                              int64_t r1) {
-  for (int64_t r = r0; r < r1; r++) stem_row_8(j, r);
-}
+POINTWISE_KERNELS(8, 2)
+STEM_KERNELS(16, vf16, vi16, 24, 4)
+POINTWISE_KERNELS(16, 4)
+STEM_ROWS(stem, 16, v4, __attribute__((target("arch=x86-64-v4"))))
+STEM_ROWS(stem, 8, v3, __attribute__((target("arch=x86-64-v3"))))
+STEM_ROWS(pointwise, 16, v4, __attribute__((target("arch=x86-64-v4"))))
+STEM_ROWS(pointwise, 8, v3, __attribute__((target("arch=x86-64-v3"))))
 #endif
 
 /* ---- choice and entry ---------------------------------------------------- */
@@ -299,15 +365,29 @@ int grt_cpu_stem_force_width(int width) {
 
 int64_t grt_cpu_stem_count(void) { return __atomic_load_n(&g_runs, __ATOMIC_RELAXED); }
 
-static stem_rows_fn pick_rows(void) {
-  int force = __atomic_load_n(&g_force_width, __ATOMIC_RELAXED);
-  if (force == 4) return rows_base;
+/* A kernel's rows functions by width: base, v3 (AVX2), v4 (AVX-512). */
+typedef struct {
+  stem_rows_fn base, v3, v4;
+} stem_rows_set;
+
 #ifdef STEM_X86
-  if (force == 8) return rows_v3;
-  if (force == 16 || __builtin_cpu_supports("x86-64-v4")) return rows_v4;
-  if (__builtin_cpu_supports("x86-64-v3")) return rows_v3;
+static const stem_rows_set kStemRows = {stem_rows_base, stem_rows_v3, stem_rows_v4};
+static const stem_rows_set kPointwiseRows = {pointwise_rows_base, pointwise_rows_v3,
+                                             pointwise_rows_v4};
+#else
+static const stem_rows_set kStemRows = {stem_rows_base, NULL, NULL};
+static const stem_rows_set kPointwiseRows = {pointwise_rows_base, NULL, NULL};
 #endif
-  return rows_base;
+
+static stem_rows_fn pick_rows(const stem_rows_set* set) {
+  int force = __atomic_load_n(&g_force_width, __ATOMIC_RELAXED);
+  if (force == 4) return set->base;
+#ifdef STEM_X86
+  if (force == 8) return set->v3;
+  if (force == 16 || __builtin_cpu_supports("x86-64-v4")) return set->v4;
+  if (__builtin_cpu_supports("x86-64-v3")) return set->v3;
+#endif
+  return set->base;
 }
 
 bool grt_cpu_stem_takes(const grt_cpu_conv* g) {
@@ -331,6 +411,28 @@ void grt_cpu_stem_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* 
                       const float* filter, const grt_cpu_dw_epilogue* e, float* out) {
   __atomic_add_fetch(&g_runs, 1, __ATOMIC_RELAXED);
   /* Split as grt's depthwise kernel and oneDNN's convolution are. */
-  stem_call c = {{g, in, filter, e, out}, pick_rows()};
+  stem_call c = {{g, in, filter, e, out}, pick_rows(&kStemRows)};
+  grt_cpu_conv_rows_parallel(pool, g, stem_call_rows, &c);
+}
+
+static int64_t g_pointwise_runs; /* atomic: grt_cpu_pointwise_run calls */
+
+int64_t grt_cpu_pointwise_count(void) {
+  return __atomic_load_n(&g_pointwise_runs, __ATOMIC_RELAXED);
+}
+
+bool grt_cpu_pointwise_takes(const grt_cpu_conv* g) {
+  return !g->w.nchw && g->groups == 1 && g->kh == 1 && g->kw == 1 && g->w.strides[0] == 1 &&
+         g->w.strides[1] == 1 && g->pad_l[0] == 0 && g->pad_l[1] == 0 && g->pad_r[0] == 0 &&
+         g->pad_r[1] == 0 && g->ic >= 1 &&
+         (g->ic <= GRT_CPU_POINTWISE_MAX_IC ||
+          grt_cpu_conv_macs(g) <= GRT_CPU_POINTWISE_MAX_MACS) &&
+         g->n > 0 && g->oh > 0 && g->ow > 0 && g->oc > 0 && g->ih == g->oh && g->iw == g->ow;
+}
+
+void grt_cpu_pointwise_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in,
+                           const float* filter, const grt_cpu_dw_epilogue* e, float* out) {
+  __atomic_add_fetch(&g_pointwise_runs, 1, __ATOMIC_RELAXED);
+  stem_call c = {{g, in, filter, e, out}, pick_rows(&kPointwiseRows)};
   grt_cpu_conv_rows_parallel(pool, g, stem_call_rows, &c);
 }

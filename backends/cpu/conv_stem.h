@@ -39,12 +39,38 @@ bool grt_cpu_stem_takes(const grt_cpu_conv* g);
 void grt_cpu_stem_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in,
                       const float* filter, const grt_cpu_dw_epilogue* e, float* out);
 
+/* The pointwise kernel: the same tiles for an NHWC 1x1 convolution of few
+ * input channels (stride 1, no padding, one group), each output a sum of
+ * K broadcast inputs times K filter vectors, the activation applied to
+ * each finished output row while it is in cache. An expansion layer of a
+ * MobileNet or EfficientNet (16 -> 96 channels at 112x112) writes a large
+ * output for little arithmetic, so oneDNN's brgconv and a second pass of
+ * SiLU rows cost about twice what one pass does. DNNL.md, "Pointwise". */
+#define GRT_CPU_POINTWISE_MAX_IC 32
+/* ... or any depth where the whole product is this small (a
+ * squeeze-excitation block's 1x1 convolutions on one pixel per batch
+ * element): oneDNN's call costs more than the arithmetic. */
+#define GRT_CPU_POINTWISE_MAX_MACS (1 << 19)
+
+/* Whether the pointwise kernel runs g: NHWC, groups 1, a 1x1 window,
+ * stride 1, no padding, 1 <= ic <= GRT_CPU_POINTWISE_MAX_IC or at most
+ * GRT_CPU_POINTWISE_MAX_MACS multiply-adds. */
+bool grt_cpu_pointwise_takes(const grt_cpu_conv* g);
+
+/* out (NHWC [n, h, w, oc]) = in (NHWC [n, h, w, ic]) times filter ([ic,
+ * oc]) followed by e, rows split as grt_cpu_stem_run's. Cannot fail. */
+void grt_cpu_pointwise_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in,
+                           const float* filter, const grt_cpu_dw_epilogue* e, float* out);
+
 /* Test hooks, process-wide. The vector width (floats) the kernel uses: 16
  * (AVX-512), 8 (AVX2), 4 (the baseline) or 0 for the widest the CPU runs;
  * -1 (and no change) for a width the CPU cannot run. */
 int grt_cpu_stem_force_width(int width);
 /* Calls of grt_cpu_stem_run so far. */
 int64_t grt_cpu_stem_count(void);
+/* Calls of grt_cpu_pointwise_run so far (grt_cpu_stem_force_width applies
+ * to it too). */
+int64_t grt_cpu_pointwise_count(void);
 
 #ifdef __cplusplus
 }
