@@ -14,6 +14,10 @@
  * input_data_format is NCHW (an NHWC convolution reading an NCHW image:
  * the optimizer's "stem" pass) runs on grt's stem kernel (conv_stem.h) where
  * that kernel takes the shape, else on oneDNN with the input reordered in.
+ * An NHWC 1x1 one of few input channels, or a small one (a
+ * squeeze-excitation block's), runs on grt's pointwise kernel
+ * (conv_stem.h), which applies the activation while each output row is in
+ * cache.
  *
  * The residual reaches oneDNN's sum post-op through the output: it is
  * copied there first and the convolution adds onto it.

@@ -41,17 +41,17 @@ std::string Name(const Case& c) {
 }
 
 const Case kCases[] = {
-    {{1, 7, 9, 16}, 96},     // an expansion: 4 + 2 vectors of 16
-    {{2, 5, 6, 24}, 144},    // 9 vectors
-    {{1, 4, 13, 32}, 16},    // a projection to one vector
-    {{3, 3, 5, 3}, 70},      // 4 + 2 + ... + a tail of 6
-    {{1, 6, 6, 1}, 24},      // one input channel; 16 + 8
-    {{1, 5, 7, 17}, 28},     // 16 + 8 + 4
-    {{1, 8, 3, 9}, 5},       // 4 + 1
-    {{2, 2, 2, 32}, 3},      // scalar only
-    {{1, 1, 1, 672}, 28},    // a squeeze-excitation's reduce: deep and small
-    {{4, 1, 1, 28}, 672},    // and its expand, batch 4
-    {{2, 1, 1, 1152}, 48},   // deep, small, two batch elements
+    {{1, 7, 9, 16}, 96},    // an expansion: 4 + 2 vectors of 16
+    {{2, 5, 6, 24}, 144},   // 9 vectors
+    {{1, 4, 13, 32}, 16},   // a projection to one vector
+    {{3, 3, 5, 3}, 70},     // 4 + 2 + ... + a tail of 6
+    {{1, 6, 6, 1}, 24},     // one input channel; 16 + 8
+    {{1, 5, 7, 17}, 28},    // 16 + 8 + 4
+    {{1, 8, 3, 9}, 5},      // 4 + 1
+    {{2, 2, 2, 32}, 3},     // scalar only
+    {{1, 1, 1, 672}, 28},   // a squeeze-excitation's reduce: deep and small
+    {{4, 1, 1, 28}, 672},   // and its expand, batch 4
+    {{2, 1, 1, 1152}, 48},  // deep, small, two batch elements
 };
 
 struct Epi {
@@ -60,13 +60,12 @@ struct Epi {
   bool scale;  // _InputScale
 };
 
-const Epi kEpis[] = {{"None", false, false},       {"Relu", false, false},
-                     {"Relu6", false, false},      {"LeakyRelu", false, false},
-                     {"Elu", false, false},        {"Sigmoid", false, false},
-                     {"Tanh", false, false},       {"_HardSwish", false, false},
-                     {"_Swish", false, false},     {"Relu", true, false},
-                     {"None", true, false},        {"None", false, true},
-                     {"_Swish", false, true},      {"None", true, true}};
+const Epi kEpis[] = {
+    {"None", false, false},      {"Relu", false, false},       {"Relu6", false, false},
+    {"LeakyRelu", false, false}, {"Elu", false, false},        {"Sigmoid", false, false},
+    {"Tanh", false, false},      {"_HardSwish", false, false}, {"_Swish", false, false},
+    {"Relu", true, false},       {"None", true, false},        {"None", false, true},
+    {"_Swish", false, true},     {"None", true, true}};
 
 constexpr double kAlpha = 0.25;  // LeakyRelu's
 
@@ -174,9 +173,8 @@ std::string RunGraph(const Case& c, const Epi& e, const Inputs& in, int threads,
   grt_tensor* out = nullptr;
   int64_t before = grt_cpu_pointwise_count();
   if (!s) {
-    std::vector<grt_feed> feeds = {{"x", F32(in.g.in(), in.x)},
-                                   {"w", F32(in.g.filter(), in.w)},
-                                   {"b", F32({in.g.oc}, in.b)}};
+    std::vector<grt_feed> feeds = {
+        {"x", F32(in.g.in(), in.x)}, {"w", F32(in.g.filter(), in.w)}, {"b", F32({in.g.oc}, in.b)}};
     if (e.scale) feeds.push_back({"s", F32({in.g.n, 1, 1, in.g.ic}, in.s)});
     if (e.residual) feeds.push_back({"r", F32(in.g.out(), in.r)});
     const char* fetch = "y";
@@ -261,8 +259,8 @@ TEST_F(Pointwise, ThreadsChangeNoBit) {
 // reference: 40 input channels over more than GRT_CPU_POINTWISE_MAX_MACS
 // multiply-adds, a stride of 2, a 3x3 window.
 TEST_F(Pointwise, LeavesToOneDnnWhatItDoesNotTake) {
-  for (const Case& c : {Case{{2, 20, 20, 40}, 240}, Case{{1, 8, 8, 16}, 32, 1, 2},
-                        Case{{1, 6, 6, 16}, 32, 3, 1}}) {
+  for (const Case& c :
+       {Case{{2, 20, 20, 40}, 240}, Case{{1, 8, 8, 16}, 32, 1, 2}, Case{{1, 6, 6, 16}, 32, 3, 1}}) {
     SCOPED_TRACE(Name(c));
     for (const Epi& e : {Epi{"_Swish", false, false}, Epi{"None", true, true}}) {
       Inputs in = Make(c, 5);
