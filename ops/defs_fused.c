@@ -36,7 +36,18 @@
  * optimizer's "stem" pass (optimizer/pass_stem.c) sets it on a CNN's first
  * convolution on the CPU, whose kernel for few input channels reads the
  * image in place (backends/cpu/conv_stem.h); the GPU's kernel does not
- * take it. */
+ * take it.
+ * _FusedExpandDepthwise is grt's own: an inverted residual block's 1x1
+ * expansion and depthwise convolution, the expanded tensor never
+ * materialized (the optimizer's expand_depthwise pass,
+ * optimizer/pass_expand_depthwise.c; the CPU kernel,
+ * backends/cpu/conv_expand_dw.c). Inputs x [N, H, W, K], expand_filter
+ * [1, 1, K, C], expand_bias [C], filter [kh, kw, C, 1], bias [C]; the
+ * output is act(depthwise(expand_act(x * expand_filter + expand_bias),
+ * filter) + bias), with the depthwise convolution's window attrs
+ * (NHWC only) and num_means as _FusedDepthwiseConv2dNative's. expand_act
+ * and act are '' (none), Relu, Relu6, LeakyRelu (expand_leakyrelu_alpha,
+ * leakyrelu_alpha), Sigmoid, Tanh, _HardSwish or _Swish. */
 #include "ops/defs.h"
 #include "ops/shape_conv.h"
 #include "ops/shape_fns.h"
@@ -66,6 +77,11 @@ static const grt_op_spec kRows[] = {
      "T: {bfloat16, float16, float32, float64}; " FUSED_ATTRS "; " FUSED_DEPTHWISE_ATTRS
      "; num_means: int >= 0 = 0",
      0, grt_infer_fused_depthwise_conv2d},
+    {"_FusedExpandDepthwise", "input: T, expand_filter: T, expand_bias: T, filter: T, bias: T",
+     "output: T, mean: num_means * T",
+     "T: {float32}; expand_act: string = ''; act: string = ''; expand_leakyrelu_alpha: float = "
+     "0.2; leakyrelu_alpha: float = 0.2; " FUSED_DEPTHWISE_ATTRS "; num_means: int >= 0 = 0",
+     0, grt_infer_fused_expand_depthwise},
 };
 
 GRT_OP_TABLE(grt_ops_fused, "fused", kRows);

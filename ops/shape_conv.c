@@ -124,6 +124,34 @@ grt_status* grt_infer_fused_depthwise_conv2d(grt_shape_ctx* c) {
   return NULL;
 }
 
+grt_status* grt_infer_fused_expand_depthwise(grt_shape_ctx* c) {
+  GRT_RETURN_IF_ERROR(grt_infer_need(c, 5, 1));
+  GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 0, 4));
+  GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 1, 4));
+  grt_window w;
+  GRT_RETURN_IF_ERROR(grt_window_read(c->node, c->def, CONV_READ, &w));
+  const grt_shape* ef = &c->input_shapes[1];
+  int64_t d;
+  for (int32_t i = 0; i < 2; i++)
+    GRT_RETURN_IF_ERROR(
+        grt_infer_merge_dim(dim4(ef, i), 1, "the expansion filter's window (1x1)", &d));
+  GRT_RETURN_IF_ERROR(grt_infer_merge_dim(dim4(&c->input_shapes[0], grt_window_c(&w)), dim4(ef, 2),
+                                          "input depth vs. the expansion filter's input depth",
+                                          &d));
+  /* The depthwise convolution of the expanded input (x with the expansion
+   * filter's output depth) by `filter`. */
+  grt_shape shapes[2] = {c->input_shapes[0], c->input_shapes[3]};
+  if (shapes[0].rank == 4) shapes[0].dims[grt_window_c(&w)] = dim4(ef, 3);
+  grt_dtype types[2] = {c->input_types[0], c->input_types[3]};
+  const grt_tensor* values[2] = {NULL, c->input_values ? c->input_values[3] : NULL};
+  grt_shape_ctx dw = *c;
+  dw.n_inputs = 2;
+  dw.input_shapes = shapes;
+  dw.input_types = types;
+  dw.input_values = values;
+  return grt_infer_fused_depthwise_conv2d(&dw);
+}
+
 /* A 4-D shape given by constant int32 input i (a sizes vector), or rank 4
  * with unknown dimensions. */
 static grt_status* shape_from_sizes(grt_shape_ctx* c, int32_t i, const char* what, grt_shape* out) {

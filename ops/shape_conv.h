@@ -20,6 +20,9 @@ GRT_MUST_USE grt_status* grt_infer_conv_groups(int64_t in_c, int64_t f_in, int64
 GRT_MUST_USE grt_status* grt_infer_conv2d(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_depthwise_conv2d(grt_shape_ctx* c);
 GRT_MUST_USE grt_status* grt_infer_fused_depthwise_conv2d(grt_shape_ctx* c);
+/* _FusedExpandDepthwise: the depthwise convolution's, of the input with
+ * the expansion filter's output depth. */
+GRT_MUST_USE grt_status* grt_infer_fused_expand_depthwise(grt_shape_ctx* c);
 /* _FusedConv2D: Conv2D's, or with input_data_format "NCHW" (and
  * data_format "NHWC") the NHWC convolution of the input read as NCHW. */
 GRT_MUST_USE grt_status* grt_infer_fused_conv2d(grt_shape_ctx* c);

@@ -47,6 +47,10 @@ const grt_opt_pass grt_opt_passes[] = {
      "a squeeze-excitation block's Mean over H and W computed by the depthwise convolution it "
      "reads, as a second output, on device types with such a kernel",
      grt_opt_pass_channel_mean},
+    {"expand_depthwise",
+     "an inverted residual block's 1x1 expansion computed inside the depthwise convolution that "
+     "reads it, never written whole, on device types with such a kernel",
+     grt_opt_pass_expand_depthwise},
     /* The sequence models' fusions (vision transformers, transformer encoders). */
     {"layer_norm",
      "Layer normalization spelled out (Mean, Sub, Square, Rsqrt, ...) into _LayerNorm",

@@ -385,6 +385,7 @@ static const struct {
     {"_FusedConv2D", batch0},
     {"DepthwiseConv2dNative", batch0},
     {"_FusedDepthwiseConv2dNative", batch0},
+    {"_FusedExpandDepthwise", batch0},
     {"MaxPool", batch0},
     {"AvgPool", batch0},
 };

@@ -183,6 +183,11 @@ GRT_CPU_CLONES static void add_rows(const float* rows, int64_t n, int64_t c, flo
   }
 }
 
+void grt_cpu_channel_sums(const float* rows, int64_t n, int64_t c, double* acc) {
+  float sum[kMaxFloatSums];
+  add_rows(rows, n, c, sum, acc);
+}
+
 static void mean_part(void* arg, int64_t p0, int64_t p1) {
   const mean_job* j = arg;
   int64_t total = j->batch * j->positions, c = j->c;

@@ -53,6 +53,12 @@ void grt_cpu_act_rows_mean_parallel(struct grt_threadpool* pool, int team, bool 
                                     grt_cpu_act act, float* x, int64_t batch, int64_t positions,
                                     int64_t c, double* partial, float* means);
 
+/* acc[k] += the sum of rows[r * c + k] over r < n (n rows of c channels),
+ * in float over 64 rows at a time and in double across them, as
+ * grt_cpu_act_rows_mean_parallel sums: a kernel summing its own output
+ * rows for a channel mean (conv_expand_dw.c). */
+void grt_cpu_channel_sums(const float* rows, int64_t n, int64_t c, double* acc);
+
 /* Forces the portable rows (true) or lets the CPU decide (false): for tests
  * that compare the two. */
 void grt_cpu_act_force_portable(bool portable);

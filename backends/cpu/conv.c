@@ -20,6 +20,7 @@
 
 #include "base/status.h"
 #include "base/tensor.h"
+#include "backends/cpu/conv_expand_dw.h"
 #include "backends/cpu/conv.h"
 #include "backends/cpu/conv_depthwise.h"
 #include "backends/cpu/cpu_kernels.h"
@@ -283,4 +284,5 @@ GRT_CPU_KERNEL_TABLE(conv, K("Conv2D", conv2d), K("DepthwiseConv2dNative", depth
                      K("MaxPool3DGrad", max_pool3d_grad), K("AvgPool3DGrad", avg_pool3d_grad),
                      K("MaxPoolGrad", max_pool_grad), K("AvgPoolGrad", avg_pool_grad),
                      K("LRN", lrn), K("LRNGrad", lrn_grad), K("FusedBatchNormV3", fused_batch_norm),
-                     K("FusedBatchNormGradV3", fused_batch_norm_grad));
+                     K("FusedBatchNormGradV3", fused_batch_norm_grad),
+                     {"_FusedExpandDepthwise", grt_cpu_fused_expand_depthwise, NULL, NULL, 0});

@@ -131,6 +131,14 @@ static inline void interior(const grt_cpu_conv* g, int64_t* x0, int64_t* x1) {
   *x1 = hi;
 }
 
+/* The input row of output row oy's first tap inside the input (0 when no
+ * tap is). */
+static inline int64_t first_tap_row(const grt_cpu_conv* g, int64_t oy) {
+  int64_t ky0, ky1, sh = g->w.strides[0], dh = g->w.dilations[0];
+  taps_inside(oy, sh, g->pad_l[0], dh, g->kh, g->ih, &ky0, &ky1);
+  return ky1 > ky0 ? oy * sh - g->pad_l[0] + ky0 * dh : 0;
+}
+
 /* Channels [c, C) of one output by scalar loops: x and f at the first tap
  * inside the input, nky x nkx taps, rows rs (input) and fs (filter)
  * floats apart, columns d * C and C. */
@@ -202,6 +210,13 @@ __attribute__((always_inline)) static inline void dw_tail(const float* x, const 
     for (; *ox + n <= x1; *ox += n)                                                             \
       dw_tile_##W(n, m, x + (*ox * s - pad) * C, f, nky, kw, s, d, rs, fs, C, bias, residual,   \
                   clip, alpha, o + *ox * C);                                                    \
+    /* The rest in a tile of n / 2 and one of n / 4 where they fit, then                        \
+     * one by one. */                                                                           \
+    _Pragma("GCC unroll 8") for (int h = n / 2; h > 1; h /= 2) if (*ox + h <= x1) {             \
+      dw_tile_##W(h, m, x + (*ox * s - pad) * C, f, nky, kw, s, d, rs, fs, C, bias, residual,   \
+                  clip, alpha, o + *ox * C);                                                    \
+      *ox += h;                                                                                 \
+    }                                                                                           \
     for (; *ox < x1; *ox += 1)                                                                  \
       dw_tile_##W(1, m, x + (*ox * s - pad) * C, f, nky, kw, s, d, rs, fs, C, bias, residual,   \
                   clip, alpha, o + *ox * C);                                                    \
@@ -242,19 +257,18 @@ __attribute__((always_inline)) static inline void dw_tail(const float* x, const 
     }                                                                                           \
   }                                                                                             \
                                                                                                 \
-  __attribute__((always_inline)) static inline void dw_row_##W(const dw_job* j, int64_t r) {    \
+  __attribute__((always_inline)) static inline void dw_row_in_##W(const dw_job* j, int64_t r,   \
+                                                                  const float* in) {            \
     const grt_cpu_conv* g = j->g;                                                               \
     const grt_cpu_dw_epilogue* e = j->e;                                                        \
-    const int64_t C = g->ic, b = r / g->oh, oy = r % g->oh;                                     \
+    const int64_t C = g->ic, oy = r % g->oh;                                                    \
     const int64_t sh = g->w.strides[0], dh = g->w.dilations[0];                                 \
     const int64_t s = g->w.strides[1], d = g->w.dilations[1], kw = g->kw;                       \
     int64_t ky0, ky1, x0, x1;                                                                   \
     taps_inside(oy, sh, g->pad_l[0], dh, g->kh, g->ih, &ky0, &ky1);                             \
     interior(g, &x0, &x1);                                                                      \
     const int64_t nky = ky1 - ky0, rs = dh * g->iw * C, fs = kw * C;                            \
-    /* The input at row ky0's, column 0; the filter at row ky0. */                              \
-    const float* in =                                                                           \
-        j->in + (b * g->ih + (nky ? oy * sh - g->pad_l[0] + ky0 * dh : 0)) * g->iw * C;         \
+    /* `in`: the input at row ky0's, column 0; the filter at row ky0. */                        \
     const float* fk = j->filter + ky0 * fs;                                                     \
     float* o = j->out + r * g->ow * C;                                                          \
     int64_t c = 0;                                                                              \
@@ -275,12 +289,19 @@ __attribute__((always_inline)) static inline void dw_tail(const float* x, const 
         dw_tail(in + col * C, fk + kx0 * C, nky, kx1 - kx0, rs, fs, d, c, C, e, o + ox * C);    \
       }                                                                                         \
     if (kActRows[e->act]) kActRows[e->act](o, g->ow * C, e->alpha);                             \
+  }                                                                                             \
+                                                                                                \
+  __attribute__((always_inline)) static inline void dw_row_##W(const dw_job* j, int64_t r) {    \
+    const grt_cpu_conv* g = j->g;                                                               \
+    const int64_t b = r / g->oh;                                                                \
+    dw_row_in_##W(j, r, j->in + (b * g->ih + first_tap_row(g, r % g->oh)) * g->iw * g->ic);     \
   }
 
 DW_KERNELS(4, vf4, vi4, 8)
 static void rows_base(const dw_job* j, int64_t r0, int64_t r1) {
   for (int64_t r = r0; r < r1; r++) dw_row_4(j, r);
 }
+static void row_in_base(const dw_job* j, int64_t r, const float* in) { dw_row_in_4(j, r, in); }
 
 #ifdef DW_X86
 DW_KERNELS(16, vf16, vi16, 16)
@@ -292,6 +313,14 @@ __attribute__((target("arch=x86-64-v4"))) static void rows_v4(const dw_job* j, i
 __attribute__((target("arch=x86-64-v3"))) static void rows_v3(const dw_job* j, int64_t r0,
                                                               int64_t r1) {
   for (int64_t r = r0; r < r1; r++) dw_row_8(j, r);
+}
+__attribute__((target("arch=x86-64-v4"))) static void row_in_v4(const dw_job* j, int64_t r,
+                                                                const float* in) {
+  dw_row_in_16(j, r, in);
+}
+__attribute__((target("arch=x86-64-v3"))) static void row_in_v3(const dw_job* j, int64_t r,
+                                                                const float* in) {
+  dw_row_in_8(j, r, in);
 }
 #endif
 
@@ -313,15 +342,36 @@ int grt_cpu_dw_force_width(int width) {
 
 int64_t grt_cpu_dw_count(void) { return __atomic_load_n(&g_runs, __ATOMIC_RELAXED); }
 
-static dw_rows_fn pick_rows(void) {
+/* The vector width the rows run at: the forced one, else the widest the
+ * CPU runs. */
+static int pick_width(void) {
   int force = __atomic_load_n(&g_force_width, __ATOMIC_RELAXED);
-  if (force == 4) return rows_base;
+  if (force) return force;
 #ifdef DW_X86
-  if (force == 8) return rows_v3;
-  if (force == 16 || __builtin_cpu_supports("x86-64-v4")) return rows_v4;
-  if (__builtin_cpu_supports("x86-64-v3")) return rows_v3;
+  if (__builtin_cpu_supports("x86-64-v4")) return 16;
+  if (__builtin_cpu_supports("x86-64-v3")) return 8;
+#endif
+  return 4;
+}
+
+typedef void (*dw_row_in_fn)(const dw_job* j, int64_t r, const float* in);
+
+static dw_rows_fn pick_rows(void) {
+#ifdef DW_X86
+  int w = pick_width();
+  if (w == 16) return rows_v4;
+  if (w == 8) return rows_v3;
 #endif
   return rows_base;
+}
+
+static dw_row_in_fn pick_row_in(void) {
+#ifdef DW_X86
+  int w = pick_width();
+  if (w == 16) return row_in_v4;
+  if (w == 8) return row_in_v3;
+#endif
+  return row_in_base;
 }
 
 /* The kernel grt_cpu_dw_set_kernel chose or, before any call of it, what
@@ -361,6 +411,13 @@ typedef struct {
 static void dw_call_rows(const void* arg, int64_t r0, int64_t r1) {
   const dw_call* c = arg;
   c->rows(&c->job, r0, r1);
+}
+
+void grt_cpu_dw_row(const grt_cpu_conv* g, int64_t r, const float* rows, int64_t first,
+                    const float* filter, const grt_cpu_dw_epilogue* e, float* out) {
+  dw_job j = {g, NULL, filter, e, out};
+  int64_t iy = first_tap_row(g, r % g->oh);
+  pick_row_in()(&j, r, rows + (iy > first ? iy - first : 0) * g->iw * g->ic);
 }
 
 void grt_cpu_dw_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in,

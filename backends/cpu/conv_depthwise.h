@@ -59,6 +59,14 @@ void grt_cpu_dw_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in
 /* Test and benchmark hooks, process-wide. Which kernel runs the
  * depthwise convolutions it can: RULE (the default: grt_cpu_dw_takes'
  * rule), OWN (this one wherever it can) or DNNL (oneDNN always). */
+/* Output row r of g (batch element r / oh, row r % oh) into `out` (the
+ * whole NHWC output), on the calling thread, reading input row iy of that
+ * batch element at rows + (iy - first) * iw * C for the rows its window
+ * reaches, wherever the caller keeps them (conv_expand_dw.c's ring of
+ * expanded rows). Cannot fail. */
+void grt_cpu_dw_row(const grt_cpu_conv* g, int64_t r, const float* rows, int64_t first,
+                    const float* filter, const grt_cpu_dw_epilogue* e, float* out);
+
 typedef enum grt_dw_kernel {
   GRT_DW_KERNEL_RULE = 0,
   GRT_DW_KERNEL_OWN,

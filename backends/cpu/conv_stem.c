@@ -199,6 +199,13 @@ static void stem_tail(const float* x, const float* f, int64_t nky, int64_t nkx, 
     for (; *ox + n <= x1; *ox += n)                                                               \
       stem_tile_##W(n, m, x + (*ox * s - pad), f, nky, kw, ic, s, plane, iw, fs, OC, bias,        \
                     residual, clip, alpha, o + *ox * OC);                                         \
+    /* The rest in a tile of n / 2 and one of n / 4 where they fit, then                          \
+     * one by one: a lone output's sums wait on each other. */                                    \
+    _Pragma("GCC unroll 8") for (int h = n / 2; h > 1; h /= 2) if (*ox + h <= x1) {               \
+      stem_tile_##W(h, m, x + (*ox * s - pad), f, nky, kw, ic, s, plane, iw, fs, OC, bias,        \
+                    residual, clip, alpha, o + *ox * OC);                                         \
+      *ox += h;                                                                                   \
+    }                                                                                             \
     for (; *ox < x1; *ox += 1)                                                                    \
       stem_tile_##W(1, m, x + (*ox * s - pad), f, nky, kw, ic, s, plane, iw, fs, OC, bias,        \
                     residual, clip, alpha, o + *ox * OC);                                         \
@@ -428,6 +435,12 @@ bool grt_cpu_pointwise_takes(const grt_cpu_conv* g) {
          (g->ic <= GRT_CPU_POINTWISE_MAX_IC ||
           grt_cpu_conv_macs(g) <= GRT_CPU_POINTWISE_MAX_MACS) &&
          g->n > 0 && g->oh > 0 && g->ow > 0 && g->oc > 0 && g->ih == g->oh && g->iw == g->ow;
+}
+
+void grt_cpu_pointwise_row(const grt_cpu_conv* g, const float* in, const float* filter,
+                           const grt_cpu_dw_epilogue* e, float* out) {
+  stem_job j = {g, in, filter, e, out};
+  pick_rows (&kPointwiseRows)(&j, 0, 1);
 }
 
 void grt_cpu_pointwise_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in,

@@ -62,6 +62,13 @@ bool grt_cpu_pointwise_takes(const grt_cpu_conv* g);
 void grt_cpu_pointwise_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in,
                            const float* filter, const grt_cpu_dw_epilogue* e, float* out);
 
+/* One output row of g (g->ow pixels) from `in` (those pixels' g->ic
+ * channels, in place) into `out`, on the calling thread: for a caller that
+ * places the rows itself (conv_expand_dw.c). g is any 1x1 geometry (the
+ * depth bound is not checked). Cannot fail. */
+void grt_cpu_pointwise_row(const grt_cpu_conv* g, const float* in, const float* filter,
+                           const grt_cpu_dw_epilogue* e, float* out);
+
 /* Test hooks, process-wide. The vector width (floats) the kernel uses: 16
  * (AVX-512), 8 (AVX2), 4 (the baseline) or 0 for the widest the CPU runs;
  * -1 (and no change) for a width the CPU cannot run. */

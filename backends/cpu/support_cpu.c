@@ -177,6 +177,7 @@ static const grt_kernel_spec kRows[] = {
     ONLY("_FusedMatMul", "T: {float32}"),
     ONLY("_FusedConv2D", "T: {float32}"),
     ONLY("_FusedDepthwiseConv2dNative", "T: {float32}"),
+    ONLY("_FusedExpandDepthwise", "T: {float32}"),
     /* the sequence fusions (ops/defs_fused_seq.c; the optimizer makes them) */
     ONLY("_LayerNorm", "T: {float32}"),
     ONLY("_Gelu", "T: {float32}"),

@@ -41,6 +41,8 @@ const std::set<std::string> kNoGradientYet = {
     "_FusedMatMul",
     "_FusedConv2D",
     "_FusedDepthwiseConv2dNative",
+    // made by the optimizer's expand_depthwise pass (inference only)
+    "_FusedExpandDepthwise",
     // made by the optimizer's sequence fusions (inference only)
     "_LayerNorm",
     "_Gelu",

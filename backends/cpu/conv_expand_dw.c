@@ -1,0 +1,252 @@
+/* _FusedExpandDepthwise (conv_expand_dw.h): an inverted residual block's
+ * expansion and depthwise convolution in one pass.
+ *
+ * Why: a MobileNet's or EfficientNet's block expands its input with a 1x1
+ * convolution (16 -> 96 channels at 112x112 in efficientnet_b0: 4.8 MB at
+ * batch 1, 38.5 MB at batch 8) and reads it once, in the depthwise
+ * convolution after. Written out, the expanded tensor goes to memory and
+ * back (DNNL.md, "Expansion and depthwise together", has the figures).
+ *
+ * Here each thread takes a block of the depthwise convolution's output
+ * rows (as grt_cpu_conv_rows_parallel cuts them) and keeps the expanded
+ * input rows its window reaches in a ring of its own: an output row
+ * needs kh rows (dilation 1; more with a dilation); the rows are expanded
+ * once into the ring as the window reaches them (grt_cpu_pointwise_row,
+ * with the expansion's bias and activation) and read there by the
+ * depthwise kernel's row (grt_cpu_dw_row, with its bias and activation),
+ * so the expanded tensor is never written whole. The ring holds the
+ * window's rows in order, contiguous, so the depthwise tiles read them at
+ * a fixed row stride: when the next row would not fit, the rows still
+ * needed move to the front (the window's kh - 1 rows, every few rows).
+ * A block's first output row expands its whole window, so the rows at the
+ * blocks' edges (kh - stride of them) are expanded twice, once per
+ * thread. With num_means 1 each output row's channel sums go into its
+ * block's sums (per batch element) while the row is in cache, and the
+ * blocks' sums make the means at the end, in block order. */
+#include "backends/cpu/conv_expand_dw.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "backends/cpu/act_rows.h"
+#include "backends/cpu/conv.h"
+#include "backends/cpu/conv_depthwise.h"
+#include "backends/cpu/conv_stem.h"
+#include "backends/cpu/cpu_util.h"
+#include "backends/cpu/dnnl_util.h"
+#include "base/cancel.h"
+#include "base/status.h"
+#include "base/tensor.h"
+#include "base/threadpool.h"
+
+/* Rows of slack in each ring past the window's span: the rows still
+ * needed move to the front once every kSlack rows expanded. */
+enum { kSlack = 8 };
+
+static int64_t g_runs; /* atomic: kernel runs */
+
+int64_t grt_cpu_expand_dw_count(void) { return __atomic_load_n(&g_runs, __ATOMIC_RELAXED); }
+
+typedef struct {
+  const grt_cpu_conv* pw; /* one expanded row: n 1, h 1, w iw, ic K, oc C */
+  const grt_cpu_conv* dw; /* the depthwise convolution of the expanded input */
+  const float* x;         /* [n, ih, iw, K] */
+  const float* we;        /* [K, C] */
+  const grt_cpu_dw_epilogue* ee;
+  const float* wd; /* [kh, kw, C, 1] */
+  const grt_cpu_dw_epilogue* ed;
+  float* out;   /* [n, oh, ow, C] */
+  float* rings; /* parts x ring_rows x iw x C */
+  int64_t ring_rows, parts;
+  double* sums; /* NULL, or parts x n x C: each part's channel sums */
+} xdw_job;
+
+/* The input rows [*lo, *hi) output row oy's window spans, clipped to the
+ * input (with a dilation, the rows between its taps too). */
+static void window_rows(const grt_cpu_conv* g, int64_t oy, int64_t* lo, int64_t* hi) {
+  int64_t start = oy * g->w.strides[0] - g->pad_l[0];
+  int64_t end = start + (g->kh - 1) * g->w.dilations[0] + 1;
+  *lo = start < 0 ? 0 : start > g->ih ? g->ih : start;
+  *hi = end > g->ih ? g->ih : end < *lo ? *lo : end;
+}
+
+/* Part p's output rows, one at a time (as grt_cpu_conv_rows_parallel cuts
+ * them): its ring holds the expanded rows [first, first + count) of batch
+ * element b. */
+static void run_part(const xdw_job* j, int64_t p) {
+  const grt_cpu_conv* g = j->dw;
+  const int64_t n_rows = g->n * g->oh, C = g->ic, row = g->iw * C;
+  const int64_t r0 = p * n_rows / j->parts, r1 = (p + 1) * n_rows / j->parts;
+  float* ring = j->rings + p * j->ring_rows * row;
+  const grt_cancel_token* cancel = grt_cancel_current();
+  int64_t b = -1, first = 0, count = 0;
+  for (int64_t r = r0; r < r1; r++) {
+    if (r > r0 && grt_cancel_check(cancel) != GRT_OK) return;
+    int64_t rb = r / g->oh, lo, hi;
+    window_rows(g, r % g->oh, &lo, &hi);
+    if (rb != b || lo >= first + count) { /* nothing in the ring is wanted */
+      b = rb;
+      first = lo;
+      count = 0;
+    }
+    if (hi - first > j->ring_rows) { /* the rows still wanted to the front */
+      int64_t keep = first + count - lo;
+      memmove(ring, ring + (lo - first) * row, (size_t)(keep * row) * sizeof(float));
+      first = lo;
+      count = keep;
+    }
+    for (; first + count < hi; count++)
+      grt_cpu_pointwise_row(j->pw, j->x + (b * g->ih + first + count) * g->iw * j->pw->ic, j->we,
+                            j->ee, ring + count * row);
+    grt_cpu_dw_row(g, r, ring, first, j->wd, j->ed, j->out);
+    if (j->sums)
+      grt_cpu_channel_sums(j->out + r * g->ow * C, g->ow, C, j->sums + (p * g->n + b) * C);
+  }
+}
+
+static void run_parts(void* arg, int64_t p0, int64_t p1) {
+  for (int64_t p = p0; p < p1; p++) run_part(arg, p);
+}
+
+/* ---- the kernel ----------------------------------------------------------- */
+
+/* The activations both kernels apply (in registers or over a finished
+ * row), by attr value. */
+static const struct {
+  const char* name;
+  grt_dw_act act;
+} kActs[] = {
+    {"", GRT_DW_ACT_NONE},           {"Relu", GRT_DW_ACT_RELU},
+    {"Relu6", GRT_DW_ACT_RELU6},     {"LeakyRelu", GRT_DW_ACT_RELU},
+    {"Sigmoid", GRT_DW_ACT_SIGMOID}, {"Tanh", GRT_DW_ACT_TANH},
+    {"_HardSwish", GRT_DW_ACT_HARDSWISH}, {"_Swish", GRT_DW_ACT_SWISH},
+};
+
+/* Attr `name` (an activation) and, for LeakyRelu, `alpha_name` into e. */
+static grt_status* read_act(const grt_kernel_ctx* ctx, const char* name, const char* alpha_name,
+                            grt_cpu_dw_epilogue* e) {
+  const char* v = "";
+  GRT_RETURN_IF_ERROR(grt_kernel_attr_string(ctx, name, &v));
+  for (size_t i = 0; i < sizeof kActs / sizeof kActs[0]; i++)
+    if (strcmp(v, kActs[i].name) == 0) {
+      e->act = kActs[i].act;
+      e->alpha = 0.0f; /* Relu's; LeakyRelu's from its attr */
+      if (strcmp(v, "LeakyRelu") == 0)
+        GRT_RETURN_IF_ERROR(grt_kernel_attr_float(ctx, alpha_name, &e->alpha));
+      return NULL;
+    }
+  return GRT_ERROR(INVALID_ARGUMENT,
+                   "attr '%s' is '%s': expected '' (none), Relu, Relu6, LeakyRelu, Sigmoid, Tanh, "
+                   "_HardSwish or _Swish",
+                   name, v);
+}
+
+/* The inputs' shapes against each other: x [N, H, W, K], expand_filter
+ * [1, 1, K, C], expand_bias [C], filter [kh, kw, C, 1], bias [C]. */
+static grt_status* check_shapes(grt_tensor* const* in) {
+  char b0[GRT_SHAPE_STR_MAX], b1[GRT_SHAPE_STR_MAX];
+  const grt_shape *x = &in[0]->shape, *we = &in[1]->shape, *f = &in[3]->shape;
+  if (x->rank != 4 || we->rank != 4 || we->dims[0] != 1 || we->dims[1] != 1 ||
+      we->dims[2] != x->dims[3])
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "expand_filter must be [1, 1, K, C] for an input [N, H, W, K]: got input %s "
+                     "and expand_filter %s",
+                     grt_cpu_shape_str(x, b0), grt_cpu_shape_str(we, b1));
+  int64_t c = we->dims[3];
+  if (f->rank != 4 || f->dims[2] != c || f->dims[3] != 1)
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "filter must be [kh, kw, %lld, 1] (one output channel per expanded channel), "
+                     "got %s",
+                     (long long)c, grt_cpu_shape_str(f, b0));
+  for (int32_t i = 2; i <= 4; i += 2)
+    if (in[i]->shape.rank != 1 || in[i]->shape.dims[0] != c)
+      return GRT_ERROR(INVALID_ARGUMENT, "%s must be a vector of %lld elements, got %s",
+                       i == 2 ? "expand_bias" : "bias", (long long)c,
+                       grt_cpu_shape_str(&in[i]->shape, b0));
+  return NULL;
+}
+
+/* The means output from the parts' sums (NaN where there are no
+ * positions, as a Mean over nothing). */
+static void finish_means(const grt_cpu_conv* g, const double* sums, int64_t parts, float* means) {
+  int64_t per = g->n * g->oc, positions = g->oh * g->ow;
+  for (int64_t k = 0; k < per; k++) {
+    double s = 0;
+    for (int64_t p = 0; p < parts; p++) s += sums[p * per + k];
+    means[k] = positions > 0 ? (float)(s / (double)positions) : NAN;
+  }
+}
+
+grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
+  static const char kOp[] = "_FusedExpandDepthwise";
+  if (ctx->n_inputs != 5)
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "%s takes input, expand_filter, expand_bias, filter and bias, got %d inputs",
+                     kOp, (int)ctx->n_inputs);
+  for (int32_t i = 0; i < 5; i++) {
+    if (!ctx->inputs[i]) return GRT_ERROR(INVALID_ARGUMENT, "%s: input %d is missing", kOp, (int)i);
+    GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, ctx->inputs[i]->dtype));
+  }
+  const char* format = "NHWC";
+  GRT_RETURN_IF_ERROR(grt_kernel_attr_string(ctx, "data_format", &format));
+  if (strcmp(format, "NHWC") != 0)
+    return GRT_ERROR(INVALID_ARGUMENT, "%s runs in NHWC only, got data_format '%s'", kOp, format);
+  GRT_RETURN_IF_ERROR(check_shapes(ctx->inputs));
+  const grt_tensor *x = ctx->inputs[0], *we = ctx->inputs[1];
+  int64_t num_means = 0;
+  GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "num_means", &num_means));
+  if (num_means < 0 || num_means > 1 || ctx->n_outputs != 1 + num_means)
+    return GRT_ERROR(INVALID_ARGUMENT, "%s: num_means %lld with %d outputs (0 or 1)", kOp,
+                     (long long)num_means, (int)ctx->n_outputs);
+  grt_cpu_dw_epilogue ee = {grt_cpu_data(ctx->inputs[2]), false, GRT_DW_ACT_NONE, 0.0f};
+  grt_cpu_dw_epilogue ed = {grt_cpu_data(ctx->inputs[4]), false, GRT_DW_ACT_NONE, 0.0f};
+  GRT_RETURN_IF_ERROR(read_act(ctx, "expand_act", "expand_leakyrelu_alpha", &ee));
+  GRT_RETURN_IF_ERROR(read_act(ctx, "act", "leakyrelu_alpha", &ed));
+  /* The depthwise convolution of the expanded input [N, H, W, C]. */
+  grt_shape xs = x->shape;
+  xs.dims[3] = we->shape.dims[3];
+  grt_cpu_conv g;
+  GRT_RETURN_IF_ERROR(grt_cpu_conv_make(ctx, &xs, &ctx->inputs[3]->shape, true, &g));
+  grt_shape os, ms = {4, {g.n, 1, 1, g.oc}};
+  grt_cpu_conv_output_shape(&g, &os);
+  grt_tensor *out = NULL, *means = NULL;
+  GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
+  if (num_means) GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 1, GRT_FLOAT32, &ms, &means));
+  if (g.n == 0 || g.oh == 0 || g.ow == 0 || g.oc == 0) { /* no output */
+    if (means) finish_means(&g, NULL, 0, grt_cpu_data(means));
+    return NULL;
+  }
+  __atomic_add_fetch(&g_runs, 1, __ATOMIC_RELAXED);
+  /* One expanded row: the pointwise kernel's geometry, iw pixels. */
+  grt_cpu_conv pw;
+  memset(&pw, 0, sizeof pw);
+  pw.w.strides[0] = pw.w.strides[1] = pw.w.dilations[0] = pw.w.dilations[1] = 1;
+  pw.n = pw.ih = pw.oh = pw.kh = pw.kw = pw.groups = 1;
+  pw.iw = pw.ow = g.iw;
+  pw.ic = x->shape.dims[3];
+  pw.oc = g.oc;
+  /* A team as oneDNN's would be for the two layers' work. */
+  double work = (double)g.n * (double)g.ih * (double)g.iw * (double)pw.ic * (double)g.oc +
+                grt_cpu_conv_team_work(&g);
+  int64_t parts = grt_dnnl_team(ctx, work), n_rows = g.n * g.oh;
+  if (parts > n_rows) parts = n_rows;
+  if (parts < 1) parts = 1;
+  int64_t ring_rows = (g.kh - 1) * g.w.dilations[0] + 1 + kSlack;
+  grt_shape rs = {1, {parts * ring_rows * g.iw * g.oc}}, ss = {1, {parts * g.n * g.oc}};
+  grt_tensor *rings = NULL, *sums = NULL;
+  grt_status* s = grt_kernel_alloc_temp(ctx, GRT_FLOAT32, &rs, &rings);
+  if (!s && means) s = grt_kernel_alloc_temp(ctx, GRT_FLOAT64, &ss, &sums);
+  if (!s) {
+    if (sums) memset(grt_cpu_data(sums), 0, (size_t)ss.dims[0] * sizeof(double));
+    xdw_job j = {&pw, &g, grt_cpu_data(x), grt_cpu_data(we), &ee, grt_cpu_data(ctx->inputs[3]),
+                 &ed, grt_cpu_data(out), grt_cpu_data(rings), ring_rows, parts,
+                 sums ? grt_cpu_data(sums) : NULL};
+    /* One part per thread: a cost this high per unit is never run inline. */
+    grt_parallel_for_coarse(parts > 1 ? ctx->intra_op : NULL, parts, INT64_C(1) << 30, run_parts,
+                            &j);
+    if (means) finish_means(&g, grt_cpu_data(sums), parts, grt_cpu_data(means));
+  }
+  grt_tensor_free(rings);
+  grt_tensor_free(sums);
+  return s;
+}

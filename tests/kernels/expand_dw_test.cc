@@ -1,0 +1,292 @@
+// _FusedExpandDepthwise on the CPU (backends/cpu/conv_expand_dw.c) in a
+// session, against float64 loops (conv_ref.h): the 1x1 expansion with its
+// bias and activation, then the depthwise convolution with its own, and
+// the channel means. At each vector width the CPU runs (the pointwise and
+// depthwise kernels forced together), over channel counts that leave
+// every vector group, narrow vector and scalar tail, windows 3x3 and 5x5,
+// strides 1 and 2, a dilation, SAME, VALID and asymmetric EXPLICIT
+// padding (rows whose whole window is padding among them), maps taller
+// than a thread's ring (its rows moved to the front), batches above 1 and
+// 1 to 4 threads (the same output bits); and inputs it refuses, with a
+// message naming what is wrong.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tests/kernels/conv_ref.h"
+
+extern "C" {
+#include "backends/cpu/conv_depthwise.h"
+#include "backends/cpu/conv_expand_dw.h"
+#include "backends/cpu/conv_stem.h"
+#include "grt/grt.h"
+}
+
+namespace grt_test {
+namespace {
+
+using namespace ref;
+
+struct Case {
+  Dims in;  // NHWC [N, H, W, K]
+  int64_t c, k, s;
+  std::string padding;
+  Dims pads;  // EXPLICIT: top, bottom, left, right
+  int64_t d = 1;
+};
+
+std::string Name(const Case& c) {
+  return ::testing::PrintToString(c.in) + " C" + std::to_string(c.c) + " k" + std::to_string(c.k) +
+         " s" + std::to_string(c.s) + " d" + std::to_string(c.d) + " " + c.padding +
+         ::testing::PrintToString(c.pads);
+}
+
+const Case kCases[] = {
+    {{1, 13, 12, 16}, 96, 3, 2, "SAME", {}},  // efficientnet_b0's second block, odd sizes
+    {{2, 9, 10, 24}, 144, 3, 1, "SAME", {}},
+    {{1, 11, 9, 24}, 144, 5, 2, "SAME", {}},
+    {{3, 7, 6, 16}, 40, 3, 1, "EXPLICIT", {0, 2, 1, 0}},  // 16 + 16 + 8
+    {{1, 8, 7, 5}, 28, 3, 1, "VALID", {}, 2},             // 16 + 8 + 4, a dilation
+    {{1, 4, 4, 3}, 7, 5, 1, "SAME", {}},                  // scalars only; windows wider than the map
+    {{2, 26, 5, 8}, 32, 3, 1, "SAME", {}},                // taller than a ring: rows moved
+    {{1, 3, 3, 4}, 16, 3, 1, "EXPLICIT", {4, 4, 1, 1}},   // output rows with no tap inside
+};
+
+struct Epi {
+  std::string expand_act, act;
+};
+
+const Epi kEpis[] = {{"", ""},
+                     {"Relu6", "Relu6"},
+                     {"_Swish", "_Swish"},
+                     {"LeakyRelu", "Sigmoid"},
+                     {"_HardSwish", "Tanh"},
+                     {"Relu", "LeakyRelu"}};
+
+constexpr double kAlpha = 0.25;  // both LeakyRelus'
+
+double Activate(const std::string& act, double x) {
+  if (act == "Relu") return std::max(0.0, x);
+  if (act == "LeakyRelu") return x > 0 ? x : kAlpha * x;
+  if (act == "Relu6") return std::min(std::max(0.0, x), 6.0);
+  if (act == "Sigmoid") return 1 / (1 + std::exp(-x));
+  if (act == "Tanh") return std::tanh(x);
+  if (act == "_HardSwish") return x * std::min(std::max(x + 3, 0.0), 6.0) / 6;
+  if (act == "_Swish") return x / (1 + std::exp(-x));
+  return x;
+}
+
+std::string Ints(const Dims& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); i++) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::string Json(const Case& c, const Epi& e, int64_t num_means, const std::string& format,
+                 const std::string& act_override = "") {
+  std::string attrs = R"("T":"float32","padding":")" + c.padding + R"(","data_format":")" +
+                      format + R"(","strides":)" + Ints(Dims{1, c.s, c.s, 1}) +
+                      R"(,"dilations":)" + Ints(Dims{1, c.d, c.d, 1}) +
+                      R"(,"expand_act":")" + e.expand_act + R"(","act":")" +
+                      (act_override.empty() ? e.act : act_override) +
+                      R"(","leakyrelu_alpha":0.25,"expand_leakyrelu_alpha":0.25,"num_means":)" +
+                      std::to_string(num_means);
+  if (c.padding == "EXPLICIT") {
+    const Dims& p = c.pads;
+    attrs += R"(,"explicit_paddings":)" + Ints(Dims{0, 0, p[0], p[1], p[2], p[3], 0, 0});
+  }
+  std::string json = R"({"format":"grt.graph","version":1,"nodes":[)";
+  for (const char* p : {"x", "we", "be", "wd", "bd"})
+    json +=
+        R"({"name":")" + std::string(p) + R"(","op":"Placeholder","attrs":{"dtype":"float32"}},)";
+  return json +
+         R"({"name":"y","op":"_FusedExpandDepthwise","inputs":["x","we","be","wd","bd"],"attrs":{)" +
+         attrs + "}}]}";
+}
+
+grt_tensor* F32(const Dims& d, const Vals& v) {
+  grt_tensor* t = nullptr;
+  EXPECT_EQ(grt_tensor_new(GRT_FLOAT32, static_cast<int32_t>(d.size()), d.data(), &t), nullptr);
+  float* p = static_cast<float*>(grt_tensor_data(t));
+  for (size_t i = 0; i < v.size(); i++) p[i] = static_cast<float>(v[i]);
+  return t;
+}
+
+struct Inputs {
+  ConvGeom pw, dw;
+  Vals x, we, be, wd, bd;
+  Dims we_dims;  // pw.filter() but where a test feeds a wrong one
+};
+
+Inputs Make(const Case& c, uint32_t seed) {
+  Inputs in;
+  ConvGeom& p = in.pw;
+  p.n = c.in[0], p.ih = c.in[1], p.iw = c.in[2], p.ic = c.in[3];
+  p.kh = p.kw = 1, p.groups = 1, p.oc = c.c, p.sh = p.sw = p.dh = p.dw = 1;
+  p.h = Window(p.ih, 1, 1, 1, "VALID", 0, 0);
+  p.w = Window(p.iw, 1, 1, 1, "VALID", 0, 0);
+  ConvGeom& g = in.dw;
+  g.n = c.in[0], g.ih = c.in[1], g.iw = c.in[2], g.ic = c.c;
+  g.kh = g.kw = c.k, g.groups = c.c, g.oc = c.c, g.sh = g.sw = c.s, g.dh = g.dw = c.d;
+  bool ex = c.padding == "EXPLICIT";
+  g.h = Window(g.ih, g.kh, g.sh, g.dh, c.padding, ex ? c.pads[0] : 0, ex ? c.pads[1] : 0);
+  g.w = Window(g.iw, g.kw, g.sw, g.dw, c.padding, ex ? c.pads[2] : 0, ex ? c.pads[3] : 0);
+  in.x = Rand(Elems(p.in()), seed);
+  in.we = Rand(Elems(p.filter()), seed + 1);
+  in.we_dims = p.filter();
+  in.be = Rand(c.c, seed + 2);
+  in.wd = Rand(Elems(g.filter()), seed + 3);
+  in.bd = Rand(c.c, seed + 4);
+  for (double& v : in.be) v *= 3;  // the activations see both sides
+  return in;
+}
+
+// y, then the means (batch x C) appended.
+Vals Want(const Epi& e, const Inputs& in) {
+  Vals x = ConvRef(in.pw, in.x, in.we);
+  for (size_t i = 0; i < x.size(); i++)
+    x[i] = Activate(e.expand_act, x[i] + in.be[i % in.pw.oc]);
+  Vals y = ConvRef(in.dw, x, in.wd);
+  int64_t c = in.dw.oc, pos = in.dw.h.out * in.dw.w.out;
+  Vals means(in.dw.n * c, 0.0);
+  for (size_t i = 0; i < y.size(); i++) {
+    y[i] = Activate(e.act, y[i] + in.bd[i % c]);
+    means[(static_cast<int64_t>(i) / (pos * c)) * c + static_cast<int64_t>(i) % c] += y[i] / pos;
+  }
+  y.insert(y.end(), means.begin(), means.end());
+  return y;
+}
+
+// Runs the node; "" or the error. *got: y then the means.
+std::string RunNode(const std::string& json, const Inputs& in, int threads, int64_t num_means,
+                std::vector<float>* got, int64_t* runs) {
+  grt_graph* g = nullptr;
+  grt_status* s = grt_graph_from_json(json.c_str(), json.size(), &g);
+  grt_session_options* o = nullptr;
+  if (!s) s = grt_session_options_new(&o);
+  if (!s) s = grt_session_options_set(o, "intra_op_threads", std::to_string(threads).c_str());
+  grt_session* sess = nullptr;
+  if (!s) s = grt_session_new(g, o, &sess);
+  grt_tensor* out[2] = {nullptr, nullptr};
+  int64_t before = grt_cpu_expand_dw_count();
+  if (!s) {
+    std::vector<grt_feed> feeds = {{"x", F32(in.pw.in(), in.x)},
+                                   {"we", F32(in.we_dims, in.we)},
+                                   {"be", F32({in.pw.oc}, in.be)},
+                                   {"wd", F32({in.dw.kh, in.dw.kw, in.dw.oc, 1}, in.wd)},
+                                   {"bd", F32({in.dw.oc}, in.bd)}};
+    const char* fetch[2] = {"y:0", "y:1"};
+    s = grt_session_run(sess, feeds.data(), 5, fetch, static_cast<int32_t>(1 + num_means), nullptr,
+                        0, out, nullptr);
+    for (grt_feed& f : feeds) grt_tensor_free(f.value);
+  }
+  *runs = grt_cpu_expand_dw_count() - before;
+  std::string err = s ? grt_status_message(s) : "";
+  grt_status_free(s);
+  got->clear();
+  for (grt_tensor* t : out) {
+    if (!t) continue;
+    const float* p = static_cast<const float*>(grt_tensor_data(t));
+    got->insert(got->end(), p, p + grt_tensor_byte_size(t) / sizeof(float));
+    grt_tensor_free(t);
+  }
+  grt_session_free(sess);
+  grt_session_options_free(o);
+  grt_graph_free(g);
+  return err;
+}
+
+// |got - want| <= 2e-5 max(1, |want|); "" or the first miss.
+std::string Compare(const std::vector<float>& got, const Vals& want, size_t n) {
+  if (got.size() != n) return "size " + std::to_string(got.size()) + " vs " + std::to_string(n);
+  for (size_t i = 0; i < n; i++)
+    if (!(std::fabs(got[i] - want[i]) <= 2e-5 * std::max(1.0, std::fabs(want[i]))))
+      return "element " + std::to_string(i) + ": " + std::to_string(got[i]) + " vs " +
+             std::to_string(want[i]);
+  return "";
+}
+
+class ExpandDepthwise : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    EXPECT_EQ(grt_cpu_stem_force_width(0), 0);
+    EXPECT_EQ(grt_cpu_dw_force_width(0), 0);
+  }
+};
+
+TEST_F(ExpandDepthwise, AgainstReferenceAtEachWidth) {
+  int widths = 0;
+  uint32_t seed = 1;
+  for (const Case& c : kCases) {
+    for (const Epi& e : kEpis) {
+      SCOPED_TRACE(Name(c) + " " + e.expand_act + "/" + e.act);
+      Inputs in = Make(c, seed += 5);
+      Vals want = Want(e, in);
+      size_t ny = want.size() - static_cast<size_t>(in.dw.n * in.dw.oc);
+      for (int width : {16, 8, 4}) {
+        if (grt_cpu_stem_force_width(width) != 0) continue;  // not on this CPU
+        ASSERT_EQ(grt_cpu_dw_force_width(width), 0);
+        widths = std::max(widths, width);
+        SCOPED_TRACE("width " + std::to_string(width));
+        for (int64_t num_means : {0, 1}) {
+          std::vector<float> got;
+          int64_t runs = 0;
+          ASSERT_EQ(RunNode(Json(c, e, num_means, "NHWC"), in, 2, num_means, &got, &runs), "");
+          EXPECT_EQ(runs, 1);
+          EXPECT_EQ(Compare(got, want, num_means ? want.size() : ny), "");
+        }
+      }
+    }
+  }
+  EXPECT_GE(widths, 4);
+}
+
+// One to four threads (each its own block of rows and ring): the same
+// output bits, and means within rounding.
+TEST_F(ExpandDepthwise, ThreadsChangeNoBit) {
+  Case c{{2, 30, 17, 16}, 96, 3, 1, "SAME", {}};
+  Epi e{"_Swish", "_Swish"};
+  Inputs in = Make(c, 42);
+  Vals want = Want(e, in);
+  size_t ny = want.size() - static_cast<size_t>(in.dw.n * in.dw.oc);
+  std::vector<float> one, got;
+  int64_t runs = 0;
+  ASSERT_EQ(RunNode(Json(c, e, 1, "NHWC"), in, 1, 1, &one, &runs), "");
+  EXPECT_EQ(Compare(one, want, want.size()), "");
+  for (int threads : {2, 3, 4}) {
+    ASSERT_EQ(RunNode(Json(c, e, 1, "NHWC"), in, threads, 1, &got, &runs), "");
+    ASSERT_EQ(got.size(), one.size());
+    EXPECT_TRUE(std::equal(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(ny), one.begin()))
+        << threads << " threads";
+    EXPECT_EQ(Compare(got, want, want.size()), "");
+  }
+}
+
+// Refused with a message naming what is wrong, nothing run: an activation
+// the kernels do not have, NCHW, an expansion filter of another depth.
+TEST_F(ExpandDepthwise, BadNodesAreRefused) {
+  Case c{{1, 6, 6, 8}, 16, 3, 1, "SAME", {}};
+  Inputs in = Make(c, 3);
+  std::vector<float> got;
+  int64_t runs = 0;
+  EXPECT_NE(RunNode(Json(c, Epi{"", ""}, 0, "NHWC", "Elu"), in, 2, 0, &got, &runs)
+                .find("attr 'act' is 'Elu'"),
+            std::string::npos);
+  EXPECT_EQ(runs, 0);
+  Case square{{1, 6, 6, 6}, 16, 3, 1, "SAME", {}};  // as NCHW, 6 channels too
+  std::string err = RunNode(Json(square, Epi{"", ""}, 0, "NCHW"), Make(square, 4), 2, 0, &got, &runs);
+  EXPECT_NE(err.find("runs in NHWC only"), std::string::npos) << err;
+  EXPECT_EQ(runs, 0);
+  Inputs wrong = in;
+  wrong.we_dims = {1, 1, 4, 16};  // for an input of 8 channels
+  wrong.we.resize(4 * 16);
+  err = RunNode(Json(c, Epi{"", ""}, 0, "NHWC"), wrong, 2, 0, &got, &runs);
+  EXPECT_NE(err.find("expand_filter"), std::string::npos) << err;
+  EXPECT_EQ(runs, 0);
+}
+
+}  // namespace
+}  // namespace grt_test

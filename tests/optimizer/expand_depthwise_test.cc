@@ -1,0 +1,137 @@
+// The expand_depthwise pass (optimizer/pass_expand_depthwise.c) and the
+// CPU kernel it hands the pair to (backends/cpu/conv_expand_dw.c): an
+// inverted residual block's 1x1 expansion (+ bias + activation) and the
+// depthwise convolution reading it become one _FusedExpandDepthwise. Each
+// graph runs with the optimizer and without (rewrite=false: oneDNN's
+// convolutions, the expanded tensor written out); the results differ only
+// by the order of the sums.
+#include <gtest/gtest.h>
+
+#include "tests/optimizer/conv_test_util.h"
+
+namespace {
+
+using namespace convtest;
+
+struct Block {
+  int64_t h, w, k, c;  // input H, W, K channels, expanded to C
+  int64_t kernel = 3, stride = 1;
+  std::string expand_act = "Relu6", act = "Relu6";  // "SiLU": x * Sigmoid(x); "": none
+  bool mean = false;   // a squeeze-excitation Mean after the depthwise convolution
+  bool shared = false;  // the expansion also read by another node
+};
+
+std::string Act(const std::string& act, const std::string& in, const std::string& out) {
+  if (act == "SiLU")
+    return R"({"name":")" + out + R"(_g","op":"Sigmoid","inputs":[")" + in + R"("]},
+       {"name":")" + out + R"(","op":"Mul","inputs":[")" + in + R"(",")" + out + R"(_g"]},)";
+  if (act == "Relu6")  // as the ONNX importer writes Clip(0, 6)
+    return R"({"name":")" + out + R"(_lo","op":"Maximum","inputs":[")" + in + R"(","zero"]},
+       {"name":")" + out + R"(","op":"Minimum","inputs":[")" + out + R"(_lo","six"]},)";
+  if (act.empty()) return R"({"name":")" + out + R"(","op":"Identity","inputs":[")" + in + R"("]},)";
+  return R"({"name":")" + out + R"(","op":")" + act + R"(","inputs":[")" + in + R"("]},)";
+}
+
+// x [-1,H,W,K] -> e = act(Conv2D 1x1 (K -> C) + b1) -> y = act(Depthwise
+// kernel x kernel, stride, SAME + b2) -> out (y, or y * Sigmoid(Mean(y))).
+std::string Graph(const Block& b) {
+  std::string nodes = R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[-1,)" +
+                      std::to_string(b.h) + "," + std::to_string(b.w) + "," + std::to_string(b.k) +
+                      R"(]}},)" + "\n" + Const("w1", {1, 1, b.k, b.c}, 1) + Const("b1", {b.c}, 2) +
+                      Const("w2", {b.kernel, b.kernel, b.c, 1}, 3) + Const("b2", {b.c}, 4) +
+                      IntConst("axes", {2}, "1,2") + Scalar("zero", 0.0f) + Scalar("six", 6.0f);
+  std::string s = std::to_string(b.stride);
+  nodes += R"({"name":"pw","op":"Conv2D","inputs":["x","w1"],"attrs":{
+      "strides":[1,1,1,1],"padding":"VALID","data_format":"NHWC"}},
+     {"name":"e0","op":"BiasAdd","inputs":["pw","b1"]},)" +
+           Act(b.expand_act, "e0", "e") +
+           R"({"name":"dw","op":"DepthwiseConv2dNative","inputs":["e","w2"],"attrs":{
+      "strides":[1,)" + s + "," +
+           s + R"(,1],"padding":"SAME","data_format":"NHWC"}},
+     {"name":"y0","op":"BiasAdd","inputs":["dw","b2"]},)" +
+           Act(b.act, "y0", "y");
+  if (b.mean)
+    nodes += R"({"name":"m","op":"Mean","inputs":["y","axes"],"attrs":{"keep_dims":true}},
+       {"name":"sg","op":"Sigmoid","inputs":["m"]},
+       {"name":"out","op":"Mul","inputs":["y","sg"]},)";
+  else
+    nodes += R"({"name":"out","op":"Identity","inputs":["y"]},)";
+  if (b.shared) nodes += R"({"name":"other","op":"Neg","inputs":["e"]},)";
+  return convtest::Graph(nodes);
+}
+
+std::string Name(const Block& b) {
+  return std::to_string(b.h) + "x" + std::to_string(b.w) + "x" + std::to_string(b.k) + "->" +
+         std::to_string(b.c) + " k" + std::to_string(b.kernel) + " s" + std::to_string(b.stride) +
+         " " + b.expand_act + "/" + b.act + (b.mean ? " mean" : "");
+}
+
+const char kTaken[] = "expansions computed inside their depthwise convolution";
+
+TEST(ExpandDepthwise, ThePairRunsAsOneNode) {
+  const Block blocks[] = {
+      {23, 21, 16, 96, 3, 2, "SiLU", "SiLU", true},  // efficientnet_b0's second block
+      {14, 13, 24, 144, 3, 1, "SiLU", "SiLU", true},
+      {15, 14, 24, 144, 5, 2, "SiLU", "SiLU", true},
+      {17, 16, 16, 96, 3, 2},  // mobilenet_v2's, Relu6
+      {29, 9, 32, 40, 3, 1, "", ""},
+      {6, 7, 5, 24, 5, 1, "Relu", "Sigmoid"},  // windows wider than the map
+  };
+  for (const Block& b : blocks) {
+    SCOPED_TRACE(Name(b));
+    std::string text = Graph(b);
+    for (int64_t batch : {1, 3}) {
+      grt_tensor* x = Input({batch, b.h, b.w, b.k}, 5 + (uint32_t)batch);
+      for (const char* threads : {"1", "2", "4"}) {
+        Result r = ExpectSame(text, {{"x", x}}, {"out", "y"}, 1e-5f,
+                              {std::string("intra_op_threads=") + threads});
+        EXPECT_NE(r.report.find(kTaken), std::string::npos) << r.report;
+      }
+      grt_tensor_free(x);
+    }
+    Optimized o = Optimize(text);
+    EXPECT_EQ(o.count["_FusedExpandDepthwise"], 1) << o.json;
+    EXPECT_EQ(o.count["_FusedConv2D"], 0) << o.json;
+    EXPECT_EQ(o.count["_FusedDepthwiseConv2dNative"], 0) << o.json;
+    EXPECT_EQ(o.count["Mean"], 0) << o.json;
+  }
+}
+
+// An expansion another node reads, one of more input channels than the
+// kernel expands, one with a stride, and the pass switched off: the two
+// nodes stay, with the same results.
+TEST(ExpandDepthwise, LeftWhereItDoesNotApply) {
+  Block shared{12, 11, 16, 48};
+  shared.shared = true;
+  Block deep{12, 11, 40, 48};
+  struct {
+    const char* what;
+    Block b;
+    std::vector<std::string> options;
+  } cases[] = {{"read twice", shared, {}},
+               {"40 input channels", deep, {}},
+               {"switched off", Block{12, 11, 16, 48}, {"optimizer_off=expand_depthwise"}}};
+  for (auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::string text = Graph(c.b);
+    grt_tensor* x = Input({2, c.b.h, c.b.w, c.b.k}, 11);
+    std::vector<std::string> fetch = {"out"};
+    if (c.b.shared) fetch.push_back("other");
+    Result r = ExpectSame(text, {{"x", x}}, fetch, 1e-5f, c.options);
+    EXPECT_EQ(r.report.find(kTaken), std::string::npos) << r.report;
+    Optimized o = Optimize(text, c.options);
+    EXPECT_EQ(o.count["_FusedExpandDepthwise"], 0) << o.json;
+    grt_tensor_free(x);
+  }
+}
+
+// Fetching the expansion itself runs the step as written (the fused node
+// does not give it), with the same value.
+TEST(ExpandDepthwise, FetchingTheExpansion) {
+  Block b{10, 9, 16, 32, 3, 1, "SiLU", "SiLU", true};
+  grt_tensor* x = Input({1, b.h, b.w, b.k}, 13);
+  ExpectSame(Graph(b), {{"x", x}}, {"e", "out"});
+  grt_tensor_free(x);
+}
+
+}  // namespace
