@@ -38,8 +38,8 @@ static const device_row* type_row(const char* type) {
   return NULL;
 }
 
-static const char* const kActs[] = {"Relu",    "Relu6",      "LeakyRelu", "Sigmoid",
-                                    "Tanh",    "_HardSwish", "_Swish"};
+static const char* const kActs[] = {"Relu", "Relu6",      "LeakyRelu", "Sigmoid",
+                                    "Tanh", "_HardSwish", "_Swish"};
 
 /* The activation after BiasAdd in n's fused_ops: "" for none, NULL when
  * the list is anything else than [BiasAdd] or [BiasAdd, one of kActs]. */
@@ -165,6 +165,7 @@ grt_status* grt_opt_pass_expand_depthwise(grt_opt_ctx* c) {
     done++;
   }
   grt_opt_count(c, done);
-  if (done) grt_opt_detail(c, "%d expansions computed inside their depthwise convolution", (int)done);
+  if (done)
+    grt_opt_detail(c, "%d expansions computed inside their depthwise convolution", (int)done);
   return NULL;
 }

@@ -116,10 +116,14 @@ static const struct {
   const char* name;
   grt_dw_act act;
 } kActs[] = {
-    {"", GRT_DW_ACT_NONE},           {"Relu", GRT_DW_ACT_RELU},
-    {"Relu6", GRT_DW_ACT_RELU6},     {"LeakyRelu", GRT_DW_ACT_RELU},
-    {"Sigmoid", GRT_DW_ACT_SIGMOID}, {"Tanh", GRT_DW_ACT_TANH},
-    {"_HardSwish", GRT_DW_ACT_HARDSWISH}, {"_Swish", GRT_DW_ACT_SWISH},
+    {"", GRT_DW_ACT_NONE},
+    {"Relu", GRT_DW_ACT_RELU},
+    {"Relu6", GRT_DW_ACT_RELU6},
+    {"LeakyRelu", GRT_DW_ACT_RELU},
+    {"Sigmoid", GRT_DW_ACT_SIGMOID},
+    {"Tanh", GRT_DW_ACT_TANH},
+    {"_HardSwish", GRT_DW_ACT_HARDSWISH},
+    {"_Swish", GRT_DW_ACT_SWISH},
 };
 
 /* Attr `name` (an activation) and, for LeakyRelu, `alpha_name` into e. */
@@ -238,8 +242,17 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
   if (!s && means) s = grt_kernel_alloc_temp(ctx, GRT_FLOAT64, &ss, &sums);
   if (!s) {
     if (sums) memset(grt_cpu_data(sums), 0, (size_t)ss.dims[0] * sizeof(double));
-    xdw_job j = {&pw, &g, grt_cpu_data(x), grt_cpu_data(we), &ee, grt_cpu_data(ctx->inputs[3]),
-                 &ed, grt_cpu_data(out), grt_cpu_data(rings), ring_rows, parts,
+    xdw_job j = {&pw,
+                 &g,
+                 grt_cpu_data(x),
+                 grt_cpu_data(we),
+                 &ee,
+                 grt_cpu_data(ctx->inputs[3]),
+                 &ed,
+                 grt_cpu_data(out),
+                 grt_cpu_data(rings),
+                 ring_rows,
+                 parts,
                  sums ? grt_cpu_data(sums) : NULL};
     /* One part per thread: a cost this high per unit is never run inline. */
     grt_parallel_for_coarse(parts > 1 ? ctx->intra_op : NULL, parts, INT64_C(1) << 30, run_parts,

@@ -50,9 +50,9 @@ const Case kCases[] = {
     {{1, 11, 9, 24}, 144, 5, 2, "SAME", {}},
     {{3, 7, 6, 16}, 40, 3, 1, "EXPLICIT", {0, 2, 1, 0}},  // 16 + 16 + 8
     {{1, 8, 7, 5}, 28, 3, 1, "VALID", {}, 2},             // 16 + 8 + 4, a dilation
-    {{1, 4, 4, 3}, 7, 5, 1, "SAME", {}},                  // scalars only; windows wider than the map
-    {{2, 26, 5, 8}, 32, 3, 1, "SAME", {}},                // taller than a ring: rows moved
-    {{1, 3, 3, 4}, 16, 3, 1, "EXPLICIT", {4, 4, 1, 1}},   // output rows with no tap inside
+    {{1, 4, 4, 3}, 7, 5, 1, "SAME", {}},                 // scalars only; windows wider than the map
+    {{2, 26, 5, 8}, 32, 3, 1, "SAME", {}},               // taller than a ring: rows moved
+    {{1, 3, 3, 4}, 16, 3, 1, "EXPLICIT", {4, 4, 1, 1}},  // output rows with no tap inside
 };
 
 struct Epi {
@@ -87,11 +87,10 @@ std::string Ints(const Dims& v) {
 
 std::string Json(const Case& c, const Epi& e, int64_t num_means, const std::string& format,
                  const std::string& act_override = "") {
-  std::string attrs = R"("T":"float32","padding":")" + c.padding + R"(","data_format":")" +
-                      format + R"(","strides":)" + Ints(Dims{1, c.s, c.s, 1}) +
-                      R"(,"dilations":)" + Ints(Dims{1, c.d, c.d, 1}) +
-                      R"(,"expand_act":")" + e.expand_act + R"(","act":")" +
-                      (act_override.empty() ? e.act : act_override) +
+  std::string attrs = R"("T":"float32","padding":")" + c.padding + R"(","data_format":")" + format +
+                      R"(","strides":)" + Ints(Dims{1, c.s, c.s, 1}) + R"(,"dilations":)" +
+                      Ints(Dims{1, c.d, c.d, 1}) + R"(,"expand_act":")" + e.expand_act +
+                      R"(","act":")" + (act_override.empty() ? e.act : act_override) +
                       R"(","leakyrelu_alpha":0.25,"expand_leakyrelu_alpha":0.25,"num_means":)" +
                       std::to_string(num_means);
   if (c.padding == "EXPLICIT") {
@@ -147,8 +146,7 @@ Inputs Make(const Case& c, uint32_t seed) {
 // y, then the means (batch x C) appended.
 Vals Want(const Epi& e, const Inputs& in) {
   Vals x = ConvRef(in.pw, in.x, in.we);
-  for (size_t i = 0; i < x.size(); i++)
-    x[i] = Activate(e.expand_act, x[i] + in.be[i % in.pw.oc]);
+  for (size_t i = 0; i < x.size(); i++) x[i] = Activate(e.expand_act, x[i] + in.be[i % in.pw.oc]);
   Vals y = ConvRef(in.dw, x, in.wd);
   int64_t c = in.dw.oc, pos = in.dw.h.out * in.dw.w.out;
   Vals means(in.dw.n * c, 0.0);
@@ -162,7 +160,7 @@ Vals Want(const Epi& e, const Inputs& in) {
 
 // Runs the node; "" or the error. *got: y then the means.
 std::string RunNode(const std::string& json, const Inputs& in, int threads, int64_t num_means,
-                std::vector<float>* got, int64_t* runs) {
+                    std::vector<float>* got, int64_t* runs) {
   grt_graph* g = nullptr;
   grt_status* s = grt_graph_from_json(json.c_str(), json.size(), &g);
   grt_session_options* o = nullptr;
@@ -277,7 +275,8 @@ TEST_F(ExpandDepthwise, BadNodesAreRefused) {
             std::string::npos);
   EXPECT_EQ(runs, 0);
   Case square{{1, 6, 6, 6}, 16, 3, 1, "SAME", {}};  // as NCHW, 6 channels too
-  std::string err = RunNode(Json(square, Epi{"", ""}, 0, "NCHW"), Make(square, 4), 2, 0, &got, &runs);
+  std::string err =
+      RunNode(Json(square, Epi{"", ""}, 0, "NCHW"), Make(square, 4), 2, 0, &got, &runs);
   EXPECT_NE(err.find("runs in NHWC only"), std::string::npos) << err;
   EXPECT_EQ(runs, 0);
   Inputs wrong = in;

@@ -17,18 +17,21 @@ struct Block {
   int64_t h, w, k, c;  // input H, W, K channels, expanded to C
   int64_t kernel = 3, stride = 1;
   std::string expand_act = "Relu6", act = "Relu6";  // "SiLU": x * Sigmoid(x); "": none
-  bool mean = false;   // a squeeze-excitation Mean after the depthwise convolution
+  bool mean = false;    // a squeeze-excitation Mean after the depthwise convolution
   bool shared = false;  // the expansion also read by another node
 };
 
 std::string Act(const std::string& act, const std::string& in, const std::string& out) {
   if (act == "SiLU")
     return R"({"name":")" + out + R"(_g","op":"Sigmoid","inputs":[")" + in + R"("]},
-       {"name":")" + out + R"(","op":"Mul","inputs":[")" + in + R"(",")" + out + R"(_g"]},)";
+       {"name":")" +
+           out + R"(","op":"Mul","inputs":[")" + in + R"(",")" + out + R"(_g"]},)";
   if (act == "Relu6")  // as the ONNX importer writes Clip(0, 6)
     return R"({"name":")" + out + R"(_lo","op":"Maximum","inputs":[")" + in + R"(","zero"]},
-       {"name":")" + out + R"(","op":"Minimum","inputs":[")" + out + R"(_lo","six"]},)";
-  if (act.empty()) return R"({"name":")" + out + R"(","op":"Identity","inputs":[")" + in + R"("]},)";
+       {"name":")" +
+           out + R"(","op":"Minimum","inputs":[")" + out + R"(_lo","six"]},)";
+  if (act.empty())
+    return R"({"name":")" + out + R"(","op":"Identity","inputs":[")" + in + R"("]},)";
   return R"({"name":")" + out + R"(","op":")" + act + R"(","inputs":[")" + in + R"("]},)";
 }
 
@@ -46,8 +49,8 @@ std::string Graph(const Block& b) {
      {"name":"e0","op":"BiasAdd","inputs":["pw","b1"]},)" +
            Act(b.expand_act, "e0", "e") +
            R"({"name":"dw","op":"DepthwiseConv2dNative","inputs":["e","w2"],"attrs":{
-      "strides":[1,)" + s + "," +
-           s + R"(,1],"padding":"SAME","data_format":"NHWC"}},
+      "strides":[1,)" +
+           s + "," + s + R"(,1],"padding":"SAME","data_format":"NHWC"}},
      {"name":"y0","op":"BiasAdd","inputs":["dw","b2"]},)" +
            Act(b.act, "y0", "y");
   if (b.mean)
