@@ -35,6 +35,9 @@ SKIP = 5  # warm-up runs dropped
 GROUPS = {
     "conv": "Conv2D _FusedConv2D Conv FusedConv NhwcFusedConv",
     "depthwise conv": "DepthwiseConv2dNative _FusedDepthwiseConv2dNative",
+    # grt's expansion + depthwise convolution in one node: compare it with
+    # ORT's expansion Conv (in "conv") and depthwise Conv together.
+    "expansion + depthwise (one node)": "_FusedExpandDepthwise",
     "matmul / gemm": "MatMul BatchMatMulV2 BatchMatMul _FusedMatMul Gemm FusedMatMul FusedGemm "
                      "MatMulNBits",
     "attention": "_ScaledDotProductAttention _PackedQKVAttention Attention MultiHeadAttention",
