@@ -272,9 +272,6 @@ static void stem_tail(const float* x, const float* f, int64_t nky, int64_t nkx, 
     if (kActRows[e->act]) kActRows[e->act](o, g->ow * OC);                                        \
   }
 
-/* Tiles: 24 of the 32 AVX-512 registers (groups of 4 vectors: 6 outputs),
- * 10 of the 16 AVX2 or SSE ones (groups of 2: 5 outputs), leaving room for
- * the filter vectors and the broadcast input. */
 /* POINTWISE_KERNELS(W, M) defines, for vectors of W floats (the stem's
  * tiles of that width, STEM_KERNELS, with the 1x1 window's constants):
  *   pointwise_group_W: m vectors from output channel c over a row's
@@ -342,6 +339,9 @@ static void stem_tail(const float* x, const float* f, int64_t nky, int64_t nkx, 
     for (int64_t r = r0; r < r1; r++) KIND##_row_##W(j, r);                            \
   }
 
+/* Tiles: 24 of the 32 AVX-512 registers (groups of 4 vectors: 6 outputs),
+ * 10 of the 16 AVX2 or SSE ones (groups of 2: 5 outputs), leaving room for
+ * the filter vectors and the broadcast input. */
 STEM_KERNELS(4, vf4, vi4, 10, 2)
 POINTWISE_KERNELS(4, 2)
 STEM_ROWS(stem, 4, base, )
