@@ -342,16 +342,9 @@ int grt_cpu_dw_force_width(int width) {
 
 int64_t grt_cpu_dw_count(void) { return __atomic_load_n(&g_runs, __ATOMIC_RELAXED); }
 
-/* The vector width the rows run at: the forced one, else the widest the
- * CPU runs. */
+/* The vector width the rows run at. */
 static int pick_width(void) {
-  int force = __atomic_load_n(&g_force_width, __ATOMIC_RELAXED);
-  if (force) return force;
-#ifdef DW_X86
-  if (__builtin_cpu_supports("x86-64-v4")) return 16;
-  if (__builtin_cpu_supports("x86-64-v3")) return 8;
-#endif
-  return 4;
+  return grt_cpu_vector_width(__atomic_load_n(&g_force_width, __ATOMIC_RELAXED));
 }
 
 typedef void (*dw_row_in_fn)(const dw_job* j, int64_t r, const float* in);

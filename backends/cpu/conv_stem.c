@@ -387,12 +387,10 @@ static const stem_rows_set kPointwiseRows = {pointwise_rows_base, NULL, NULL};
 #endif
 
 static stem_rows_fn pick_rows(const stem_rows_set* set) {
-  int force = __atomic_load_n(&g_force_width, __ATOMIC_RELAXED);
-  if (force == 4) return set->base;
 #ifdef STEM_X86
-  if (force == 8) return set->v3;
-  if (force == 16 || __builtin_cpu_supports("x86-64-v4")) return set->v4;
-  if (__builtin_cpu_supports("x86-64-v3")) return set->v3;
+  int w = grt_cpu_vector_width(__atomic_load_n(&g_force_width, __ATOMIC_RELAXED));
+  if (w == 16) return set->v4;
+  if (w == 8) return set->v3;
 #endif
   return set->base;
 }

@@ -228,6 +228,15 @@ grt_status* grt_cpu_widen_tensor(grt_kernel_ctx* ctx, const grt_tensor* t, grt_t
   return NULL;
 }
 
+int grt_cpu_vector_width(int force) {
+  if (force) return force;
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+  if (__builtin_cpu_supports("x86-64-v4")) return 16;
+  if (__builtin_cpu_supports("x86-64-v3")) return 8;
+#endif
+  return 4;
+}
+
 bool grt_cpu_vector_width_runs(int width) {
   if (width != 0 && width != 4 && width != 8 && width != 16) return false;
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)

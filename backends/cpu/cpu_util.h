@@ -65,6 +65,11 @@ typedef void (*grt_cpu_unary_row)(int64_t n, const void* x, void* y);
  * (x86-64-v4), the latter two only where the CPU runs them. */
 bool grt_cpu_vector_width_runs(int width);
 
+/* The width such a kernel runs at: `force` when set (a width
+ * grt_cpu_vector_width_runs accepted), else the widest the CPU runs: 16,
+ * 8 or 4. */
+int grt_cpu_vector_width(int force);
+
 /* grt_tensor_data(t), inlined for the per-call fast paths. */
 static inline void* grt_cpu_data(const grt_tensor* t) { return (char*)t->buffer->data + t->offset; }
 

@@ -296,12 +296,10 @@ int grt_cpu_attention_force_width(int width) {
 }
 
 static unit_fn pick_unit(void) {
-  int force = __atomic_load_n(&g_force_width, __ATOMIC_RELAXED);
-  if (force == 4) return unit_base;
 #ifdef ATTN_X86
-  if (force == 8) return unit_v3;
-  if (force == 16 || __builtin_cpu_supports("x86-64-v4")) return unit_v4;
-  if (__builtin_cpu_supports("x86-64-v3")) return unit_v3;
+  int w = grt_cpu_vector_width(__atomic_load_n(&g_force_width, __ATOMIC_RELAXED));
+  if (w == 16) return unit_v4;
+  if (w == 8) return unit_v3;
 #endif
   return unit_base;
 }
