@@ -229,9 +229,14 @@ void grt_cpu_act_rows_mean_parallel(struct grt_threadpool* pool, int team, bool 
     else
       grt_parallel_for_coarse(pool, team, INT64_C(1) << 30, mean_part, &j);
   }
-  for (int64_t k = 0; k < batch * c; k++) {
+  grt_cpu_channel_means(partial, team, batch * c, positions, means);
+}
+
+void grt_cpu_channel_means(const double* partial, int64_t parts, int64_t per, int64_t positions,
+                           float* means) {
+  for (int64_t k = 0; k < per; k++) {
     double s = 0;
-    for (int64_t p = 0; positions > 0 && p < team; p++) s += partial[p * batch * c + k];
+    for (int64_t p = 0; positions > 0 && p < parts; p++) s += partial[p * per + k];
     means[k] = positions > 0 ? (float)(s / (double)positions) : NAN;
   }
 }

@@ -59,6 +59,12 @@ void grt_cpu_act_rows_mean_parallel(struct grt_threadpool* pool, int team, bool 
  * rows for a channel mean (conv_expand_dw.c). */
 void grt_cpu_channel_sums(const float* rows, int64_t n, int64_t c, double* acc);
 
+/* means[k] = the sum over parts p of partial[p * per + k], in part order,
+ * over `positions` (NaN for no positions, as a Mean over nothing; partial
+ * is not read then): the end of both of the above. */
+void grt_cpu_channel_means(const double* partial, int64_t parts, int64_t per, int64_t positions,
+                           float* means);
+
 /* Forces the portable rows (true) or lets the CPU decide (false): for tests
  * that compare the two. */
 void grt_cpu_act_force_portable(bool portable);

@@ -59,6 +59,13 @@ void grt_cpu_dw_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in
 /* Test and benchmark hooks, process-wide. Which kernel runs the
  * depthwise convolutions it can: RULE (the default: grt_cpu_dw_takes'
  * rule), OWN (this one wherever it can) or DNNL (oneDNN always). */
+/* The activation `name` names in _FusedConv2D's fused_ops (Relu, Relu6,
+ * Elu, LeakyRelu, Sigmoid, Tanh, _HardSwish, _Swish) as grt's kernels
+ * apply it: *act, and *alpha (0 for Relu), or *alpha_from_attr for
+ * LeakyRelu, whose alpha is the node's attr; false for any other name.
+ * Defined beside that table (conv_fused.c). */
+bool grt_cpu_fused_act(const char* name, grt_dw_act* act, float* alpha, bool* alpha_from_attr);
+
 /* Output row r of g (batch element r / oh, row r % oh) into `out` (the
  * whole NHWC output), on the calling thread, reading input row iy of that
  * batch element at rows + (iy - first) * iw * C for the rows its window

@@ -110,35 +110,20 @@ static void run_parts(void* arg, int64_t p0, int64_t p1) {
 
 /* ---- the kernel ----------------------------------------------------------- */
 
-/* The activations both kernels apply (in registers or over a finished
- * row), by attr value. */
-static const struct {
-  const char* name;
-  grt_dw_act act;
-} kActs[] = {
-    {"", GRT_DW_ACT_NONE},
-    {"Relu", GRT_DW_ACT_RELU},
-    {"Relu6", GRT_DW_ACT_RELU6},
-    {"LeakyRelu", GRT_DW_ACT_RELU},
-    {"Sigmoid", GRT_DW_ACT_SIGMOID},
-    {"Tanh", GRT_DW_ACT_TANH},
-    {"_HardSwish", GRT_DW_ACT_HARDSWISH},
-    {"_Swish", GRT_DW_ACT_SWISH},
-};
-
-/* Attr `name` (an activation) and, for LeakyRelu, `alpha_name` into e. */
+/* Attr `name` (an activation, by _FusedConv2D's fused_ops names:
+ * grt_cpu_fused_act) and, for LeakyRelu, `alpha_name` into e. Elu is
+ * refused: the depthwise kernel has no form of it. */
 static grt_status* read_act(const grt_kernel_ctx* ctx, const char* name, const char* alpha_name,
                             grt_cpu_dw_epilogue* e) {
   const char* v = "";
   GRT_RETURN_IF_ERROR(grt_kernel_attr_string(ctx, name, &v));
-  for (size_t i = 0; i < sizeof kActs / sizeof kActs[0]; i++)
-    if (strcmp(v, kActs[i].name) == 0) {
-      e->act = kActs[i].act;
-      e->alpha = 0.0f; /* Relu's; LeakyRelu's from its attr */
-      if (strcmp(v, "LeakyRelu") == 0)
-        GRT_RETURN_IF_ERROR(grt_kernel_attr_float(ctx, alpha_name, &e->alpha));
-      return NULL;
-    }
+  bool from_attr = false;
+  if (!v[0]) {
+    e->act = GRT_DW_ACT_NONE;
+    return NULL;
+  }
+  if (grt_cpu_fused_act(v, &e->act, &e->alpha, &from_attr) && e->act != GRT_DW_ACT_ELU)
+    return from_attr ? grt_kernel_attr_float(ctx, alpha_name, &e->alpha) : NULL;
   return GRT_ERROR(INVALID_ARGUMENT,
                    "attr '%s' is '%s': expected '' (none), Relu, Relu6, LeakyRelu, Sigmoid, Tanh, "
                    "_HardSwish or _Swish",
@@ -168,17 +153,6 @@ static grt_status* check_shapes(grt_tensor* const* in) {
                        i == 2 ? "expand_bias" : "bias", (long long)c,
                        grt_cpu_shape_str(&in[i]->shape, b0));
   return NULL;
-}
-
-/* The means output from the parts' sums (NaN where there are no
- * positions, as a Mean over nothing). */
-static void finish_means(const grt_cpu_conv* g, const double* sums, int64_t parts, float* means) {
-  int64_t per = g->n * g->oc, positions = g->oh * g->ow;
-  for (int64_t k = 0; k < per; k++) {
-    double s = 0;
-    for (int64_t p = 0; p < parts; p++) s += sums[p * per + k];
-    means[k] = positions > 0 ? (float)(s / (double)positions) : NAN;
-  }
 }
 
 grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
@@ -217,7 +191,7 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
   if (num_means) GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 1, GRT_FLOAT32, &ms, &means));
   if (g.n == 0 || g.oh == 0 || g.ow == 0 || g.oc == 0) { /* no output */
-    if (means) finish_means(&g, NULL, 0, grt_cpu_data(means));
+    if (means) grt_cpu_channel_means(NULL, 0, g.n * g.oc, g.oh * g.ow, grt_cpu_data(means));
     return NULL;
   }
   __atomic_add_fetch(&g_runs, 1, __ATOMIC_RELAXED);
@@ -257,7 +231,9 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
     /* One part per thread: a cost this high per unit is never run inline. */
     grt_parallel_for_coarse(parts > 1 ? ctx->intra_op : NULL, parts, INT64_C(1) << 30, run_parts,
                             &j);
-    if (means) finish_means(&g, grt_cpu_data(sums), parts, grt_cpu_data(means));
+    if (means)
+      grt_cpu_channel_means(grt_cpu_data(sums), parts, g.n * g.oc, g.oh * g.ow,
+                            grt_cpu_data(means));
   }
   grt_tensor_free(rings);
   grt_tensor_free(sums);

@@ -98,34 +98,46 @@ typedef struct {
 /* The fewest outputs for which grt's rows replace the post-op. */
 static const int64_t kRowsMinOutputs = INT64_C(1) << 16;
 
-static int g_rows_choice = -1; /* atomic: -1 unread, 0 post-ops, 1 grt's rows */
-
-/* Whether act_rows replaces oneDNN's post-op where the table says it may:
- * yes unless GRT_CPU_CONV_ACT says "onednn" (read once), the switch with
- * which bench/models compares the two in whole models. */
-static bool rows_chosen(void) {
-  int k = __atomic_load_n(&g_rows_choice, __ATOMIC_RELAXED);
+/* Whether grt's own code runs where it may: yes unless environment
+ * variable `name` says "onednn" (read once into *cache: -1 unread, 0
+ * oneDNN, 1 grt's), the switches with which bench/models compares the two
+ * in whole models. */
+static bool grt_chosen(int* cache, const char* name) {
+  int k = __atomic_load_n(cache, __ATOMIC_RELAXED);
   if (k < 0) {
-    const char* env = getenv("GRT_CPU_CONV_ACT");
+    const char* env = getenv(name);
     k = env && strcmp(env, "onednn") == 0 ? 0 : 1;
-    __atomic_store_n(&g_rows_choice, k, __ATOMIC_RELAXED);
+    __atomic_store_n(cache, k, __ATOMIC_RELAXED);
   }
   return k == 1;
 }
 
-static int g_pointwise_choice = -1; /* atomic: -1 unread, 0 oneDNN, 1 grt's kernel */
+static int g_rows_choice = -1, g_pointwise_choice = -1; /* atomic */
 
-/* Whether grt's pointwise kernel runs the shapes it takes: yes unless
- * GRT_CPU_POINTWISE says "onednn" (read once), the switch with which
- * bench/models compares the two in whole models. */
-static bool pointwise_chosen(void) {
-  int k = __atomic_load_n(&g_pointwise_choice, __ATOMIC_RELAXED);
-  if (k < 0) {
-    const char* env = getenv("GRT_CPU_POINTWISE");
-    k = env && strcmp(env, "onednn") == 0 ? 0 : 1;
-    __atomic_store_n(&g_pointwise_choice, k, __ATOMIC_RELAXED);
-  }
-  return k == 1;
+/* grt's act_rows in place of oneDNN's post-op where the table says it may
+ * (GRT_CPU_CONV_ACT). */
+static bool rows_chosen(void) { return grt_chosen(&g_rows_choice, "GRT_CPU_CONV_ACT"); }
+
+/* grt's pointwise kernel for the shapes it takes (GRT_CPU_POINTWISE). */
+static bool pointwise_chosen(void) { return grt_chosen(&g_pointwise_choice, "GRT_CPU_POINTWISE"); }
+
+bool grt_cpu_fused_act(const char* name, grt_dw_act* act, float* alpha, bool* alpha_from_attr) {
+  for (size_t i = 0; i < sizeof kActs / sizeof kActs[0]; i++)
+    if (strcmp(name, kActs[i].name) == 0) {
+      *act = kActs[i].dw;
+      *alpha_from_attr = kActs[i].alpha < 0;
+      *alpha = *alpha_from_attr ? 0.0f : kActs[i].alpha;
+      return true;
+    }
+  return false;
+}
+
+/* The epilogue of grt's own kernels for f with `bias`: Relu's alpha is 0
+ * and LeakyRelu's its attr, as oneDNN's relu. */
+static grt_cpu_dw_epilogue epilogue(const fused_spec* f, const grt_tensor* bias) {
+  grt_cpu_dw_epilogue e = {grt_cpu_data(bias), f->residual, f->act ? f->act->dw : GRT_DW_ACT_NONE,
+                           f->alpha};
+  return e;
 }
 
 static grt_status* parse_fused(const grt_kernel_ctx* ctx, fused_spec* out) {
@@ -386,8 +398,7 @@ static grt_status* run_input_scaled_pointwise(grt_kernel_ctx* ctx, const grt_cpu
                                               const grt_tensor* bias, grt_tensor* out) {
   grt_tensor* wt = NULL;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_temp(ctx, GRT_FLOAT32, &filter->shape, &wt));
-  const grt_cpu_dw_epilogue e = {grt_cpu_data(bias), f->residual,
-                                 f->act ? f->act->dw : GRT_DW_ACT_NONE, f->alpha};
+  const grt_cpu_dw_epilogue e = epilogue(f, bias);
   int64_t n = in->shape.dims[0], in_step = g1->ih * g1->iw * g1->ic;
   int64_t out_step = g1->oh * g1->ow * g1->oc;
   for (int64_t b = 0; b < n; b++) {
@@ -565,23 +576,19 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
     return means ? channel_means(ctx, &g, &f, false, 1, out) : NULL;
   }
   if (scale) return run_input_scaled(ctx, &g, &f, in, filter, scale, bias, out);
-  grt_dw_act dw = f.act ? f.act->dw : GRT_DW_ACT_NONE;
+  /* grt's own kernels, where one takes the shape. */
+  const grt_cpu_dw_epilogue e = epilogue(&f, bias);
   if (nchw_in && grt_cpu_stem_takes(&g)) {
-    /* Relu's alpha is 0 and LeakyRelu's its attr, as oneDNN's relu. */
-    const grt_cpu_dw_epilogue e = {grt_cpu_data(bias), f.residual, dw, f.alpha};
     grt_cpu_stem_run(ctx->intra_op, &g, grt_cpu_data(in), grt_cpu_data(filter), &e,
                      grt_cpu_data(out));
     return NULL;
   }
   if (!depthwise && !nchw_in && grt_cpu_pointwise_takes(&g) && pointwise_chosen()) {
-    const grt_cpu_dw_epilogue e = {grt_cpu_data(bias), f.residual, dw, f.alpha};
     grt_cpu_pointwise_run(ctx->intra_op, &g, grt_cpu_data(in), grt_cpu_data(filter), &e,
                           grt_cpu_data(out));
     return NULL;
   }
-  if (depthwise && grt_cpu_dw_takes(&g, dw)) {
-    /* Relu's alpha is 0 and LeakyRelu's its attr, as oneDNN's relu. */
-    const grt_cpu_dw_epilogue e = {grt_cpu_data(bias), f.residual, dw, f.alpha};
+  if (depthwise && grt_cpu_dw_takes(&g, e.act)) {
     grt_cpu_dw_run(ctx->intra_op, &g, grt_cpu_data(in), grt_cpu_data(filter), &e,
                    grt_cpu_data(out));
     return means ? channel_means(ctx, &g, &f, false, grt_dnnl_team(ctx, grt_cpu_conv_team_work(&g)),
