@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/kernels/conv_ref.h"
+#include "tests/kernels/fused_conv_util.h"
 
 extern "C" {
 #include "backends/cpu/conv_depthwise.h"
@@ -66,25 +67,6 @@ const Epi kEpis[] = {{"", ""},
                      {"_HardSwish", "Tanh"},
                      {"Relu", "LeakyRelu"}};
 
-constexpr double kAlpha = 0.25;  // both LeakyRelus'
-
-double Activate(const std::string& act, double x) {
-  if (act == "Relu") return std::max(0.0, x);
-  if (act == "LeakyRelu") return x > 0 ? x : kAlpha * x;
-  if (act == "Relu6") return std::min(std::max(0.0, x), 6.0);
-  if (act == "Sigmoid") return 1 / (1 + std::exp(-x));
-  if (act == "Tanh") return std::tanh(x);
-  if (act == "_HardSwish") return x * std::min(std::max(x + 3, 0.0), 6.0) / 6;
-  if (act == "_Swish") return x / (1 + std::exp(-x));
-  return x;
-}
-
-std::string Ints(const Dims& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); i++) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 std::string Json(const Case& c, const Epi& e, int64_t num_means, const std::string& format,
                  const std::string& act_override = "") {
   std::string attrs = R"("T":"float32","padding":")" + c.padding + R"(","data_format":")" + format +
@@ -104,14 +86,6 @@ std::string Json(const Case& c, const Epi& e, int64_t num_means, const std::stri
   return json +
          R"({"name":"y","op":"_FusedExpandDepthwise","inputs":["x","we","be","wd","bd"],"attrs":{)" +
          attrs + "}}]}";
-}
-
-grt_tensor* F32(const Dims& d, const Vals& v) {
-  grt_tensor* t = nullptr;
-  EXPECT_EQ(grt_tensor_new(GRT_FLOAT32, static_cast<int32_t>(d.size()), d.data(), &t), nullptr);
-  float* p = static_cast<float*>(grt_tensor_data(t));
-  for (size_t i = 0; i < v.size(); i++) p[i] = static_cast<float>(v[i]);
-  return t;
 }
 
 struct Inputs {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tests/kernels/conv_ref.h"
+#include "tests/kernels/fused_conv_util.h"
 
 extern "C" {
 #include "backends/cpu/conv_stem.h"
@@ -67,26 +68,6 @@ const Epi kEpis[] = {
     {"Relu", true, false},       {"None", true, false},        {"None", false, true},
     {"_Swish", false, true},     {"None", true, true}};
 
-constexpr double kAlpha = 0.25;  // LeakyRelu's
-
-double Activate(const std::string& act, double x) {
-  if (act == "Relu") return std::max(0.0, x);
-  if (act == "LeakyRelu") return x > 0 ? x : kAlpha * x;
-  if (act == "Relu6") return std::min(std::max(0.0, x), 6.0);
-  if (act == "Elu") return x > 0 ? x : std::expm1(x);
-  if (act == "Sigmoid") return 1 / (1 + std::exp(-x));
-  if (act == "Tanh") return std::tanh(x);
-  if (act == "_HardSwish") return x * std::min(std::max(x + 3, 0.0), 6.0) / 6;
-  if (act == "_Swish") return x / (1 + std::exp(-x));
-  return x;
-}
-
-std::string Ints(const Dims& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); i++) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 // Placeholders x, w, (s,) b (and r) into y, one _FusedConv2D.
 std::string Json(const Case& c, const Epi& e) {
   std::string attrs = R"("T":"float32","padding":"SAME","data_format":"NHWC","strides":)" +
@@ -108,14 +89,6 @@ std::string Json(const Case& c, const Epi& e) {
         R"({"name":")" + std::string(p) + R"(","op":"Placeholder","attrs":{"dtype":"float32"}},)";
   return json + R"({"name":"y","op":"_FusedConv2D","inputs":)" + inputs + R"(,"attrs":{)" + attrs +
          "}}]}";
-}
-
-grt_tensor* F32(const Dims& d, const Vals& v) {
-  grt_tensor* t = nullptr;
-  EXPECT_EQ(grt_tensor_new(GRT_FLOAT32, static_cast<int32_t>(d.size()), d.data(), &t), nullptr);
-  float* p = static_cast<float*>(grt_tensor_data(t));
-  for (size_t i = 0; i < v.size(); i++) p[i] = static_cast<float>(v[i]);
-  return t;
 }
 
 ConvGeom Geom(const Case& c) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/kernels/conv_ref.h"
+#include "tests/kernels/fused_conv_util.h"
 
 extern "C" {
 #include "backends/cpu/conv.h"
@@ -30,12 +31,6 @@ struct Case {
   bool residual;
 };
 
-std::string Ints(const Dims& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); i++) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 std::string Json(const Case& c) {
   std::string ops = R"(["BiasAdd")";
   if (c.residual) ops += R"(,"Add")";
@@ -50,20 +45,6 @@ std::string Json(const Case& c) {
          R"(],"attrs":{"T":"float32","data_format":"NHWC","strides":[1,1,1,1],"padding":")" +
          c.padding + R"(","num_args":)" + (c.residual ? "2" : "1") + R"(,"fused_ops":)" + ops +
          "}}]}";
-}
-
-grt_tensor* F32(const Dims& d, const Vals& v) {
-  grt_tensor* t = nullptr;
-  EXPECT_EQ(grt_tensor_new(GRT_FLOAT32, static_cast<int32_t>(d.size()), d.data(), &t), nullptr);
-  float* p = static_cast<float*>(grt_tensor_data(t));
-  for (size_t i = 0; i < v.size(); i++) p[i] = static_cast<float>(v[i]);
-  return t;
-}
-
-double Act(const std::string& a, double x) {
-  if (a == "Relu") return x > 0 ? x : 0;
-  if (a == "_Swish") return x / (1 + std::exp(-x));
-  return x;
 }
 
 // Runs the case; *winograd_runs: how many Winograd convolutions ran.
@@ -112,7 +93,7 @@ void Check(const Case& c, bool winograd_expected) {
   Vals want = ConvRef(g, x, w);
   double big = 1e-6;
   for (size_t i = 0; i < want.size(); i++) {
-    want[i] = Act(c.act, want[i] + b[i % g.oc] + (c.residual ? r[i] : 0.0));
+    want[i] = Activate(c.act, want[i] + b[i % g.oc] + (c.residual ? r[i] : 0.0));
     big = std::fmax(big, std::fabs(want[i]));
   }
   int64_t runs = -1;
