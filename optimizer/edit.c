@@ -159,6 +159,20 @@ bool grt_opt_attr_bool(const grt_node* n, const char* name, bool dflt) {
   return v && v->type == GRT_ATTR_BOOL ? v->u.b : dflt;
 }
 
+int64_t grt_opt_attr_int(const grt_node* n, const char* name, int64_t dflt) {
+  const grt_attr_value* v = grt_node_attr(n, name);
+  return v && v->type == GRT_ATTR_INT ? v->u.i : dflt;
+}
+
+bool grt_opt_attr_all_ones(const grt_node* n, const char* name, bool dflt) {
+  const grt_attr_value* v = grt_node_attr(n, name);
+  if (!v) return dflt;
+  if (v->type != GRT_ATTR_LIST_INT) return false;
+  for (int32_t k = 0; k < v->u.list.n; k++)
+    if (v->u.list.v.i[k] != 1) return false;
+  return true;
+}
+
 bool grt_opt_has_kernel(const char* type, const char* op, const char* type_attr, grt_dtype dtype) {
   grt_device_type t;
   if (!grt_device_type_from_name(type, &t)) return false;

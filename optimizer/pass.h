@@ -80,6 +80,11 @@ const grt_shape* grt_opt_output_shape(const grt_opt_ctx* c, int32_t i, int32_t p
  * it is absent or of another type (the passes' data_format checks). */
 const char* grt_opt_attr_string(const grt_node* n, const char* name, const char* dflt);
 bool grt_opt_attr_bool(const grt_node* n, const char* name, bool dflt);
+/* An int attr of n, or `dflt` when it is absent or of another type. */
+int64_t grt_opt_attr_int(const grt_node* n, const char* name, int64_t dflt);
+/* Whether list(int) attr `name` of n holds only ones (strides, dilations);
+ * `dflt` when it is absent, false when it is of another type. */
+bool grt_opt_attr_all_ones(const grt_node* n, const char* name, bool dflt);
 
 /* Whether device type `type` has a kernel for `op` whose type attr `T`
  * (NULL: no constraint checked) admits `dtype`. */

@@ -57,13 +57,12 @@ static int32_t source_of(grt_opt_ctx* c, int32_t m) {
   int32_t d = grt_opt_input_node(c, m, 0, &port);
   if (d < 0 || port != 0 || !hw_axes(c, grt_opt_input_node(c, m, 1, &ap))) return -1;
   const grt_node* dn = grt_opt_node(c, d);
-  const grt_attr_value* nm = grt_node_attr(dn, "num_means");
   if (strcmp(dn->op, "_FusedDepthwiseConv2dNative") != 0 || grt_opt_is_dead(c, d) ||
       grt_opt_is_fixed(c, d) || !type_takes(grt_opt_device_type(c, d)) ||
       strcmp(grt_opt_device_type(c, d), grt_opt_device_type(c, m)) != 0 ||
       grt_opt_output_type(c, d, 0) != GRT_FLOAT32 ||
       strcmp(grt_opt_attr_string(dn, "data_format", "NHWC"), "NHWC") != 0 ||
-      (nm && !(nm->type == GRT_ATTR_INT && nm->u.i == 0)))
+      grt_opt_attr_int(dn, "num_means", 0) != 0)
     return -1;
   const grt_shape* y = grt_opt_output_shape(c, d, 0);
   return y && y->rank == 4 ? d : -1;

@@ -54,22 +54,6 @@ static const char* activation(const grt_node* n) {
   return NULL;
 }
 
-static bool int_attr_is(const grt_node* n, const char* name, int64_t want, int64_t dflt) {
-  const grt_attr_value* v = grt_node_attr(n, name);
-  if (!v) return want == dflt;
-  return v->type == GRT_ATTR_INT && v->u.i == want;
-}
-
-/* Whether list(int) attr `name` of n is all ones (absent: `dflt_ones`). */
-static bool all_ones(const grt_node* n, const char* name, bool dflt_ones) {
-  const grt_attr_value* v = grt_node_attr(n, name);
-  if (!v) return dflt_ones;
-  if (v->type != GRT_ATTR_LIST_INT) return false;
-  for (int32_t i = 0; i < v->u.list.n; i++)
-    if (v->u.list.v.i[i] != 1) return false;
-  return true;
-}
-
 /* No padding: VALID, SAME (a 1x1 window pads nothing), or EXPLICIT zeros. */
 static bool no_padding(const grt_node* n) {
   const char* p = grt_opt_attr_string(n, "padding", "");
@@ -88,9 +72,8 @@ static int32_t expansion_of(grt_opt_ctx* c, int32_t d) {
   const grt_node* dn = grt_opt_node(c, d);
   if (strcmp(dn->op, "_FusedDepthwiseConv2dNative") != 0 || grt_opt_is_dead(c, d) ||
       grt_opt_is_fixed(c, d) || dn->n_inputs != 3 || !activation(dn) ||
-      !int_attr_is(dn, "num_args", 1, -1) ||
-      !(int_attr_is(dn, "num_means", 0, 0) || int_attr_is(dn, "num_means", 1, 0)) ||
-      grt_opt_output_type(c, d, 0) != GRT_FLOAT32 ||
+      grt_opt_attr_int(dn, "num_args", -1) != 1 || grt_opt_attr_int(dn, "num_means", 0) < 0 ||
+      grt_opt_attr_int(dn, "num_means", 0) > 1 || grt_opt_output_type(c, d, 0) != GRT_FLOAT32 ||
       strcmp(grt_opt_attr_string(dn, "data_format", "NHWC"), "NHWC") != 0)
     return -1;
   const device_row* row = type_row(grt_opt_device_type(c, d));
@@ -104,10 +87,10 @@ static int32_t expansion_of(grt_opt_ctx* c, int32_t d) {
   const grt_opt_use* uses;
   if (strcmp(en->op, "_FusedConv2D") != 0 || grt_opt_is_dead(c, e) || grt_opt_is_fixed(c, e) ||
       en->n_inputs != 3 || en->n_controls != 0 || !activation(en) ||
-      !int_attr_is(en, "num_args", 1, -1) || grt_opt_output_type(c, e, 0) != GRT_FLOAT32 ||
+      grt_opt_attr_int(en, "num_args", -1) != 1 || grt_opt_output_type(c, e, 0) != GRT_FLOAT32 ||
       strcmp(grt_opt_attr_string(en, "data_format", "NHWC"), "NHWC") != 0 ||
       strcmp(grt_opt_attr_string(en, "input_data_format", ""), "") != 0 ||
-      !all_ones(en, "strides", false) || !no_padding(en) ||
+      !grt_opt_attr_all_ones(en, "strides", false) || !no_padding(en) ||
       strcmp(grt_opt_device_type(c, e), grt_opt_device_type(c, d)) != 0 ||
       grt_opt_num_data_uses(c, e) != 1 || grt_opt_uses(c, e, -1, &uses) != 0)
     return -1;
@@ -145,7 +128,7 @@ static grt_status* rewrite(grt_opt_ctx* c, int32_t e, int32_t d) {
   const grt_attr_value* a = grt_node_attr(grt_opt_node(c, e), "leakyrelu_alpha");
   if (a && a->type == GRT_ATTR_FLOAT)
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_float(g, s, "expand_leakyrelu_alpha", a->u.f));
-  int32_t outputs = int_attr_is(grt_opt_node(c, d), "num_means", 1, 0) ? 2 : 1;
+  int32_t outputs = 1 + (int32_t)grt_opt_attr_int(grt_opt_node(c, d), "num_means", 0);
   for (int32_t o = 0; o < outputs; o++)
     GRT_RETURN_IF_ERROR(grt_opt_replace_uses(c, d, o, s, o, o == 0, true));
   grt_opt_kill(c, d);

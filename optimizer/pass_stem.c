@@ -35,16 +35,6 @@ static int64_t max_ic_of(const char* type) {
   return 0;
 }
 
-/* Whether the list(int) attr `name` is absent or all ones. */
-static bool all_ones(const grt_node* n, const char* name) {
-  const grt_attr_value* v = grt_node_attr(n, name);
-  if (!v) return true;
-  if (v->type != GRT_ATTR_LIST_INT) return false;
-  for (int32_t k = 0; k < v->u.list.n; k++)
-    if (v->u.list.v.i[k] != 1) return false;
-  return true;
-}
-
 /* Whether Const node s holds the int permutation [0, 2, 3, 1]. */
 static bool is_to_nhwc_perm(grt_opt_ctx* c, int32_t s) {
   static const int64_t kPerm[4] = {0, 2, 3, 1};
@@ -68,7 +58,8 @@ static bool stem_source(grt_opt_ctx* c, int32_t i, int32_t* t, int32_t* src, int
   if (strcmp(n->op, "_FusedConv2D") != 0 || grt_opt_is_dead(c, i) || grt_opt_is_fixed(c, i) ||
       n->n_inputs < 3 || grt_opt_output_type(c, i, 0) != GRT_FLOAT32 ||
       strcmp(grt_opt_attr_string(n, "data_format", "NHWC"), "NHWC") != 0 ||
-      grt_opt_attr_string(n, "input_data_format", "")[0] != 0 || !all_ones(n, "dilations"))
+      grt_opt_attr_string(n, "input_data_format", "")[0] != 0 ||
+      !grt_opt_attr_all_ones(n, "dilations", true))
     return false;
   int64_t max_ic = max_ic_of(grt_opt_device_type(c, i));
   int32_t tport, fport, pport;
