@@ -47,7 +47,13 @@
  * filter) + bias), with the depthwise convolution's window attrs
  * (NHWC only) and num_means as _FusedDepthwiseConv2dNative's. expand_act
  * and act are '' (none), Relu, Relu6, LeakyRelu (expand_leakyrelu_alpha,
- * leakyrelu_alpha), Sigmoid, Tanh, _HardSwish or _Swish. */
+ * leakyrelu_alpha), Sigmoid, Tanh, _HardSwish or _Swish.
+ * With num_project 2 or 3 the block's 1x1 projection follows in the same
+ * node (the optimizer's depthwise_project pass): `project` holds its
+ * filter [1, 1, C, P] and bias [P], and with 3 a residual [N, OH, OW, P]
+ * added before project_act (as project_leakyrelu_alpha, the same names);
+ * the output is then [N, OH, OW, P], the depthwise convolution's output
+ * never written whole either, and num_means must be 0. */
 #include "ops/defs.h"
 #include "ops/shape_conv.h"
 #include "ops/shape_fns.h"
@@ -77,10 +83,13 @@ static const grt_op_spec kRows[] = {
      "T: {bfloat16, float16, float32, float64}; " FUSED_ATTRS "; " FUSED_DEPTHWISE_ATTRS
      "; num_means: int >= 0 = 0",
      0, grt_infer_fused_depthwise_conv2d},
-    {"_FusedExpandDepthwise", "input: T, expand_filter: T, expand_bias: T, filter: T, bias: T",
+    {"_FusedExpandDepthwise",
+     "input: T, expand_filter: T, expand_bias: T, filter: T, bias: T, project: num_project * T",
      "output: T, mean: num_means * T",
      "T: {float32}; expand_act: string = ''; act: string = ''; expand_leakyrelu_alpha: float = "
-     "0.2; leakyrelu_alpha: float = 0.2; " FUSED_DEPTHWISE_ATTRS "; num_means: int >= 0 = 0",
+     "0.2; leakyrelu_alpha: float = 0.2; " FUSED_DEPTHWISE_ATTRS
+     "; num_means: int >= 0 = 0; num_project: int >= 0 = 0; project_act: string = ''; "
+     "project_leakyrelu_alpha: float = 0.2",
      0, grt_infer_fused_expand_depthwise},
 };
 

@@ -124,6 +124,49 @@ grt_status* grt_infer_fused_depthwise_conv2d(grt_shape_ctx* c) {
   return NULL;
 }
 
+/* _FusedExpandDepthwise's projection (num_project 2 or 3: filter [1, 1, C,
+ * P], bias [P], a residual of the output's shape) over the depthwise
+ * convolution's output, c->output_shapes[0] on entry: that shape with P
+ * channels. */
+static grt_status* project(grt_shape_ctx* c, const grt_window* w) {
+  int64_t n = 0, means = 0, d;
+  GRT_RETURN_IF_ERROR(grt_infer_attr_int(c, "num_project", &n));
+  GRT_RETURN_IF_ERROR(grt_infer_attr_int(c, "num_means", &means));
+  if (n == 0) return NULL;
+  if ((n != 2 && n != 3) || c->n_inputs != 5 + n)
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "num_project is %lld with %d inputs: 0, or 2 (filter, bias) or 3 (and a "
+                     "residual) after the 5 inputs",
+                     (long long)n, (int)c->n_inputs);
+  if (means != 0)
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "num_means must be 0 with a projection (num_project %lld): the means are of "
+                     "the depthwise convolution's output, which the node does not return",
+                     (long long)n);
+  GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 5, 4));
+  GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 6, 1));
+  const grt_shape* pf = &c->input_shapes[5];
+  for (int32_t i = 0; i < 2; i++)
+    GRT_RETURN_IF_ERROR(
+        grt_infer_merge_dim(dim4(pf, i), 1, "the projection filter's window (1x1)", &d));
+  grt_shape* out = &c->output_shapes[0];
+  int32_t ch = grt_window_c(w);
+  GRT_RETURN_IF_ERROR(grt_infer_merge_dim(dim4(out, ch), dim4(pf, 2),
+                                          "the depthwise output's depth vs. the projection "
+                                          "filter's input depth",
+                                          &d));
+  int64_t p = dim4(pf, 3);
+  const grt_shape* pb = &c->input_shapes[6];
+  GRT_RETURN_IF_ERROR(grt_infer_merge_dim(p, pb->rank == 1 ? pb->dims[0] : -1,
+                                          "the projection filter's output depth vs. its bias", &p));
+  if (out->rank == 4) out->dims[ch] = p;
+  if (n == 3) {
+    GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 7, 4));
+    GRT_RETURN_IF_ERROR(grt_infer_merge(out, &c->input_shapes[7], out));
+  }
+  return NULL;
+}
+
 grt_status* grt_infer_fused_expand_depthwise(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_need(c, 5, 1));
   GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 0, 4));
@@ -149,7 +192,8 @@ grt_status* grt_infer_fused_expand_depthwise(grt_shape_ctx* c) {
   dw.input_shapes = shapes;
   dw.input_types = types;
   dw.input_values = values;
-  return grt_infer_fused_depthwise_conv2d(&dw);
+  GRT_RETURN_IF_ERROR(grt_infer_fused_depthwise_conv2d(&dw));
+  return project(c, &w);
 }
 
 /* A 4-D shape given by constant int32 input i (a sizes vector), or rank 4

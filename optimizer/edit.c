@@ -173,6 +173,25 @@ bool grt_opt_attr_all_ones(const grt_node* n, const char* name, bool dflt) {
   return true;
 }
 
+bool grt_opt_no_padding(const grt_node* n) {
+  const char* p = grt_opt_attr_string(n, "padding", "");
+  if (strcmp(p, "VALID") == 0 || strcmp(p, "SAME") == 0) return true;
+  if (strcmp(p, "EXPLICIT") != 0) return false;
+  const grt_attr_value* v = grt_node_attr(n, "explicit_paddings");
+  if (!v || v->type != GRT_ATTR_LIST_INT) return false;
+  for (int32_t i = 0; i < v->u.list.n; i++)
+    if (v->u.list.v.i[i] != 0) return false;
+  return true;
+}
+
+const char* grt_opt_row_act(const char* name) {
+  static const char* const kActs[] = {"Relu", "Relu6",      "LeakyRelu", "Sigmoid",
+                                      "Tanh", "_HardSwish", "_Swish"};
+  for (size_t i = 0; i < sizeof kActs / sizeof kActs[0]; i++)
+    if (name && strcmp(name, kActs[i]) == 0) return kActs[i];
+  return NULL;
+}
+
 bool grt_opt_has_kernel(const char* type, const char* op, const char* type_attr, grt_dtype dtype) {
   grt_device_type t;
   if (!grt_device_type_from_name(type, &t)) return false;

@@ -85,6 +85,14 @@ int64_t grt_opt_attr_int(const grt_node* n, const char* name, int64_t dflt);
 /* Whether list(int) attr `name` of n holds only ones (strides, dilations);
  * `dflt` when it is absent, false when it is of another type. */
 bool grt_opt_attr_all_ones(const grt_node* n, const char* name, bool dflt);
+/* Whether a 1x1 convolution n pads nothing: padding VALID, SAME (a 1x1
+ * window pads nothing) or EXPLICIT zeros. */
+bool grt_opt_no_padding(const grt_node* n);
+/* `name` when it is an activation that grt's CPU row kernels (pointwise,
+ * depthwise: backends/cpu/conv_depthwise.h) apply, in _FusedConv2D's
+ * fused_ops spelling (Relu, Relu6, LeakyRelu, Sigmoid, Tanh, _HardSwish,
+ * _Swish), else NULL. */
+const char* grt_opt_row_act(const char* name);
 
 /* Whether device type `type` has a kernel for `op` whose type attr `T`
  * (NULL: no constraint checked) admits `dtype`. */

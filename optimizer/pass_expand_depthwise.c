@@ -38,32 +38,15 @@ static const device_row* type_row(const char* type) {
   return NULL;
 }
 
-static const char* const kActs[] = {"Relu", "Relu6",      "LeakyRelu", "Sigmoid",
-                                    "Tanh", "_HardSwish", "_Swish"};
-
 /* The activation after BiasAdd in n's fused_ops: "" for none, NULL when
- * the list is anything else than [BiasAdd] or [BiasAdd, one of kActs]. */
+ * the list is anything else than [BiasAdd] or [BiasAdd, an activation of
+ * the row kernels]. */
 static const char* activation(const grt_node* n) {
   const grt_attr_value* v = grt_node_attr(n, "fused_ops");
   if (!v || v->type != GRT_ATTR_LIST_STRING || v->u.list.n < 1 || v->u.list.n > 2 ||
       strcmp(v->u.list.v.s[0], "BiasAdd") != 0)
     return NULL;
-  if (v->u.list.n == 1) return "";
-  for (size_t i = 0; i < sizeof kActs / sizeof kActs[0]; i++)
-    if (strcmp(v->u.list.v.s[1], kActs[i]) == 0) return kActs[i];
-  return NULL;
-}
-
-/* No padding: VALID, SAME (a 1x1 window pads nothing), or EXPLICIT zeros. */
-static bool no_padding(const grt_node* n) {
-  const char* p = grt_opt_attr_string(n, "padding", "");
-  if (strcmp(p, "VALID") == 0 || strcmp(p, "SAME") == 0) return true;
-  if (strcmp(p, "EXPLICIT") != 0) return false;
-  const grt_attr_value* v = grt_node_attr(n, "explicit_paddings");
-  if (!v || v->type != GRT_ATTR_LIST_INT) return false;
-  for (int32_t i = 0; i < v->u.list.n; i++)
-    if (v->u.list.v.i[i] != 0) return false;
-  return true;
+  return v->u.list.n == 1 ? "" : grt_opt_row_act(v->u.list.v.s[1]);
 }
 
 /* The expansion node the depthwise node d reads, when the pair is one this
@@ -90,7 +73,7 @@ static int32_t expansion_of(grt_opt_ctx* c, int32_t d) {
       grt_opt_attr_int(en, "num_args", -1) != 1 || grt_opt_output_type(c, e, 0) != GRT_FLOAT32 ||
       strcmp(grt_opt_attr_string(en, "data_format", "NHWC"), "NHWC") != 0 ||
       strcmp(grt_opt_attr_string(en, "input_data_format", ""), "") != 0 ||
-      !grt_opt_attr_all_ones(en, "strides", false) || !no_padding(en) ||
+      !grt_opt_attr_all_ones(en, "strides", false) || !grt_opt_no_padding(en) ||
       strcmp(grt_opt_device_type(c, e), grt_opt_device_type(c, d)) != 0 ||
       grt_opt_num_data_uses(c, e) != 1 || grt_opt_uses(c, e, -1, &uses) != 0)
     return -1;

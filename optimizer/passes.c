@@ -51,6 +51,10 @@ const grt_opt_pass grt_opt_passes[] = {
      "an inverted residual block's 1x1 expansion computed inside the depthwise convolution that "
      "reads it, never written whole, on device types with such a kernel",
      grt_opt_pass_expand_depthwise},
+    {"depthwise_project",
+     "an inverted residual block's 1x1 projection (+ residual) computed inside the fused "
+     "expansion and depthwise convolution it reads, on device types with such a kernel",
+     grt_opt_pass_depthwise_project},
     /* The sequence models' fusions (vision transformers, transformer encoders). */
     {"layer_norm",
      "Layer normalization spelled out (Mean, Sub, Square, Rsqrt, ...) into _LayerNorm",

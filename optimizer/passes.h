@@ -25,5 +25,6 @@ GRT_MUST_USE grt_status* grt_opt_pass_stem(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_input_scale(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_channel_mean(grt_opt_ctx* c);
 GRT_MUST_USE grt_status* grt_opt_pass_expand_depthwise(grt_opt_ctx* c);
+GRT_MUST_USE grt_status* grt_opt_pass_depthwise_project(grt_opt_ctx* c);
 
 #endif /* GRT_OPTIMIZER_PASSES_H_ */

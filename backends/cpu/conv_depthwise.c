@@ -258,7 +258,7 @@ __attribute__((always_inline)) static inline void dw_tail(const float* x, const 
   }                                                                                             \
                                                                                                 \
   __attribute__((always_inline)) static inline void dw_row_in_##W(const dw_job* j, int64_t r,   \
-                                                                  const float* in) {            \
+                                                                  const float* in, float* o) {  \
     const grt_cpu_conv* g = j->g;                                                               \
     const grt_cpu_dw_epilogue* e = j->e;                                                        \
     const int64_t C = g->ic, oy = r % g->oh;                                                    \
@@ -270,7 +270,6 @@ __attribute__((always_inline)) static inline void dw_tail(const float* x, const 
     const int64_t nky = ky1 - ky0, rs = dh * g->iw * C, fs = kw * C;                            \
     /* `in`: the input at row ky0's, column 0; the filter at row ky0. */                        \
     const float* fk = j->filter + ky0 * fs;                                                     \
-    float* o = j->out + r * g->ow * C;                                                          \
     int64_t c = 0;                                                                              \
     for (; c + 4 * W <= C; c += 4 * W) dw_group_##W(4, g, e, in, fk, nky, x0, x1, c, o);        \
     if (c + 2 * W <= C) {                                                                       \
@@ -294,14 +293,17 @@ __attribute__((always_inline)) static inline void dw_tail(const float* x, const 
   __attribute__((always_inline)) static inline void dw_row_##W(const dw_job* j, int64_t r) {    \
     const grt_cpu_conv* g = j->g;                                                               \
     const int64_t b = r / g->oh;                                                                \
-    dw_row_in_##W(j, r, j->in + (b * g->ih + first_tap_row(g, r % g->oh)) * g->iw * g->ic);     \
+    dw_row_in_##W(j, r, j->in + (b * g->ih + first_tap_row(g, r % g->oh)) * g->iw * g->ic,      \
+                  j->out + r * g->ow * g->ic);                                                  \
   }
 
 DW_KERNELS(4, vf4, vi4, 8)
 static void rows_base(const dw_job* j, int64_t r0, int64_t r1) {
   for (int64_t r = r0; r < r1; r++) dw_row_4(j, r);
 }
-static void row_in_base(const dw_job* j, int64_t r, const float* in) { dw_row_in_4(j, r, in); }
+static void row_in_base(const dw_job* j, int64_t r, const float* in, float* o) {
+  dw_row_in_4(j, r, in, o);
+}
 
 #ifdef DW_X86
 DW_KERNELS(16, vf16, vi16, 16)
@@ -315,12 +317,12 @@ __attribute__((target("arch=x86-64-v3"))) static void rows_v3(const dw_job* j, i
   for (int64_t r = r0; r < r1; r++) dw_row_8(j, r);
 }
 __attribute__((target("arch=x86-64-v4"))) static void row_in_v4(const dw_job* j, int64_t r,
-                                                                const float* in) {
-  dw_row_in_16(j, r, in);
+                                                                const float* in, float* o) {
+  dw_row_in_16(j, r, in, o);
 }
 __attribute__((target("arch=x86-64-v3"))) static void row_in_v3(const dw_job* j, int64_t r,
-                                                                const float* in) {
-  dw_row_in_8(j, r, in);
+                                                                const float* in, float* o) {
+  dw_row_in_8(j, r, in, o);
 }
 #endif
 
@@ -347,7 +349,7 @@ static int pick_width(void) {
   return grt_cpu_vector_width(__atomic_load_n(&g_force_width, __ATOMIC_RELAXED));
 }
 
-typedef void (*dw_row_in_fn)(const dw_job* j, int64_t r, const float* in);
+typedef void (*dw_row_in_fn)(const dw_job* j, int64_t r, const float* in, float* o);
 
 static dw_rows_fn pick_rows(void) {
 #ifdef DW_X86
@@ -407,10 +409,10 @@ static void dw_call_rows(const void* arg, int64_t r0, int64_t r1) {
 }
 
 void grt_cpu_dw_row(const grt_cpu_conv* g, int64_t r, const float* rows, int64_t first,
-                    const float* filter, const grt_cpu_dw_epilogue* e, float* out) {
-  dw_job j = {g, NULL, filter, e, out};
+                    const float* filter, const grt_cpu_dw_epilogue* e, float* out_row) {
+  dw_job j = {g, NULL, filter, e, NULL};
   int64_t iy = first_tap_row(g, r % g->oh);
-  pick_row_in()(&j, r, rows + (iy > first ? iy - first : 0) * g->iw * g->ic);
+  pick_row_in()(&j, r, rows + (iy > first ? iy - first : 0) * g->iw * g->ic, out_row);
 }
 
 void grt_cpu_dw_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in,

@@ -66,13 +66,14 @@ void grt_cpu_dw_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in
  * Defined beside that table (conv_fused.c). */
 bool grt_cpu_fused_act(const char* name, grt_dw_act* act, float* alpha, bool* alpha_from_attr);
 
-/* Output row r of g (batch element r / oh, row r % oh) into `out` (the
- * whole NHWC output), on the calling thread, reading input row iy of that
- * batch element at rows + (iy - first) * iw * C for the rows its window
- * reaches, wherever the caller keeps them (conv_expand_dw.c's ring of
- * expanded rows). Cannot fail. */
+/* Output row r of g (batch element r / oh, row r % oh) into out_row (its
+ * ow x C floats, wherever the caller wants them: the NHWC output's row r,
+ * or a row of its own that a projection reads), on the calling thread,
+ * reading input row iy of that batch element at rows + (iy - first) * iw
+ * * C for the rows its window reaches, wherever the caller keeps them
+ * (conv_expand_dw.c's ring of expanded rows). Cannot fail. */
 void grt_cpu_dw_row(const grt_cpu_conv* g, int64_t r, const float* rows, int64_t first,
-                    const float* filter, const grt_cpu_dw_epilogue* e, float* out);
+                    const float* filter, const grt_cpu_dw_epilogue* e, float* out_row);
 
 typedef enum grt_dw_kernel {
   GRT_DW_KERNEL_RULE = 0,

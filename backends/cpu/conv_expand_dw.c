@@ -22,7 +22,15 @@
  * blocks' edges (kh - stride of them) are expanded twice, once per
  * thread. With num_means 1 each output row's channel sums go into its
  * block's sums (per batch element) while the row is in cache, and the
- * blocks' sums make the means at the end, in block order. */
+ * blocks' sums make the means at the end, in block order.
+ *
+ * With a projection (num_project 2 or 3: MobileNetV2's blocks, whose
+ * depthwise output only the 1x1 projection back to few channels reads)
+ * each depthwise row goes to a row of the thread's own instead of the
+ * output, and the pointwise kernel projects it from there into the
+ * output row, on the residual (copied in first, unless the output is the
+ * residual's own buffer). Neither the expanded tensor nor the depthwise
+ * output is written whole. */
 #include "backends/cpu/conv_expand_dw.h"
 
 #include <math.h>
@@ -55,10 +63,18 @@ typedef struct {
   const grt_cpu_dw_epilogue* ee;
   const float* wd; /* [kh, kw, C, 1] */
   const grt_cpu_dw_epilogue* ed;
-  float* out;   /* [n, oh, ow, C] */
+  float* out;   /* [n, oh, ow, C], or [n, oh, ow, P] with a projection */
   float* rings; /* parts x ring_rows x iw x C */
   int64_t ring_rows, parts;
   double* sums; /* NULL, or parts x n x C: each part's channel sums */
+  /* The projection (NULL pj: none): one depthwise output row (n 1, h 1, w
+   * ow, ic C, oc P) by wp [C, P] with ep's bias, residual and activation;
+   * the depthwise rows go to dw_rows (parts x ow x C) first. */
+  const grt_cpu_conv* pj;
+  const float* wp;
+  const grt_cpu_dw_epilogue* ep;
+  const float* residual; /* [n, oh, ow, P] to copy into out first; NULL: none or already there */
+  float* dw_rows;
 } xdw_job;
 
 /* The input rows [*lo, *hi) output row oy's window spans, clipped to the
@@ -98,9 +114,19 @@ static void run_part(const xdw_job* j, int64_t p) {
     for (; first + count < hi; count++)
       grt_cpu_pointwise_row(j->pw, j->x + (b * g->ih + first + count) * g->iw * j->pw->ic, j->we,
                             j->ee, ring + count * row);
-    grt_cpu_dw_row(g, r, ring, first, j->wd, j->ed, j->out);
-    if (j->sums)
-      grt_cpu_channel_sums(j->out + r * g->ow * C, g->ow, C, j->sums + (p * g->n + b) * C);
+    if (!j->pj) {
+      grt_cpu_dw_row(g, r, ring, first, j->wd, j->ed, j->out + r * g->ow * C);
+      if (j->sums)
+        grt_cpu_channel_sums(j->out + r * g->ow * C, g->ow, C, j->sums + (p * g->n + b) * C);
+      continue;
+    }
+    /* The depthwise row, still in cache, projected into the output row. */
+    float* dw_row = j->dw_rows + p * g->ow * C;
+    const int64_t prow = g->ow * j->pj->oc;
+    grt_cpu_dw_row(g, r, ring, first, j->wd, j->ed, dw_row);
+    if (j->residual)
+      memcpy(j->out + r * prow, j->residual + r * prow, (size_t)prow * sizeof(float));
+    grt_cpu_pointwise_row(j->pj, dw_row, j->wp, j->ep, j->out + r * prow);
   }
 }
 
@@ -131,7 +157,8 @@ static grt_status* read_act(const grt_kernel_ctx* ctx, const char* name, const c
 }
 
 /* The inputs' shapes against each other: x [N, H, W, K], expand_filter
- * [1, 1, K, C], expand_bias [C], filter [kh, kw, C, 1], bias [C]. */
+ * [1, 1, K, C], expand_bias [C], filter [kh, kw, C, 1], bias [C] (the
+ * projection's: read_project). */
 static grt_status* check_shapes(grt_tensor* const* in) {
   char b0[GRT_SHAPE_STR_MAX], b1[GRT_SHAPE_STR_MAX];
   const grt_shape *x = &in[0]->shape, *we = &in[1]->shape, *f = &in[3]->shape;
@@ -155,13 +182,53 @@ static grt_status* check_shapes(grt_tensor* const* in) {
   return NULL;
 }
 
+/* The projection's inputs (num_project 2: filter [1, 1, C, P] and bias
+ * [P]; 3: and a residual of the output's shape os, on entry the depthwise
+ * output's) into *pj (one row of ow pixels) and ep; os becomes the
+ * output's shape. */
+static grt_status* read_project(grt_kernel_ctx* ctx, int64_t num_project, grt_shape* os,
+                                grt_cpu_conv* pj, grt_cpu_dw_epilogue* ep) {
+  char b0[GRT_SHAPE_STR_MAX], b1[GRT_SHAPE_STR_MAX];
+  const grt_shape* f = &ctx->inputs[5]->shape;
+  int64_t c = os->dims[3];
+  if (f->rank != 4 || f->dims[0] != 1 || f->dims[1] != 1 || f->dims[2] != c)
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "the projection filter must be [1, 1, %lld, P] for a depthwise output of "
+                     "%lld channels, got %s",
+                     (long long)c, (long long)c, grt_cpu_shape_str(f, b0));
+  int64_t p = f->dims[3];
+  const grt_shape* bs = &ctx->inputs[6]->shape;
+  if (bs->rank != 1 || bs->dims[0] != p)
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "the projection bias must be a vector of %lld elements, got %s", (long long)p,
+                     grt_cpu_shape_str(bs, b0));
+  os->dims[3] = p;
+  if (num_project == 3 && !grt_shape_equal(&ctx->inputs[7]->shape, os))
+    return GRT_ERROR(INVALID_ARGUMENT, "the residual has shape %s, the projection's output %s",
+                     grt_cpu_shape_str(&ctx->inputs[7]->shape, b0), grt_cpu_shape_str(os, b1));
+  memset(pj, 0, sizeof *pj);
+  pj->w.strides[0] = pj->w.strides[1] = pj->w.dilations[0] = pj->w.dilations[1] = 1;
+  pj->n = pj->ih = pj->oh = pj->kh = pj->kw = pj->groups = 1;
+  pj->iw = pj->ow = os->dims[2];
+  pj->ic = c;
+  pj->oc = p;
+  *ep =
+      (grt_cpu_dw_epilogue){grt_cpu_data(ctx->inputs[6]), num_project == 3, GRT_DW_ACT_NONE, 0.0f};
+  return read_act(ctx, "project_act", "project_leakyrelu_alpha", ep);
+}
+
 grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
   static const char kOp[] = "_FusedExpandDepthwise";
-  if (ctx->n_inputs != 5)
+  int64_t num_project = 0;
+  GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "num_project", &num_project));
+  if ((num_project != 0 && num_project != 2 && num_project != 3) ||
+      ctx->n_inputs != 5 + num_project)
     return GRT_ERROR(INVALID_ARGUMENT,
-                     "%s takes input, expand_filter, expand_bias, filter and bias, got %d inputs",
-                     kOp, (int)ctx->n_inputs);
-  for (int32_t i = 0; i < 5; i++) {
+                     "%s takes input, expand_filter, expand_bias, filter and bias, then the "
+                     "projection's filter, bias and residual as num_project (0, 2 or 3: %lld) "
+                     "says, got %d inputs",
+                     kOp, (long long)num_project, (int)ctx->n_inputs);
+  for (int32_t i = 0; i < ctx->n_inputs; i++) {
     if (!ctx->inputs[i]) return GRT_ERROR(INVALID_ARGUMENT, "%s: input %d is missing", kOp, (int)i);
     GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, ctx->inputs[i]->dtype));
   }
@@ -173,8 +240,10 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
   const grt_tensor *x = ctx->inputs[0], *we = ctx->inputs[1];
   int64_t num_means = 0;
   GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "num_means", &num_means));
-  if (num_means < 0 || num_means > 1 || ctx->n_outputs != 1 + num_means)
-    return GRT_ERROR(INVALID_ARGUMENT, "%s: num_means %lld with %d outputs (0 or 1)", kOp,
+  if (num_means < 0 || num_means > 1 || ctx->n_outputs != 1 + num_means ||
+      (num_means && num_project))
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "%s: num_means %lld with %d outputs (0 or 1; 0 with a projection)", kOp,
                      (long long)num_means, (int)ctx->n_outputs);
   grt_cpu_dw_epilogue ee = {grt_cpu_data(ctx->inputs[2]), false, GRT_DW_ACT_NONE, 0.0f};
   grt_cpu_dw_epilogue ed = {grt_cpu_data(ctx->inputs[4]), false, GRT_DW_ACT_NONE, 0.0f};
@@ -187,10 +256,17 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
   GRT_RETURN_IF_ERROR(grt_cpu_conv_make(ctx, &xs, &ctx->inputs[3]->shape, true, &g));
   grt_shape os, ms = {4, {g.n, 1, 1, g.oc}};
   grt_cpu_conv_output_shape(&g, &os);
+  grt_cpu_conv pj = {0};
+  grt_cpu_dw_epilogue ep = {0};
+  if (num_project) GRT_RETURN_IF_ERROR(read_project(ctx, num_project, &os, &pj, &ep));
+  /* The residual is summed into the output: its own buffer when this node
+   * is its last reader, else copied row by row (run_part). */
+  const grt_tensor* res = num_project == 3 ? ctx->inputs[7] : NULL;
   grt_tensor *out = NULL, *means = NULL;
-  GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
+  GRT_RETURN_IF_ERROR(res ? grt_kernel_forward_or_alloc_output(ctx, 7, 0, GRT_FLOAT32, &os, &out)
+                          : grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
   if (num_means) GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 1, GRT_FLOAT32, &ms, &means));
-  if (g.n == 0 || g.oh == 0 || g.ow == 0 || g.oc == 0) { /* no output */
+  if (g.n == 0 || g.oh == 0 || g.ow == 0 || os.dims[3] == 0) { /* no output */
     if (means) grt_cpu_channel_means(NULL, 0, g.n * g.oc, g.oh * g.ow, grt_cpu_data(means));
     return NULL;
   }
@@ -204,13 +280,19 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
   pw.ic = x->shape.dims[3];
   pw.oc = g.oc;
   /* A team as oneDNN's would be for the two layers' work. */
-  double work = (double)g.n * (double)g.ih * (double)g.iw * (double)pw.ic * (double)g.oc +
-                grt_cpu_conv_team_work(&g);
+  double work =
+      (double)g.n * (double)g.ih * (double)g.iw * (double)pw.ic * (double)g.oc +
+      grt_cpu_conv_team_work(&g) +
+      (num_project ? (double)g.n * (double)g.oh * (double)g.ow * (double)g.oc * (double)pj.oc
+                   : 0.0);
   int64_t parts = grt_dnnl_team(ctx, work), n_rows = g.n * g.oh;
   if (parts > n_rows) parts = n_rows;
   if (parts < 1) parts = 1;
   int64_t ring_rows = (g.kh - 1) * g.w.dilations[0] + 1 + kSlack;
-  grt_shape rs = {1, {parts * ring_rows * g.iw * g.oc}}, ss = {1, {parts * g.n * g.oc}};
+  /* Each part's ring, then (with a projection) its depthwise row. */
+  int64_t ring_floats = parts * ring_rows * g.iw * g.oc;
+  grt_shape rs = {1, {ring_floats + (num_project ? parts * g.ow * g.oc : 0)}},
+            ss = {1, {parts * g.n * g.oc}};
   grt_tensor *rings = NULL, *sums = NULL;
   grt_status* s = grt_kernel_alloc_temp(ctx, GRT_FLOAT32, &rs, &rings);
   if (!s && means) s = grt_kernel_alloc_temp(ctx, GRT_FLOAT64, &ss, &sums);
@@ -227,7 +309,12 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
                  grt_cpu_data(rings),
                  ring_rows,
                  parts,
-                 sums ? grt_cpu_data(sums) : NULL};
+                 sums ? grt_cpu_data(sums) : NULL,
+                 num_project ? &pj : NULL,
+                 num_project ? grt_cpu_data(ctx->inputs[5]) : NULL,
+                 &ep,
+                 res && grt_cpu_data(res) != grt_cpu_data(out) ? grt_cpu_data(res) : NULL,
+                 (float*)grt_cpu_data(rings) + ring_floats};
     /* One part per thread: a cost this high per unit is never run inline. */
     grt_parallel_for_coarse(parts > 1 ? ctx->intra_op : NULL, parts, INT64_C(1) << 30, run_parts,
                             &j);

@@ -8,7 +8,9 @@
 // padding (rows whose whole window is padding among them), maps taller
 // than a thread's ring (its rows moved to the front), batches above 1 and
 // 1 to 4 threads (the same output bits); and inputs it refuses, with a
-// message naming what is wrong.
+// message naming what is wrong. With a projection (num_project 2 or 3):
+// the depthwise output projected by a 1x1 filter with its bias, a
+// residual and an activation, against the same loops.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -67,8 +69,16 @@ const Epi kEpis[] = {{"", ""},
                      {"_HardSwish", "Tanh"},
                      {"Relu", "LeakyRelu"}};
 
+// The projection: output channels, whether a residual is added, the
+// activation after; p 0: none.
+struct Proj {
+  int64_t p = 0;
+  bool residual = false;
+  std::string act;
+};
+
 std::string Json(const Case& c, const Epi& e, int64_t num_means, const std::string& format,
-                 const std::string& act_override = "") {
+                 const std::string& act_override = "", const Proj& pr = Proj{}) {
   std::string attrs = R"("T":"float32","padding":")" + c.padding + R"(","data_format":")" + format +
                       R"(","strides":)" + Ints(Dims{1, c.s, c.s, 1}) + R"(,"dilations":)" +
                       Ints(Dims{1, c.d, c.d, 1}) + R"(,"expand_act":")" + e.expand_act +
@@ -79,19 +89,33 @@ std::string Json(const Case& c, const Epi& e, int64_t num_means, const std::stri
     const Dims& p = c.pads;
     attrs += R"(,"explicit_paddings":)" + Ints(Dims{0, 0, p[0], p[1], p[2], p[3], 0, 0});
   }
+  std::string inputs = R"("x","we","be","wd","bd")";
+  std::vector<std::string> names = {"x", "we", "be", "wd", "bd"};
+  if (pr.p) {
+    attrs += R"(,"num_project":)" + std::to_string(pr.residual ? 3 : 2) + R"(,"project_act":")" +
+             pr.act + R"(","project_leakyrelu_alpha":0.25)";
+    names.insert(names.end(), {"wp", "bp"});
+    inputs += R"(,"wp","bp")";
+    if (pr.residual) {
+      names.push_back("res");
+      inputs += R"(,"res")";
+    }
+  }
   std::string json = R"({"format":"grt.graph","version":1,"nodes":[)";
-  for (const char* p : {"x", "we", "be", "wd", "bd"})
-    json +=
-        R"({"name":")" + std::string(p) + R"(","op":"Placeholder","attrs":{"dtype":"float32"}},)";
-  return json +
-         R"({"name":"y","op":"_FusedExpandDepthwise","inputs":["x","we","be","wd","bd"],"attrs":{)" +
-         attrs + "}}]}";
+  for (const std::string& p : names)
+    json += R"({"name":")" + p + R"(","op":"Placeholder","attrs":{"dtype":"float32"}},)";
+  return json + R"({"name":"y","op":"_FusedExpandDepthwise","inputs":[)" + inputs +
+         R"(],"attrs":{)" + attrs + "}}]}";
 }
 
 struct Inputs {
   ConvGeom pw, dw;
   Vals x, we, be, wd, bd;
   Dims we_dims;  // pw.filter() but where a test feeds a wrong one
+  // The projection's (MakeProj): filter [1, 1, C, P], bias, residual.
+  Proj pr;
+  Vals wp, bp, res;
+  Dims wp_dims, res_dims;
 };
 
 Inputs Make(const Case& c, uint32_t seed) {
@@ -117,6 +141,18 @@ Inputs Make(const Case& c, uint32_t seed) {
   return in;
 }
 
+// The projection's inputs for in's depthwise output.
+void MakeProj(const Proj& pr, uint32_t seed, Inputs* in) {
+  const ConvGeom& g = in->dw;
+  in->pr = pr;
+  in->wp_dims = {1, 1, g.oc, pr.p};
+  in->wp = Rand(g.oc * pr.p, seed);
+  for (double& v : in->wp) v /= std::sqrt(static_cast<double>(g.oc));
+  in->bp = Rand(pr.p, seed + 1);
+  in->res_dims = {g.n, g.h.out, g.w.out, pr.p};
+  in->res = Rand(Elems(in->res_dims), seed + 2);
+}
+
 // y, then the means (batch x C) appended.
 Vals Want(const Epi& e, const Inputs& in) {
   Vals x = ConvRef(in.pw, in.x, in.we);
@@ -130,6 +166,20 @@ Vals Want(const Epi& e, const Inputs& in) {
   }
   y.insert(y.end(), means.begin(), means.end());
   return y;
+}
+
+// With in's projection: act(y * wp + bp (+ res)), no means.
+Vals WantProjected(const Epi& e, const Inputs& in) {
+  Vals y = Want(e, in);
+  const int64_t c = in.dw.oc, p = in.pr.p, pixels = Elems(in.res_dims) / p;
+  Vals out(static_cast<size_t>(pixels * p));
+  for (int64_t i = 0; i < pixels; i++)
+    for (int64_t o = 0; o < p; o++) {
+      double acc = in.bp[o] + (in.pr.residual ? in.res[i * p + o] : 0.0);
+      for (int64_t k = 0; k < c; k++) acc += y[i * c + k] * in.wp[k * p + o];
+      out[i * p + o] = Activate(in.pr.act, acc);
+    }
+  return out;
 }
 
 // Runs the node; "" or the error. *got: y then the means.
@@ -150,9 +200,14 @@ std::string RunNode(const std::string& json, const Inputs& in, int threads, int6
                                    {"be", F32({in.pw.oc}, in.be)},
                                    {"wd", F32({in.dw.kh, in.dw.kw, in.dw.oc, 1}, in.wd)},
                                    {"bd", F32({in.dw.oc}, in.bd)}};
+    if (in.pr.p) {
+      feeds.push_back({"wp", F32(in.wp_dims, in.wp)});
+      feeds.push_back({"bp", F32({in.pr.p}, in.bp)});
+      if (in.pr.residual) feeds.push_back({"res", F32(in.res_dims, in.res)});
+    }
     const char* fetch[2] = {"y:0", "y:1"};
-    s = grt_session_run(sess, feeds.data(), 5, fetch, static_cast<int32_t>(1 + num_means), nullptr,
-                        0, out, nullptr);
+    s = grt_session_run(sess, feeds.data(), static_cast<int32_t>(feeds.size()), fetch,
+                        static_cast<int32_t>(1 + num_means), nullptr, 0, out, nullptr);
     for (grt_feed& f : feeds) grt_tensor_free(f.value);
   }
   *runs = grt_cpu_expand_dw_count() - before;
@@ -237,6 +292,58 @@ TEST_F(ExpandDepthwise, ThreadsChangeNoBit) {
   }
 }
 
+// With a projection at each width: channel counts in and out that leave
+// every vector group, narrow vector and scalar tail, with and without the
+// residual, activations before and after it.
+TEST_F(ExpandDepthwise, ProjectionAgainstReference) {
+  const Proj kProjs[] = {
+      {24, false, ""}, {16, true, ""}, {28, true, "Relu6"}, {7, false, "_Swish"}};
+  const Epi kProjEpis[] = {{"Relu6", "Relu6"}, {"_Swish", "LeakyRelu"}};
+  uint32_t seed = 7;
+  int widths = 0;
+  for (const Case& c : kCases) {
+    for (const Proj& pr : kProjs) {
+      for (const Epi& e : kProjEpis) {
+        SCOPED_TRACE(Name(c) + " " + e.expand_act + "/" + e.act + " -> " + std::to_string(pr.p) +
+                     (pr.residual ? " + residual " : " ") + pr.act);
+        Inputs in = Make(c, seed += 7);
+        MakeProj(pr, seed + 5, &in);
+        Vals want = WantProjected(e, in);
+        for (int width : {16, 8, 4}) {
+          if (grt_cpu_stem_force_width(width) != 0) continue;  // not on this CPU
+          ASSERT_EQ(grt_cpu_dw_force_width(width), 0);
+          widths = std::max(widths, width);
+          SCOPED_TRACE("width " + std::to_string(width));
+          std::vector<float> got;
+          int64_t runs = 0;
+          ASSERT_EQ(RunNode(Json(c, e, 0, "NHWC", "", pr), in, 2, 0, &got, &runs), "");
+          EXPECT_EQ(runs, 1);
+          EXPECT_EQ(Compare(got, want, want.size()), "");
+        }
+      }
+    }
+  }
+  EXPECT_GE(widths, 4);
+}
+
+// With a projection, one to four threads: the same output bits.
+TEST_F(ExpandDepthwise, ProjectionThreadsChangeNoBit) {
+  Case c{{2, 30, 17, 24}, 144, 3, 1, "SAME", {}};
+  Epi e{"Relu6", "Relu6"};
+  Inputs in = Make(c, 43);
+  MakeProj(Proj{24, true, ""}, 44, &in);
+  Vals want = WantProjected(e, in);
+  std::vector<float> one, got;
+  int64_t runs = 0;
+  std::string json = Json(c, e, 0, "NHWC", "", in.pr);
+  ASSERT_EQ(RunNode(json, in, 1, 0, &one, &runs), "");
+  EXPECT_EQ(Compare(one, want, want.size()), "");
+  for (int threads : {2, 3, 4}) {
+    ASSERT_EQ(RunNode(json, in, threads, 0, &got, &runs), "");
+    EXPECT_EQ(got, one) << threads << " threads";
+  }
+}
+
 // Refused with a message naming what is wrong, nothing run: an activation
 // the kernels do not have, NCHW, an expansion filter of another depth.
 TEST_F(ExpandDepthwise, BadNodesAreRefused) {
@@ -258,6 +365,38 @@ TEST_F(ExpandDepthwise, BadNodesAreRefused) {
   wrong.we.resize(4 * 16);
   err = RunNode(Json(c, Epi{"", ""}, 0, "NHWC"), wrong, 2, 0, &got, &runs);
   EXPECT_NE(err.find("expand_filter"), std::string::npos) << err;
+  EXPECT_EQ(runs, 0);
+}
+
+// A projection refused with the fault named, nothing run: means asked for
+// beside it, a filter of another depth than the depthwise output, a
+// residual of another shape, an activation the kernels do not have.
+TEST_F(ExpandDepthwise, BadProjectionsAreRefused) {
+  Case c{{1, 6, 6, 8}, 16, 3, 1, "SAME", {}};
+  Epi e{"Relu6", "Relu6"};
+  Inputs in = Make(c, 5);
+  MakeProj(Proj{8, true, ""}, 6, &in);
+  std::vector<float> got;
+  int64_t runs = 0;
+  std::string err = RunNode(Json(c, e, 1, "NHWC", "", in.pr), in, 2, 1, &got, &runs);
+  EXPECT_NE(err.find("num_means must be 0 with a projection"), std::string::npos) << err;
+  EXPECT_EQ(runs, 0);
+  Inputs wrong = in;
+  wrong.wp_dims = {1, 1, 12, 8};  // for a depthwise output of 16 channels
+  wrong.wp.resize(12 * 8);
+  err = RunNode(Json(c, e, 0, "NHWC", "", in.pr), wrong, 2, 0, &got, &runs);
+  EXPECT_NE(err.find("[1, 1, 16, P]"), std::string::npos) << err;
+  EXPECT_EQ(runs, 0);
+  wrong = in;
+  wrong.res_dims = {1, 6, 5, 8};
+  wrong.res.resize(6 * 5 * 8);
+  err = RunNode(Json(c, e, 0, "NHWC", "", in.pr), wrong, 2, 0, &got, &runs);
+  EXPECT_NE(err.find("residual"), std::string::npos) << err;
+  EXPECT_EQ(runs, 0);
+  Proj elu = in.pr;
+  elu.act = "Elu";
+  err = RunNode(Json(c, e, 0, "NHWC", "", elu), in, 2, 0, &got, &runs);
+  EXPECT_NE(err.find("attr 'project_act' is 'Elu'"), std::string::npos) << err;
   EXPECT_EQ(runs, 0);
 }
 

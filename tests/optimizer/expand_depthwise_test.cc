@@ -1,8 +1,10 @@
 // The expand_depthwise pass (optimizer/pass_expand_depthwise.c) and the
 // CPU kernel it hands the pair to (backends/cpu/conv_expand_dw.c): an
 // inverted residual block's 1x1 expansion (+ bias + activation) and the
-// depthwise convolution reading it become one _FusedExpandDepthwise. Each
-// graph runs with the optimizer and without (rewrite=false: oneDNN's
+// depthwise convolution reading it become one _FusedExpandDepthwise; then
+// the depthwise_project pass (optimizer/pass_depthwise_project.c) takes
+// the block's 1x1 projection (+ residual) (+ activation) into it too.
+// Each graph runs with the optimizer and without (rewrite=false: oneDNN's
 // convolutions, the expanded tensor written out); the results differ only
 // by the order of the sums.
 #include <gtest/gtest.h>
@@ -19,6 +21,12 @@ struct Block {
   std::string expand_act = "Relu6", act = "Relu6";  // "SiLU": x * Sigmoid(x); "": none
   bool mean = false;    // a squeeze-excitation Mean after the depthwise convolution
   bool shared = false;  // the expansion also read by another node
+  // The projection after the depthwise convolution (p 0: none) to p
+  // channels, its residual ("": none; "x": the block's input; "r": a value
+  // only the projection reads, Neg(x2)) and its activation.
+  int64_t p = 0;
+  std::string residual, project_act;
+  bool dw_shared = false;  // the depthwise output also read by another node
 };
 
 std::string Act(const std::string& act, const std::string& in, const std::string& out) {
@@ -36,7 +44,8 @@ std::string Act(const std::string& act, const std::string& in, const std::string
 }
 
 // x [-1,H,W,K] -> e = act(Conv2D 1x1 (K -> C) + b1) -> y = act(Depthwise
-// kernel x kernel, stride, SAME + b2) -> out (y, or y * Sigmoid(Mean(y))).
+// kernel x kernel, stride, SAME + b2) -> out (y, or y * Sigmoid(Mean(y)),
+// or project_act(Conv2D 1x1 (C -> P) of y + b3 (+ residual))).
 std::string Graph(const Block& b) {
   std::string nodes = R"({"name":"x","op":"Placeholder","attrs":{"dtype":"float32","shape":[-1,)" +
                       std::to_string(b.h) + "," + std::to_string(b.w) + "," + std::to_string(b.k) +
@@ -53,20 +62,36 @@ std::string Graph(const Block& b) {
            s + "," + s + R"(,1],"padding":"SAME","data_format":"NHWC"}},
      {"name":"y0","op":"BiasAdd","inputs":["dw","b2"]},)" +
            Act(b.act, "y0", "y");
-  if (b.mean)
+  if (b.p) {
+    nodes += Const("w3", {1, 1, b.c, b.p}, 6) + Const("b3", {b.p}, 7) +
+             R"({"name":"pj","op":"Conv2D","inputs":["y","w3"],"attrs":{
+      "strides":[1,1,1,1],"padding":"VALID","data_format":"NHWC"}},
+     {"name":"p0","op":"BiasAdd","inputs":["pj","b3"]},)";
+    std::string last = "p0";
+    if (!b.residual.empty()) {
+      if (b.residual == "r")
+        nodes += R"({"name":"x2","op":"Placeholder","attrs":{"dtype":"float32"}},
+       {"name":"r","op":"Neg","inputs":["x2"]},)";
+      nodes += R"({"name":"p1","op":"AddV2","inputs":["p0",")" + b.residual + R"("]},)";
+      last = "p1";
+    }
+    nodes += Act(b.project_act, last, "out");
+  } else if (b.mean)
     nodes += R"({"name":"m","op":"Mean","inputs":["y","axes"],"attrs":{"keep_dims":true}},
        {"name":"sg","op":"Sigmoid","inputs":["m"]},
        {"name":"out","op":"Mul","inputs":["y","sg"]},)";
   else
     nodes += R"({"name":"out","op":"Identity","inputs":["y"]},)";
   if (b.shared) nodes += R"({"name":"other","op":"Neg","inputs":["e"]},)";
+  if (b.dw_shared) nodes += R"({"name":"other_y","op":"Neg","inputs":["y"]},)";
   return convtest::Graph(nodes);
 }
 
 std::string Name(const Block& b) {
   return std::to_string(b.h) + "x" + std::to_string(b.w) + "x" + std::to_string(b.k) + "->" +
          std::to_string(b.c) + " k" + std::to_string(b.kernel) + " s" + std::to_string(b.stride) +
-         " " + b.expand_act + "/" + b.act + (b.mean ? " mean" : "");
+         " " + b.expand_act + "/" + b.act + (b.mean ? " mean" : "") +
+         (b.p ? " -> " + std::to_string(b.p) + " " + b.residual + " " + b.project_act : "");
 }
 
 const char kTaken[] = "expansions computed inside their depthwise convolution";
@@ -134,6 +159,80 @@ TEST(ExpandDepthwise, FetchingTheExpansion) {
   Block b{10, 9, 16, 32, 3, 1, "SiLU", "SiLU", true};
   grt_tensor* x = Input({1, b.h, b.w, b.k}, 13);
   ExpectSame(Graph(b), {{"x", x}}, {"e", "out"});
+  grt_tensor_free(x);
+}
+
+const char kProjected[] = "projections computed inside their block's depthwise convolution";
+
+// The block's projection taken in: without and with a residual (the
+// block's input, which the fused node also expands; a value only the
+// projection reads, whose buffer the output takes), with an activation,
+// at 1, 2 and 4 threads and batches 1 and 3.
+TEST(DepthwiseProject, TheBlockRunsAsOneNode) {
+  const Block blocks[] = {
+      {17, 16, 16, 96, 3, 2, "Relu6", "Relu6", false, false, 24},  // mobilenet_v2's third block
+      {14, 13, 24, 144, 3, 1, "Relu6", "Relu6", false, false, 24, "x"},
+      {9, 10, 32, 192, 3, 1, "Relu6", "Relu6", false, false, 32, "r"},
+      {12, 11, 8, 40, 5, 1, "SiLU", "SiLU", false, false, 20, "", "Relu"},
+      {7, 6, 16, 48, 3, 1, "", "", false, false, 16, "x", "Relu6"},
+  };
+  for (const Block& b : blocks) {
+    SCOPED_TRACE(Name(b));
+    std::string text = Graph(b);
+    int64_t oh = (b.h + b.stride - 1) / b.stride, ow = (b.w + b.stride - 1) / b.stride;
+    for (int64_t batch : {1, 3}) {
+      grt_tensor* x = Input({batch, b.h, b.w, b.k}, 5 + (uint32_t)batch);
+      grt_tensor* x2 = Input({batch, oh, ow, b.p}, 9 + (uint32_t)batch);
+      std::vector<std::pair<std::string, grt_tensor*>> feeds = {{"x", x}};
+      if (b.residual == "r") feeds.push_back({"x2", x2});
+      for (const char* threads : {"1", "2", "4"}) {
+        Result r =
+            ExpectSame(text, feeds, {"out"}, 1e-5f, {std::string("intra_op_threads=") + threads});
+        EXPECT_NE(r.report.find(kProjected), std::string::npos) << r.report;
+      }
+      grt_tensor_free(x);
+      grt_tensor_free(x2);
+    }
+    Optimized o = Optimize(text);
+    EXPECT_EQ(o.count["_FusedExpandDepthwise"], 1) << o.json;
+    EXPECT_EQ(o.count["_FusedConv2D"], 0) << o.json;
+  }
+}
+
+// A depthwise output something else reads, a projection filter larger
+// than the kernel takes, a block whose expansion is not fused (40 input
+// channels), and the pass switched off: the projection stays its own node.
+TEST(DepthwiseProject, LeftWhereItDoesNotApply) {
+  Block big{8, 8, 16, 192, 3, 1, "Relu6", "Relu6", false, false, 96};
+  Block deep{8, 8, 40, 96, 3, 1, "Relu6", "Relu6", false, false, 24};
+  Block off{8, 8, 16, 96, 3, 1, "Relu6", "Relu6", false, false, 24};
+  Block shared = off;
+  shared.dw_shared = true;
+  struct {
+    const char* what;
+    Block b;
+    std::vector<std::string> options;
+    std::vector<std::string> fetch;
+  } cases[] = {{"depthwise output read twice", shared, {}, {"out", "other_y"}},
+               {"192 x 96 filter", big, {}, {"out"}},
+               {"expansion not fused", deep, {}, {"out"}},
+               {"switched off", off, {"optimizer_off=depthwise_project"}, {"out"}}};
+  for (auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::string text = Graph(c.b);
+    grt_tensor* x = Input({2, c.b.h, c.b.w, c.b.k}, 11);
+    Result r = ExpectSame(text, {{"x", x}}, c.fetch, 1e-5f, c.options);
+    EXPECT_EQ(r.report.find(kProjected), std::string::npos) << r.report;
+    grt_tensor_free(x);
+  }
+}
+
+// Fetching the depthwise output, which the fused node does not give, runs
+// the step as written, with the same values.
+TEST(DepthwiseProject, FetchingTheDepthwiseOutput) {
+  Block b{10, 9, 16, 32, 3, 1, "Relu6", "Relu6", false, false, 16, "x"};
+  grt_tensor* x = Input({1, b.h, b.w, b.k}, 13);
+  ExpectSame(Graph(b), {{"x", x}}, {"y", "out"});
   grt_tensor_free(x);
 }
 

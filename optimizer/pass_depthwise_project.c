@@ -1,0 +1,136 @@
+/* Pass "depthwise_project": an inverted residual block's 1x1 projection
+ * (+ residual) taken into the _FusedExpandDepthwise it reads
+ * (ops/defs_fused.c, num_project).
+ *
+ * MobileNetV2's blocks project the depthwise convolution's output (96 to
+ * 192 channels in its early blocks) back to few channels (16 to 64), and
+ * only the projection reads it. With the projection inside, the CPU
+ * kernel projects each depthwise row while it is in cache
+ * (backends/cpu/conv_expand_dw.c): the depthwise output (56x56x144 at
+ * batch 1: 1.8 MB) is neither written nor read back. Runs after
+ * expand_depthwise, so only blocks whose expansion is fused too are taken.
+ *
+ * Taken, on device types whose kernel takes it (kTypes, with the largest
+ * projection filter that kernel runs faster inside than the library
+ * alone):
+ * - a _FusedExpandDepthwise without a projection and with num_means 0,
+ *   float32, whose output only this projection reads (no other data or
+ *   control use);
+ * - the projection: a _FusedConv2D, float32, NHWC with no
+ *   input_data_format, a [1, 1, C, P] filter of at most the table's C x P,
+ *   strides of 1 and no padding, fused_ops [BiasAdd], [BiasAdd, Add] (the
+ *   block's residual) and either with one activation after it (Relu,
+ *   Relu6, LeakyRelu, Sigmoid, Tanh, _HardSwish, _Swish), on the same
+ *   device, waiting on no control input. */
+#include <string.h>
+
+#include "base/status.h"
+#include "optimizer/passes.h"
+
+typedef struct {
+  const char* type;
+  int64_t max_filter; /* C x P */
+} device_row;
+
+static const device_row kTypes[] = {{"CPU", 192 * 64}};
+
+static const device_row* type_row(const char* type) {
+  for (size_t i = 0; i < sizeof kTypes / sizeof kTypes[0]; i++)
+    if (type && strcmp(kTypes[i].type, type) == 0) return &kTypes[i];
+  return NULL;
+}
+
+/* The projection's fused_ops: whether they add a residual and the
+ * activation after ("" for none); false when they are anything else than
+ * [BiasAdd (, Add) (, an activation of the row kernels)]. */
+static bool epilogue(const grt_node* n, bool* residual, const char** act) {
+  const grt_attr_value* v = grt_node_attr(n, "fused_ops");
+  if (!v || v->type != GRT_ATTR_LIST_STRING || v->u.list.n < 1 || v->u.list.n > 3 ||
+      strcmp(v->u.list.v.s[0], "BiasAdd") != 0)
+    return false;
+  int32_t i = 1;
+  *residual = i < v->u.list.n && strcmp(v->u.list.v.s[i], "Add") == 0;
+  i += *residual;
+  *act = i < v->u.list.n ? grt_opt_row_act(v->u.list.v.s[i++]) : "";
+  return *act && i == v->u.list.n;
+}
+
+/* The _FusedExpandDepthwise that projection p reads, when the pair is one
+ * this pass takes (*residual, *act: p's epilogue). */
+static int32_t block_of(grt_opt_ctx* c, int32_t p, bool* residual, const char** act) {
+  const grt_node* pn = grt_opt_node(c, p);
+  if (strcmp(pn->op, "_FusedConv2D") != 0 || grt_opt_is_dead(c, p) || grt_opt_is_fixed(c, p) ||
+      pn->n_controls != 0 || !epilogue(pn, residual, act) ||
+      pn->n_inputs != 3 + (int32_t)*residual ||
+      grt_opt_attr_int(pn, "num_args", -1) != 1 + (int64_t)*residual ||
+      grt_opt_output_type(c, p, 0) != GRT_FLOAT32 ||
+      strcmp(grt_opt_attr_string(pn, "data_format", "NHWC"), "NHWC") != 0 ||
+      strcmp(grt_opt_attr_string(pn, "input_data_format", ""), "") != 0 ||
+      !grt_opt_attr_all_ones(pn, "strides", false) || !grt_opt_no_padding(pn))
+    return -1;
+  const device_row* row = type_row(grt_opt_device_type(c, p));
+  int32_t port, fp;
+  int32_t s = grt_opt_input_node(c, p, 0, &port);
+  if (!row || s < 0 || port != 0) return -1;
+  int32_t f = grt_opt_input_node(c, p, 1, &fp);
+  const grt_shape* pf = f >= 0 ? grt_opt_output_shape(c, f, fp) : NULL;
+  if (!pf || pf->rank != 4 || pf->dims[0] != 1 || pf->dims[1] != 1 || pf->dims[2] < 1 ||
+      pf->dims[3] < 1 || pf->dims[2] * pf->dims[3] > row->max_filter)
+    return -1;
+  const grt_node* sn = grt_opt_node(c, s);
+  const grt_opt_use* uses;
+  if (strcmp(sn->op, "_FusedExpandDepthwise") != 0 || grt_opt_is_dead(c, s) ||
+      grt_opt_is_fixed(c, s) || grt_opt_attr_int(sn, "num_project", -1) != 0 ||
+      grt_opt_attr_int(sn, "num_means", -1) != 0 || sn->n_inputs != 5 ||
+      grt_opt_output_type(c, s, 0) != GRT_FLOAT32 ||
+      strcmp(grt_opt_device_type(c, s), grt_opt_device_type(c, p)) != 0 ||
+      grt_opt_num_data_uses(c, s) != 1 || grt_opt_uses(c, s, -1, &uses) != 0)
+    return -1;
+  return s;
+}
+
+/* One _FusedExpandDepthwise with projection p in place of block s and p. */
+static grt_status* rewrite(grt_opt_ctx* c, int32_t s, int32_t p, bool residual, const char* act) {
+  int32_t t;
+  GRT_RETURN_IF_ERROR(grt_opt_add_node(c, s, "project", "_FusedExpandDepthwise", &t));
+  /* Inputs: the block's five, then the projection's filter, bias and
+   * residual. Nodes are looked up again after each addition: the array
+   * may move. */
+  for (int32_t i = 0; i < 5 + 2 + (int32_t)residual; i++) {
+    int32_t port, from = grt_opt_input_node(c, i < 5 ? s : p, i < 5 ? i : i - 4, &port);
+    GRT_RETURN_IF_ERROR(grt_opt_add_input(c, t, from, port));
+  }
+  GRT_RETURN_IF_ERROR(grt_opt_copy_controls(c, t, s));
+  GRT_RETURN_IF_ERROR(grt_opt_copy_attrs(c, t, s, NULL));
+  grt_graph* g = grt_opt_graph(c);
+  GRT_RETURN_IF_ERROR(grt_graph_set_attr_int(g, t, "num_project", 2 + (int64_t)residual));
+  GRT_RETURN_IF_ERROR(grt_graph_set_attr_string(g, t, "project_act", act));
+  const grt_attr_value* a = grt_node_attr(grt_opt_node(c, p), "leakyrelu_alpha");
+  if (a && a->type == GRT_ATTR_FLOAT)
+    GRT_RETURN_IF_ERROR(grt_graph_set_attr_float(g, t, "project_leakyrelu_alpha", a->u.f));
+  GRT_RETURN_IF_ERROR(grt_opt_replace_uses(c, p, 0, t, 0, true, true));
+  grt_opt_kill(c, p);
+  grt_opt_kill(c, s);
+  grt_opt_take_name(c, t, p);
+  /* A value fed for the block's depthwise output would no longer reach
+   * the projection. */
+  grt_opt_mark_feed_unsafe(c, s);
+  return NULL;
+}
+
+grt_status* grt_opt_pass_depthwise_project(grt_opt_ctx* c) {
+  int32_t n = grt_opt_num_nodes(c), done = 0;
+  for (int32_t p = 0; p < n; p++) {
+    bool residual = false;
+    const char* act = "";
+    int32_t s = block_of(c, p, &residual, &act);
+    if (s < 0) continue;
+    GRT_RETURN_IF_ERROR(rewrite(c, s, p, residual, act));
+    done++;
+  }
+  grt_opt_count(c, done);
+  if (done)
+    grt_opt_detail(c, "%d projections computed inside their block's depthwise convolution",
+                   (int)done);
+  return NULL;
+}
