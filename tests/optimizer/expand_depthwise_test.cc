@@ -23,7 +23,7 @@ struct Block {
   bool shared = false;  // the expansion also read by another node
   // The projection after the depthwise convolution (p 0: none) to p
   // channels, its residual ("": none; "x": the block's input; "r": a value
-  // only the projection reads, Neg(x2)) and its activation.
+  // only the projection reads, Tanh(x2)) and its activation.
   int64_t p = 0;
   std::string residual, project_act;
   bool dw_shared = false;  // the depthwise output also read by another node
@@ -69,9 +69,12 @@ std::string Graph(const Block& b) {
      {"name":"p0","op":"BiasAdd","inputs":["pj","b3"]},)";
     std::string last = "p0";
     if (!b.residual.empty()) {
-      if (b.residual == "r")
-        nodes += R"({"name":"x2","op":"Placeholder","attrs":{"dtype":"float32"}},
-       {"name":"r","op":"Neg","inputs":["x2"]},)";
+      if (b.residual == "r")  // SAME: ceil(size / stride)
+        nodes += R"({"name":"x2","op":"Placeholder","attrs":{"dtype":"float32","shape":[-1,)" +
+                 std::to_string((b.h + b.stride - 1) / b.stride) + "," +
+                 std::to_string((b.w + b.stride - 1) / b.stride) + "," + std::to_string(b.p) +
+                 R"(]}},
+       {"name":"r","op":"Tanh","inputs":["x2"]},)";
       nodes += R"({"name":"p1","op":"AddV2","inputs":["p0",")" + b.residual + R"("]},)";
       last = "p1";
     }
