@@ -421,7 +421,7 @@ static grt_status* run_input_scaled(grt_kernel_ctx* ctx, const grt_cpu_conv* g, 
                                     grt_tensor* out) {
   grt_cpu_conv g1 = *g;
   g1.n = 1;
-  if (grt_cpu_pointwise_takes(&g1) && pointwise_chosen())
+  if (grt_cpu_pointwise_takes_scaled(&g1) && pointwise_chosen())
     return run_input_scaled_pointwise(ctx, &g1, f, in, filter, scale, bias, out);
   int team = grt_dnnl_team(ctx, grt_cpu_conv_team_work(g));
   fused_spec f1 = *f;

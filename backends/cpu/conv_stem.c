@@ -426,13 +426,24 @@ int64_t grt_cpu_pointwise_count(void) {
   return __atomic_load_n(&g_pointwise_runs, __ATOMIC_RELAXED);
 }
 
-bool grt_cpu_pointwise_takes(const grt_cpu_conv* g) {
+/* An NHWC 1x1 convolution of one group, stride 1, no padding, nothing
+ * empty: the geometry the pointwise kernel runs at any depth. */
+static bool pointwise_geometry(const grt_cpu_conv* g) {
   return !g->w.nchw && g->groups == 1 && g->kh == 1 && g->kw == 1 && g->w.strides[0] == 1 &&
          g->w.strides[1] == 1 && g->pad_l[0] == 0 && g->pad_l[1] == 0 && g->pad_r[0] == 0 &&
-         g->pad_r[1] == 0 && g->ic >= 1 &&
-         (g->ic <= GRT_CPU_POINTWISE_MAX_IC ||
-          grt_cpu_conv_macs(g) <= GRT_CPU_POINTWISE_MAX_MACS) &&
-         g->n > 0 && g->oh > 0 && g->ow > 0 && g->oc > 0 && g->ih == g->oh && g->iw == g->ow;
+         g->pad_r[1] == 0 && g->ic >= 1 && g->n > 0 && g->oh > 0 && g->ow > 0 && g->oc > 0 &&
+         g->ih == g->oh && g->iw == g->ow;
+}
+
+bool grt_cpu_pointwise_takes(const grt_cpu_conv* g) {
+  return pointwise_geometry(g) &&
+         (g->ic <= GRT_CPU_POINTWISE_MAX_IC || grt_cpu_conv_macs(g) <= GRT_CPU_POINTWISE_MAX_MACS);
+}
+
+bool grt_cpu_pointwise_takes_scaled(const grt_cpu_conv* g) {
+  return grt_cpu_pointwise_takes(g) ||
+         (pointwise_geometry(g) && g->ic <= GRT_CPU_POINTWISE_SCALED_MAX_IC &&
+          g->oc <= GRT_CPU_POINTWISE_SCALED_MAX_OC);
 }
 
 void grt_cpu_pointwise_row(const grt_cpu_conv* g, const float* in, const float* filter,

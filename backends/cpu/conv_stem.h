@@ -57,6 +57,19 @@ void grt_cpu_stem_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* 
  * GRT_CPU_POINTWISE_MAX_MACS multiply-adds. */
 bool grt_cpu_pointwise_takes(const grt_cpu_conv* g);
 
+/* With _InputScale the filter is scaled per batch element, and oneDNN
+ * reorders that copy on every call, where the pointwise kernel reads it as
+ * it is: there it also takes these depths (EfficientNet's projections to
+ * 24 or 40 channels at 56x56 and 28x28, which it runs as fast as oneDNN's
+ * 1x1 convolution unscaled). DNNL.md, "Pointwise". */
+#define GRT_CPU_POINTWISE_SCALED_MAX_IC 240
+#define GRT_CPU_POINTWISE_SCALED_MAX_OC 48
+
+/* grt_cpu_pointwise_takes, or the same geometry of at most
+ * GRT_CPU_POINTWISE_SCALED_MAX_IC input and _OC output channels: whether
+ * the kernel runs g with an input scale. */
+bool grt_cpu_pointwise_takes_scaled(const grt_cpu_conv* g);
+
 /* out (NHWC [n, h, w, oc]) = in (NHWC [n, h, w, ic]) times filter ([ic,
  * oc]) followed by e, rows split as grt_cpu_stem_run's. Cannot fail. */
 void grt_cpu_pointwise_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in,

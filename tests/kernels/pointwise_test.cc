@@ -246,5 +246,33 @@ TEST_F(Pointwise, LeavesToOneDnnWhatItDoesNotTake) {
   }
 }
 
+// With _InputScale the kernel also takes projections up to
+// GRT_CPU_POINTWISE_SCALED_MAX_IC x _OC channels (EfficientNet's 144 -> 24,
+// 240 -> 40), once per batch element; one channel more either way goes to
+// oneDNN (over GRT_CPU_POINTWISE_MAX_MACS), and without the scale those
+// depths go to oneDNN too.
+TEST_F(Pointwise, InputScaleTakesShallowProjections) {
+  struct {
+    Case c;
+    bool scale, taken;
+  } cases[] = {
+      {{{2, 9, 10, 144}, 24}, true, true},
+      {{{1, 7, 9, GRT_CPU_POINTWISE_SCALED_MAX_IC}, GRT_CPU_POINTWISE_SCALED_MAX_OC}, true, true},
+      {{{1, 20, 20, GRT_CPU_POINTWISE_SCALED_MAX_IC + 1}, 24}, true, false},
+      {{{1, 20, 20, 144}, GRT_CPU_POINTWISE_SCALED_MAX_OC + 1}, true, false},
+      {{{2, 9, 10, 144}, 24}, false, false}};
+  for (const auto& k : cases) {
+    SCOPED_TRACE(Name(k.c) + (k.scale ? " _InputScale" : ""));
+    for (const Epi& e : {Epi{"None", true, k.scale}, Epi{"_Swish", false, k.scale}}) {
+      Inputs in = Make(k.c, 9);
+      std::vector<float> y;
+      int64_t runs = 0;
+      ASSERT_EQ(RunGraph(k.c, e, in, 2, &y, &runs), "");
+      EXPECT_EQ(runs, k.taken ? in.g.n : 0);
+      EXPECT_EQ(Compare(y, Want(e, in)), "");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace grt_test
