@@ -393,6 +393,14 @@ TEST_F(ExpandDepthwise, BadProjectionsAreRefused) {
   err = RunNode(Json(c, e, 0, "NHWC", "", in.pr), wrong, 2, 0, &got, &runs);
   EXPECT_NE(err.find("residual"), std::string::npos) << err;
   EXPECT_EQ(runs, 0);
+  // num_project 1 (neither none nor filter and bias), given the filter
+  // alone: refused as the node is read, before anything runs.
+  std::string one = Json(c, e, 0, "NHWC", "", Proj{8, false, ""});
+  one.replace(one.find(R"("num_project":2)"), 15, R"("num_project":1)");
+  one.replace(one.find(R"(,"bp"])"), 6, "]");
+  err = RunNode(one, in, 2, 0, &got, &runs);
+  EXPECT_NE(err.find("num_project"), std::string::npos) << err;
+  EXPECT_EQ(runs, 0);
   Proj elu = in.pr;
   elu.act = "Elu";
   err = RunNode(Json(c, e, 0, "NHWC", "", elu), in, 2, 0, &got, &runs);
