@@ -597,8 +597,9 @@ static grt_status* fused(grt_kernel_ctx* ctx, bool depthwise) {
   }
   /* Below 2^16 outputs the post-op wins: the rows' pass costs a wake-up
    * of the team and a second touch of the output for little arithmetic
-   * (DNNL.md, "SiLU"). */
-  if (grt_shape_num_elements(&os) < kRowsMinOutputs) f.rows = false;
+   * (DNNL.md, "SiLU"). Not with the means, whose pass over the output
+   * runs anyway and applies the activation as it sums. */
+  if (!means && grt_shape_num_elements(&os) < kRowsMinOutputs) f.rows = false;
   int team = grt_dnnl_team(ctx, grt_cpu_conv_team_work(&g));
   bool winograd = grt_cpu_conv_winograd_takes(&g);
   int64_t key[GRT_DNNL_KEY_MAX];

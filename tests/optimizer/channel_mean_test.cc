@@ -46,7 +46,7 @@ TEST(ChannelMean, TheDepthwiseConvolutionGivesTheMeans) {
     const char* act;
   } cases[] = {
       {64, 40, 32, "SiLU"},  // 81920 outputs a batch element: grt's rows, sums on the way
-      {9, 7, 24, "SiLU"},    // the post-op, then a pass of sums
+      {9, 7, 24, "SiLU"},    // under 2^16 outputs: grt's rows all the same, with the sums
       {16, 15, 12, "Relu"},
       {16, 15, 12, ""},
   };
