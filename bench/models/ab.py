@@ -21,7 +21,13 @@ from the other arm (mobilenet_v2 batch 1, grt after ORT: per-round ratio
 1.50 with 20 ms pauses, 1.07 with 300, and 1.01 from the two run alone). A shared machine's speed swings by 2x within
 minutes (bench/models/PROFILE.md); separate runs of the two minutes apart
 compare those swings, while rounds a fraction of a second apart see the
-same machine. Prints per arm the min and the median of all runs, and per round
+same machine. A grt arm runs with GOMP_SPINCOUNT=10000 unless the arm or the
+environment sets it or OMP_WAIT_POLICY: the wait policy a quiet machine
+gets (tools/blas_threads.h). model_bench would otherwise choose it from the
+1-minute load average as it starts, which the benchmark's own threads
+raise above 1.5 on a 2-vCPU machine within a sitting, so later arms got
+passive waiting (mobilenet_v2 batch 1 at 1.8x ONNX Runtime's time in one
+such start, 0.74 in the next). Prints per arm the min and the median of all runs, and per round
 the ratio B / A of the round medians: its median and the share of rounds
 in which B was faster. Exit status 2 for a bad argument or a failed start.
 """
@@ -51,6 +57,8 @@ def start(arm, model, inp, warmup):
             env[k] = v
         else:
             sys.exit(f"ab.py: '{p}' in '{arm}' is neither NAME=VALUE nor --option=KEY=VALUE")
+    if "OMP_WAIT_POLICY" not in env:
+        env.setdefault("GOMP_SPINCOUNT", "10000")
     cmd = [binary, model, "--input", inp, "--warmup", str(warmup), "--serve"] + opts
     try:
         return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,

@@ -128,8 +128,15 @@ run_tool() { # TOOL MODEL BATCH ROUND: runs one tool once, records its figures
         [ "$r" = 1 ] && echo "  grt $m batch $b: not run (it did not convert: below)"
         return 1
       fi
-      "$bin/model_bench" "$d/$m.grt" --input "$in" "${out[@]}" "${timing[@]}" \
-        "${grt_opts[@]}" >"$log" 2>&1 ;;
+      # The quiet machine's wait policy, whatever load the earlier runs left
+      # (tools/blas_threads.h; bench/models/ab.py says why).
+      if [ -n "${OMP_WAIT_POLICY:-}" ]; then
+        "$bin/model_bench" "$d/$m.grt" --input "$in" "${out[@]}" "${timing[@]}" \
+          "${grt_opts[@]}" >"$log" 2>&1
+      else
+        GOMP_SPINCOUNT="${GOMP_SPINCOUNT:-10000}" "$bin/model_bench" "$d/$m.grt" --input "$in" \
+          "${out[@]}" "${timing[@]}" "${grt_opts[@]}" >"$log" 2>&1
+      fi ;;
     ort) node $here/run_ort.js "$d/$m.onnx" "$in" "${out[@]}" "${timing[@]}" >"$log" 2>&1 ;;
     torch) "$py" $here/run_torch.py "$m" "$in" "${timing[@]}" >"$log" 2>&1 ;;
   esac || {
