@@ -102,6 +102,11 @@ const grt_node* grt_opt_node(const grt_opt_ctx* c, int32_t i) { return &c->g->no
 bool grt_opt_is_dead(const grt_opt_ctx* c, int32_t i) { return c->flags[i] & OPT_DEAD; }
 const char* grt_opt_device_type(const grt_opt_ctx* c, int32_t i) { return c->dev_type[i]; }
 
+bool grt_opt_same_device(const grt_opt_ctx* c, int32_t a, int32_t b) {
+  return strcmp(grt_opt_node(c, a)->device, grt_opt_node(c, b)->device) == 0 &&
+         strcmp(grt_opt_device_type(c, a), grt_opt_device_type(c, b)) == 0;
+}
+
 int32_t grt_opt_uses(const grt_opt_ctx* c, int32_t i, int32_t port, const grt_opt_use** out) {
   *out = NULL;
   if (i < 0 || i >= c->n_start || port < -1 || port >= c->g->nodes[i].sig.n_outputs) return 0;

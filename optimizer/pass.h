@@ -58,6 +58,9 @@ const grt_node* grt_opt_node(const grt_opt_ctx* c, int32_t i);
 bool grt_opt_is_dead(const grt_opt_ctx* c, int32_t i);
 /* The device type name the node runs on ("CPU", "GPU"). */
 const char* grt_opt_device_type(const grt_opt_ctx* c, int32_t i);
+/* Whether nodes a and b run on the same device (its name, as the node is
+ * pinned, and its type): what a fusion of the two must not change. */
+bool grt_opt_same_device(const grt_opt_ctx* c, int32_t a, int32_t b);
 
 /* Uses of output `port` of node i (port -1: its control uses), from an
  * index built when the pass began (edits do not update it). */

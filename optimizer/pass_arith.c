@@ -33,11 +33,6 @@ typedef struct value_ref {
   int32_t node, port;
 } value_ref;
 
-static bool same_device(grt_opt_ctx* c, int32_t a, int32_t b) {
-  return !strcmp(grt_opt_node(c, a)->device, grt_opt_node(c, b)->device) &&
-         !strcmp(grt_opt_device_type(c, a), grt_opt_device_type(c, b));
-}
-
 static bool shape_equal_known(const grt_shape* a, const grt_shape* b) {
   if (!a || !b || a->rank < 0 || a->rank != b->rank) return false;
   for (int32_t d = 0; d < a->rank; d++)
@@ -50,7 +45,8 @@ static bool shape_equal_known(const grt_shape* a, const grt_shape* b) {
 static value_ref input_of(grt_opt_ctx* c, int32_t i, int32_t k) {
   value_ref v = {-1, 0};
   int32_t src = grt_opt_input_node(c, i, k, &v.port);
-  if (src < 0 || src >= grt_opt_num_nodes(c) || grt_opt_is_dead(c, src) || !same_device(c, src, i))
+  if (src < 0 || src >= grt_opt_num_nodes(c) || grt_opt_is_dead(c, src) ||
+      !grt_opt_same_device(c, src, i))
     return v;
   v.node = src;
   return v;

@@ -59,8 +59,7 @@ static int32_t source_of(grt_opt_ctx* c, int32_t m) {
   const grt_node* dn = grt_opt_node(c, d);
   if (strcmp(dn->op, "_FusedDepthwiseConv2dNative") != 0 || grt_opt_is_dead(c, d) ||
       grt_opt_is_fixed(c, d) || !type_takes(grt_opt_device_type(c, d)) ||
-      strcmp(grt_opt_device_type(c, d), grt_opt_device_type(c, m)) != 0 ||
-      grt_opt_output_type(c, d, 0) != GRT_FLOAT32 ||
+      !grt_opt_same_device(c, d, m) || grt_opt_output_type(c, d, 0) != GRT_FLOAT32 ||
       strcmp(grt_opt_attr_string(dn, "data_format", "NHWC"), "NHWC") != 0 ||
       grt_opt_attr_int(dn, "num_means", 0) != 0)
     return -1;

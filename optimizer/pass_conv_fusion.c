@@ -68,9 +68,7 @@ static bool joinable(grt_opt_ctx* c, int32_t conv, int32_t j) {
   const grt_opt_use* u;
   return !grt_opt_is_dead(c, j) && !grt_opt_is_fixed(c, j) && n->n_controls == 0 &&
          grt_opt_uses(c, j, -1, &u) == 0 && n->sig.n_outputs == 1 &&
-         grt_opt_output_type(c, j, 0) == GRT_FLOAT32 &&
-         strcmp(n->device, grt_opt_node(c, conv)->device) == 0 &&
-         strcmp(grt_opt_device_type(c, j), grt_opt_device_type(c, conv)) == 0;
+         grt_opt_output_type(c, j, 0) == GRT_FLOAT32 && grt_opt_same_device(c, j, conv);
 }
 
 /* The one node reading output 0 of node v, when v has exactly one data

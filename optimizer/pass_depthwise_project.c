@@ -82,8 +82,7 @@ static int32_t block_of(grt_opt_ctx* c, int32_t p, bool* residual, const char** 
   if (strcmp(sn->op, "_FusedExpandDepthwise") != 0 || grt_opt_is_dead(c, s) ||
       grt_opt_is_fixed(c, s) || grt_opt_attr_int(sn, "num_project", -1) != 0 ||
       grt_opt_attr_int(sn, "num_means", -1) != 0 || sn->n_inputs != 5 ||
-      grt_opt_output_type(c, s, 0) != GRT_FLOAT32 ||
-      strcmp(grt_opt_device_type(c, s), grt_opt_device_type(c, p)) != 0 ||
+      grt_opt_output_type(c, s, 0) != GRT_FLOAT32 || !grt_opt_same_device(c, s, p) ||
       grt_opt_num_data_uses(c, s) != 1 || grt_opt_uses(c, s, -1, &uses) != 0)
     return -1;
   return s;

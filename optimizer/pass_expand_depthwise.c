@@ -74,8 +74,8 @@ static int32_t expansion_of(grt_opt_ctx* c, int32_t d) {
       strcmp(grt_opt_attr_string(en, "data_format", "NHWC"), "NHWC") != 0 ||
       strcmp(grt_opt_attr_string(en, "input_data_format", ""), "") != 0 ||
       !grt_opt_attr_all_ones(en, "strides", false) || !grt_opt_no_padding(en) ||
-      strcmp(grt_opt_device_type(c, e), grt_opt_device_type(c, d)) != 0 ||
-      grt_opt_num_data_uses(c, e) != 1 || grt_opt_uses(c, e, -1, &uses) != 0)
+      !grt_opt_same_device(c, e, d) || grt_opt_num_data_uses(c, e) != 1 ||
+      grt_opt_uses(c, e, -1, &uses) != 0)
     return -1;
   f = grt_opt_input_node(c, e, 1, &fp);
   const grt_shape* ef = f >= 0 ? grt_opt_output_shape(c, f, fp) : NULL;

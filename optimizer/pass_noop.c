@@ -13,11 +13,6 @@
 #include "base/status.h"
 #include "optimizer/passes.h"
 
-static bool same_device(grt_opt_ctx* c, int32_t a, int32_t b) {
-  return !strcmp(grt_opt_node(c, a)->device, grt_opt_node(c, b)->device) &&
-         !strcmp(grt_opt_device_type(c, a), grt_opt_device_type(c, b));
-}
-
 static bool has_control(grt_opt_ctx* c, int32_t node, int32_t src) {
   const grt_node* n = grt_opt_node(c, node);
   for (int32_t k = 0; k < n->n_controls; k++)
@@ -35,10 +30,10 @@ static bool removable(grt_opt_ctx* c, int32_t i) {
   if ((int64_t)fan_in * fan_out > (int64_t)fan_in + fan_out + 1) return false;
   for (int32_t k = 0; k < fan_in; k++) {
     int32_t s = n->controls[k].src;
-    if (s < 0 || grt_opt_is_dead(c, s) || !same_device(c, s, i)) return false;
+    if (s < 0 || grt_opt_is_dead(c, s) || !grt_opt_same_device(c, s, i)) return false;
   }
   for (int32_t k = 0; k < fan_out; k++)
-    if (grt_opt_is_dead(c, u[k].node) || !same_device(c, u[k].node, i)) return false;
+    if (grt_opt_is_dead(c, u[k].node) || !grt_opt_same_device(c, u[k].node, i)) return false;
   return true;
 }
 

@@ -38,9 +38,7 @@ bool grt_sm_inner(const grt_opt_ctx* c, int32_t i, int32_t like) {
   const grt_opt_use* u;
   if (n->n_controls > 0 || n->sig.n_outputs != 1 || grt_opt_uses(c, i, -1, &u) > 0) return false;
   if (grt_opt_output_type(c, i, 0) != GRT_FLOAT32 || grt_opt_num_data_uses(c, i) != 1) return false;
-  const grt_node* l = grt_opt_node(c, like);
-  return strcmp(n->device, l->device) == 0 &&
-         strcmp(grt_opt_device_type(c, i), grt_opt_device_type(c, like)) == 0;
+  return grt_opt_same_device(c, i, like);
 }
 
 int32_t grt_sm_only_use(const grt_opt_ctx* c, int32_t i) {

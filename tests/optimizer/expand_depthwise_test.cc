@@ -156,6 +156,29 @@ TEST(ExpandDepthwise, LeftWhereItDoesNotApply) {
   }
 }
 
+// Pinned to two CPU devices (the expansion on /cpu:0, the depthwise
+// convolution on /cpu:1; then the projection on /cpu:1 after a block on
+// /cpu:0): each fusion would move a node off its device, so none is made.
+TEST(ExpandDepthwise, NotAcrossDevices) {
+  Block b{12, 11, 16, 48, 3, 1, "Relu6", "Relu6", false, false, 24};
+  std::string split_dw = Graph(b), split_project = Graph(b);
+  const std::string dw = R"({"name":"dw","op":)", pj = R"({"name":"pj","op":)";
+  split_dw.replace(split_dw.find(dw), dw.size(), R"({"name":"dw","device":"/cpu:1","op":)");
+  split_project.replace(split_project.find(pj), pj.size(),
+                        R"({"name":"pj","device":"/cpu:1","op":)");
+  grt_tensor* x = Input({2, b.h, b.w, b.k}, 17);
+  const struct {
+    const std::string& text;
+    bool expansion_fused;
+  } cases[] = {{split_dw, false}, {split_project, true}};
+  for (const auto& c : cases) {
+    Result r = ExpectSame(c.text, {{"x", x}}, {"out"}, 1e-5f, {"cpu.devices=2"});
+    EXPECT_EQ(r.report.find(kTaken) != std::string::npos, c.expansion_fused) << r.report;
+    EXPECT_EQ(r.report.find("projections computed inside"), std::string::npos) << r.report;
+  }
+  grt_tensor_free(x);
+}
+
 // Fetching the expansion itself runs the step as written (the fused node
 // does not give it), with the same value.
 TEST(ExpandDepthwise, FetchingTheExpansion) {
