@@ -3,6 +3,7 @@
  * activations NHWC or NCHW by data_format. */
 #include "ops/shape_conv.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/status.h"
@@ -124,12 +125,29 @@ grt_status* grt_infer_fused_depthwise_conv2d(grt_shape_ctx* c) {
   return NULL;
 }
 
+/* Input i of c, a 1x1 filter [1, 1, depth, P] (`what`: "expansion" or
+ * "projection") applied to a tensor of `depth` channels (`of` names it):
+ * its P in *out (-1 unknown). */
+static grt_status* pointwise_filter(grt_shape_ctx* c, int32_t i, int64_t depth, const char* what,
+                                    const char* of, int64_t* out) {
+  GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, i, 4));
+  const grt_shape* f = &c->input_shapes[i];
+  char msg[96];
+  int64_t d;
+  snprintf(msg, sizeof msg, "the %s filter's window (1x1)", what);
+  for (int32_t k = 0; k < 2; k++) GRT_RETURN_IF_ERROR(grt_infer_merge_dim(dim4(f, k), 1, msg, &d));
+  snprintf(msg, sizeof msg, "%s vs. the %s filter's input depth", of, what);
+  GRT_RETURN_IF_ERROR(grt_infer_merge_dim(depth, dim4(f, 2), msg, &d));
+  *out = dim4(f, 3);
+  return NULL;
+}
+
 /* _FusedExpandDepthwise's projection (num_project 2 or 3: filter [1, 1, C,
  * P], bias [P], a residual of the output's shape) over the depthwise
  * convolution's output, c->output_shapes[0] on entry: that shape with P
  * channels. */
 static grt_status* project(grt_shape_ctx* c, const grt_window* w) {
-  int64_t n = 0, means = 0, d;
+  int64_t n = 0, means = 0;
   GRT_RETURN_IF_ERROR(grt_infer_attr_int(c, "num_project", &n));
   GRT_RETURN_IF_ERROR(grt_infer_attr_int(c, "num_means", &means));
   if (n == 0) return NULL;
@@ -143,19 +161,12 @@ static grt_status* project(grt_shape_ctx* c, const grt_window* w) {
                      "num_means must be 0 with a projection (num_project %lld): the means are of "
                      "the depthwise convolution's output, which the node does not return",
                      (long long)n);
-  GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 5, 4));
   GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 6, 1));
-  const grt_shape* pf = &c->input_shapes[5];
-  for (int32_t i = 0; i < 2; i++)
-    GRT_RETURN_IF_ERROR(
-        grt_infer_merge_dim(dim4(pf, i), 1, "the projection filter's window (1x1)", &d));
   grt_shape* out = &c->output_shapes[0];
   int32_t ch = grt_window_c(w);
-  GRT_RETURN_IF_ERROR(grt_infer_merge_dim(dim4(out, ch), dim4(pf, 2),
-                                          "the depthwise output's depth vs. the projection "
-                                          "filter's input depth",
-                                          &d));
-  int64_t p = dim4(pf, 3);
+  int64_t p;
+  GRT_RETURN_IF_ERROR(
+      pointwise_filter(c, 5, dim4(out, ch), "projection", "the depthwise output's depth", &p));
   const grt_shape* pb = &c->input_shapes[6];
   GRT_RETURN_IF_ERROR(grt_infer_merge_dim(p, pb->rank == 1 ? pb->dims[0] : -1,
                                           "the projection filter's output depth vs. its bias", &p));
@@ -170,21 +181,15 @@ static grt_status* project(grt_shape_ctx* c, const grt_window* w) {
 grt_status* grt_infer_fused_expand_depthwise(grt_shape_ctx* c) {
   GRT_RETURN_IF_ERROR(grt_infer_need(c, 5, 1));
   GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 0, 4));
-  GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 1, 4));
   grt_window w;
   GRT_RETURN_IF_ERROR(grt_window_read(c->node, c->def, CONV_READ, &w));
-  const grt_shape* ef = &c->input_shapes[1];
-  int64_t d;
-  for (int32_t i = 0; i < 2; i++)
-    GRT_RETURN_IF_ERROR(
-        grt_infer_merge_dim(dim4(ef, i), 1, "the expansion filter's window (1x1)", &d));
-  GRT_RETURN_IF_ERROR(grt_infer_merge_dim(dim4(&c->input_shapes[0], grt_window_c(&w)), dim4(ef, 2),
-                                          "input depth vs. the expansion filter's input depth",
-                                          &d));
+  int64_t expanded;
+  GRT_RETURN_IF_ERROR(pointwise_filter(c, 1, dim4(&c->input_shapes[0], grt_window_c(&w)),
+                                       "expansion", "input depth", &expanded));
   /* The depthwise convolution of the expanded input (x with the expansion
    * filter's output depth) by `filter`. */
   grt_shape shapes[2] = {c->input_shapes[0], c->input_shapes[3]};
-  if (shapes[0].rank == 4) shapes[0].dims[grt_window_c(&w)] = dim4(ef, 3);
+  if (shapes[0].rank == 4) shapes[0].dims[grt_window_c(&w)] = expanded;
   grt_dtype types[2] = {c->input_types[0], c->input_types[3]};
   const grt_tensor* values[2] = {NULL, c->input_values ? c->input_values[3] : NULL};
   grt_shape_ctx dw = *c;

@@ -26,6 +26,7 @@
 
 #include "base/status.h"
 #include "optimizer/passes.h"
+#include "optimizer/seq_match.h"
 
 typedef struct {
   const char* type;
@@ -40,43 +41,17 @@ static const device_row* type_row(const char* type) {
   return NULL;
 }
 
-/* The projection's fused_ops: whether they add a residual and the
- * activation after ("" for none); false when they are anything else than
- * [BiasAdd (, Add) (, an activation of the row kernels)]. */
-static bool epilogue(const grt_node* n, bool* residual, const char** act) {
-  const grt_attr_value* v = grt_node_attr(n, "fused_ops");
-  if (!v || v->type != GRT_ATTR_LIST_STRING || v->u.list.n < 1 || v->u.list.n > 3 ||
-      strcmp(v->u.list.v.s[0], "BiasAdd") != 0)
-    return false;
-  int32_t i = 1;
-  *residual = i < v->u.list.n && strcmp(v->u.list.v.s[i], "Add") == 0;
-  i += *residual;
-  *act = i < v->u.list.n ? grt_opt_row_act(v->u.list.v.s[i++]) : "";
-  return *act && i == v->u.list.n;
-}
-
 /* The _FusedExpandDepthwise that projection p reads, when the pair is one
  * this pass takes (*residual, *act: p's epilogue). */
 static int32_t block_of(grt_opt_ctx* c, int32_t p, bool* residual, const char** act) {
-  const grt_node* pn = grt_opt_node(c, p);
-  if (strcmp(pn->op, "_FusedConv2D") != 0 || grt_opt_is_dead(c, p) || grt_opt_is_fixed(c, p) ||
-      pn->n_controls != 0 || !epilogue(pn, residual, act) ||
-      pn->n_inputs != 3 + (int32_t)*residual ||
-      grt_opt_attr_int(pn, "num_args", -1) != 1 + (int64_t)*residual ||
-      grt_opt_output_type(c, p, 0) != GRT_FLOAT32 ||
-      strcmp(grt_opt_attr_string(pn, "data_format", "NHWC"), "NHWC") != 0 ||
-      strcmp(grt_opt_attr_string(pn, "input_data_format", ""), "") != 0 ||
-      !grt_opt_attr_all_ones(pn, "strides", false) || !grt_opt_no_padding(pn))
-    return -1;
+  const grt_shape* pf = grt_sm_pointwise_conv(c, p);
   const device_row* row = type_row(grt_opt_device_type(c, p));
-  int32_t port, fp;
-  int32_t s = grt_opt_input_node(c, p, 0, &port);
-  if (!row || s < 0 || port != 0) return -1;
-  int32_t f = grt_opt_input_node(c, p, 1, &fp);
-  const grt_shape* pf = f >= 0 ? grt_opt_output_shape(c, f, fp) : NULL;
-  if (!pf || pf->rank != 4 || pf->dims[0] != 1 || pf->dims[1] != 1 || pf->dims[2] < 1 ||
-      pf->dims[3] < 1 || pf->dims[2] * pf->dims[3] > row->max_filter)
+  if (!pf || !row || pf->dims[3] < 1 || pf->dims[2] * pf->dims[3] > row->max_filter ||
+      grt_opt_node(c, p)->n_controls != 0 ||
+      !grt_sm_bias_epilogue(grt_opt_node(c, p), residual, act))
     return -1;
+  int32_t port, s = grt_opt_input_node(c, p, 0, &port);
+  if (s < 0 || port != 0) return -1;
   const grt_node* sn = grt_opt_node(c, s);
   const grt_opt_use* uses;
   if (strcmp(sn->op, "_FusedExpandDepthwise") != 0 || grt_opt_is_dead(c, s) ||

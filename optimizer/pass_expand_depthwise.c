@@ -24,6 +24,7 @@
 
 #include "base/status.h"
 #include "optimizer/passes.h"
+#include "optimizer/seq_match.h"
 
 typedef struct {
   const char* type;
@@ -38,15 +39,12 @@ static const device_row* type_row(const char* type) {
   return NULL;
 }
 
-/* The activation after BiasAdd in n's fused_ops: "" for none, NULL when
- * the list is anything else than [BiasAdd] or [BiasAdd, an activation of
- * the row kernels]. */
+/* The activation after BiasAdd in n's fused_ops ("" for none), or NULL
+ * for any other epilogue than [BiasAdd (, activation)]. */
 static const char* activation(const grt_node* n) {
-  const grt_attr_value* v = grt_node_attr(n, "fused_ops");
-  if (!v || v->type != GRT_ATTR_LIST_STRING || v->u.list.n < 1 || v->u.list.n > 2 ||
-      strcmp(v->u.list.v.s[0], "BiasAdd") != 0)
-    return NULL;
-  return v->u.list.n == 1 ? "" : grt_opt_row_act(v->u.list.v.s[1]);
+  bool residual = false;
+  const char* act = "";
+  return grt_sm_bias_epilogue(n, &residual, &act) && !residual ? act : NULL;
 }
 
 /* The expansion node the depthwise node d reads, when the pair is one this
@@ -54,8 +52,7 @@ static const char* activation(const grt_node* n) {
 static int32_t expansion_of(grt_opt_ctx* c, int32_t d) {
   const grt_node* dn = grt_opt_node(c, d);
   if (strcmp(dn->op, "_FusedDepthwiseConv2dNative") != 0 || grt_opt_is_dead(c, d) ||
-      grt_opt_is_fixed(c, d) || dn->n_inputs != 3 || !activation(dn) ||
-      grt_opt_attr_int(dn, "num_args", -1) != 1 || grt_opt_attr_int(dn, "num_means", 0) < 0 ||
+      grt_opt_is_fixed(c, d) || !activation(dn) || grt_opt_attr_int(dn, "num_means", 0) < 0 ||
       grt_opt_attr_int(dn, "num_means", 0) > 1 || grt_opt_output_type(c, d, 0) != GRT_FLOAT32 ||
       strcmp(grt_opt_attr_string(dn, "data_format", "NHWC"), "NHWC") != 0)
     return -1;
@@ -66,21 +63,10 @@ static int32_t expansion_of(grt_opt_ctx* c, int32_t d) {
   int32_t f = grt_opt_input_node(c, d, 1, &fp);
   const grt_shape* df = f >= 0 ? grt_opt_output_shape(c, f, fp) : NULL;
   if (!df || df->rank != 4 || df->dims[3] != 1) return -1; /* a multiplier of 1 */
-  const grt_node* en = grt_opt_node(c, e);
-  const grt_opt_use* uses;
-  if (strcmp(en->op, "_FusedConv2D") != 0 || grt_opt_is_dead(c, e) || grt_opt_is_fixed(c, e) ||
-      en->n_inputs != 3 || en->n_controls != 0 || !activation(en) ||
-      grt_opt_attr_int(en, "num_args", -1) != 1 || grt_opt_output_type(c, e, 0) != GRT_FLOAT32 ||
-      strcmp(grt_opt_attr_string(en, "data_format", "NHWC"), "NHWC") != 0 ||
-      strcmp(grt_opt_attr_string(en, "input_data_format", ""), "") != 0 ||
-      !grt_opt_attr_all_ones(en, "strides", false) || !grt_opt_no_padding(en) ||
-      !grt_opt_same_device(c, e, d) || grt_opt_num_data_uses(c, e) != 1 ||
-      grt_opt_uses(c, e, -1, &uses) != 0)
-    return -1;
-  f = grt_opt_input_node(c, e, 1, &fp);
-  const grt_shape* ef = f >= 0 ? grt_opt_output_shape(c, f, fp) : NULL;
-  if (!ef || ef->rank != 4 || ef->dims[0] != 1 || ef->dims[1] != 1 || ef->dims[2] < 1 ||
-      ef->dims[2] > row->max_in_channels)
+  /* A 1x1 convolution only d reads, of at most the table's K. */
+  const grt_shape* ef = grt_sm_pointwise_conv(c, e);
+  if (!ef || ef->dims[2] > row->max_in_channels || !activation(grt_opt_node(c, e)) ||
+      !grt_sm_inner(c, e, d))
     return -1;
   return e;
 }

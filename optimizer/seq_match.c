@@ -1,4 +1,4 @@
-/* The sequence fusions' pattern tests (seq_match.h). */
+/* The fusions' pattern tests (seq_match.h). */
 #include "optimizer/seq_match.h"
 
 #include <math.h>
@@ -66,4 +66,30 @@ bool grt_sm_binary_const(const grt_opt_ctx* c, int32_t i, grt_sm_value x, float 
   grt_sm_value o = grt_sm_other(c, i, x);
   float v;
   return o.port == 0 && grt_sm_const_scalar(c, o.node, &v) && fabsf(v - want) <= tol * fabsf(want);
+}
+
+bool grt_sm_bias_epilogue(const grt_node* n, bool* residual, const char** act) {
+  const grt_attr_value* v = grt_node_attr(n, "fused_ops");
+  if (!v || v->type != GRT_ATTR_LIST_STRING || v->u.list.n < 1 || v->u.list.n > 3 ||
+      strcmp(v->u.list.v.s[0], "BiasAdd") != 0)
+    return false;
+  int32_t i = 1;
+  *residual = i < v->u.list.n && strcmp(v->u.list.v.s[i], "Add") == 0;
+  i += *residual;
+  *act = i < v->u.list.n ? grt_opt_row_act(v->u.list.v.s[i++]) : "";
+  return *act && i == v->u.list.n && n->n_inputs == 3 + (int32_t)*residual &&
+         grt_opt_attr_int(n, "num_args", -1) == 1 + (int64_t)*residual;
+}
+
+const grt_shape* grt_sm_pointwise_conv(const grt_opt_ctx* c, int32_t i) {
+  if (!grt_sm_is(c, i, "_FusedConv2D") || grt_opt_is_fixed(c, i)) return NULL;
+  const grt_node* n = grt_opt_node(c, i);
+  if (grt_opt_output_type(c, i, 0) != GRT_FLOAT32 ||
+      strcmp(grt_opt_attr_string(n, "data_format", "NHWC"), "NHWC") != 0 ||
+      strcmp(grt_opt_attr_string(n, "input_data_format", ""), "") != 0 ||
+      !grt_opt_attr_all_ones(n, "strides", false) || !grt_opt_no_padding(n))
+    return NULL;
+  int32_t fp, f = grt_opt_input_node(c, i, 1, &fp);
+  const grt_shape* s = f >= 0 ? grt_opt_output_shape(c, f, fp) : NULL;
+  return s && s->rank == 4 && s->dims[0] == 1 && s->dims[1] == 1 && s->dims[2] >= 1 ? s : NULL;
 }

@@ -1,6 +1,8 @@
-/* Internal: the small pattern tests the sequence-model fusions share
- * (pass_layer_norm.c, pass_gelu.c, pass_matmul_fusion.c). They read the
- * graph as it was when the pass began (pass.h). */
+/* Internal: the small pattern tests the fusions share: the sequence
+ * models' (pass_layer_norm.c, pass_gelu.c, pass_matmul_fusion.c) and the
+ * inverted residual block's (pass_expand_depthwise.c,
+ * pass_depthwise_project.c). They read the graph as it was when the pass
+ * began (pass.h). */
 #ifndef GRT_OPTIMIZER_SEQ_MATCH_H_
 #define GRT_OPTIMIZER_SEQ_MATCH_H_
 
@@ -34,5 +36,16 @@ bool grt_sm_const_scalar(const grt_opt_ctx* c, int32_t i, float* out);
 bool grt_sm_binary_const(const grt_opt_ctx* c, int32_t i, grt_sm_value x, float want, float tol);
 /* For binary node i reading `x` on one side: the other side, else {-1, -1}. */
 grt_sm_value grt_sm_other(const grt_opt_ctx* c, int32_t i, grt_sm_value x);
+
+/* A fused convolution's epilogue that grt's row kernels apply: fused_ops
+ * [BiasAdd (, Add) (, an activation grt_opt_row_act names)], its args (the
+ * bias, and the residual with Add) the inputs after the filter. *residual:
+ * whether Add is there; *act: the activation, "" for none. False for
+ * anything else. */
+bool grt_sm_bias_epilogue(const grt_node* n, bool* residual, const char** act);
+/* The filter's shape [1, 1, K >= 1, C] when node i is a _FusedConv2D that
+ * grt's pointwise row kernel could run: live, not fixed, float32, NHWC
+ * with no input_data_format, strides of 1 and no padding; else NULL. */
+const grt_shape* grt_sm_pointwise_conv(const grt_opt_ctx* c, int32_t i);
 
 #endif /* GRT_OPTIMIZER_SEQ_MATCH_H_ */

@@ -56,9 +56,6 @@ bool grt_cpu_dw_takes(const grt_cpu_conv* g, grt_dw_act act);
 void grt_cpu_dw_run(grt_threadpool* pool, const grt_cpu_conv* g, const float* in,
                     const float* filter, const grt_cpu_dw_epilogue* e, float* out);
 
-/* Test and benchmark hooks, process-wide. Which kernel runs the
- * depthwise convolutions it can: RULE (the default: grt_cpu_dw_takes'
- * rule), OWN (this one wherever it can) or DNNL (oneDNN always). */
 /* The activation `name` names in _FusedConv2D's fused_ops (Relu, Relu6,
  * Elu, LeakyRelu, Sigmoid, Tanh, _HardSwish, _Swish) as grt's kernels
  * apply it: *act, and *alpha (0 for Relu), or *alpha_from_attr for
@@ -75,6 +72,9 @@ bool grt_cpu_fused_act(const char* name, grt_dw_act* act, float* alpha, bool* al
 void grt_cpu_dw_row(const grt_cpu_conv* g, int64_t r, const float* rows, int64_t first,
                     const float* filter, const grt_cpu_dw_epilogue* e, float* out_row);
 
+/* Test and benchmark hooks, process-wide. Which kernel runs the
+ * depthwise convolutions it can: RULE (the default: grt_cpu_dw_takes'
+ * rule), OWN (this one wherever it can) or DNNL (oneDNN always). */
 typedef enum grt_dw_kernel {
   GRT_DW_KERNEL_RULE = 0,
   GRT_DW_KERNEL_OWN,

@@ -69,13 +69,26 @@ typedef struct {
   double* sums; /* NULL, or parts x n x C: each part's channel sums */
   /* The projection (NULL pj: none): one depthwise output row (n 1, h 1, w
    * ow, ic C, oc P) by wp [C, P] with ep's bias, residual and activation;
-   * the depthwise rows go to dw_rows (parts x ow x C) first. */
+   * the depthwise rows go first to a row per part after the rings (parts
+   * x ow x C). */
   const grt_cpu_conv* pj;
   const float* wp;
   const grt_cpu_dw_epilogue* ep;
   const float* residual; /* [n, oh, ow, P] to copy into out first; NULL: none or already there */
-  float* dw_rows;
 } xdw_job;
+
+/* The geometry of one row of `width` pixels of a 1x1 convolution from ic
+ * to oc channels: what grt_cpu_pointwise_row runs. */
+static grt_cpu_conv one_row_1x1(int64_t width, int64_t ic, int64_t oc) {
+  grt_cpu_conv g;
+  memset(&g, 0, sizeof g);
+  g.w.strides[0] = g.w.strides[1] = g.w.dilations[0] = g.w.dilations[1] = 1;
+  g.n = g.ih = g.oh = g.kh = g.kw = g.groups = 1;
+  g.iw = g.ow = width;
+  g.ic = ic;
+  g.oc = oc;
+  return g;
+}
 
 /* The input rows [*lo, *hi) output row oy's window spans, clipped to the
  * input (with a dilation, the rows between its taps too). */
@@ -114,16 +127,14 @@ static void run_part(const xdw_job* j, int64_t p) {
     for (; first + count < hi; count++)
       grt_cpu_pointwise_row(j->pw, j->x + (b * g->ih + first + count) * g->iw * j->pw->ic, j->we,
                             j->ee, ring + count * row);
-    if (!j->pj) {
-      grt_cpu_dw_row(g, r, ring, first, j->wd, j->ed, j->out + r * g->ow * C);
-      if (j->sums)
-        grt_cpu_channel_sums(j->out + r * g->ow * C, g->ow, C, j->sums + (p * g->n + b) * C);
-      continue;
-    }
-    /* The depthwise row, still in cache, projected into the output row. */
-    float* dw_row = j->dw_rows + p * g->ow * C;
-    const int64_t prow = g->ow * j->pj->oc;
+    /* With a projection the depthwise row goes to the part's own row and,
+     * still in cache, is projected into the output row. */
+    float* dw_row =
+        j->pj ? j->rings + (j->parts * j->ring_rows * row + p * g->ow * C) : j->out + r * g->ow * C;
     grt_cpu_dw_row(g, r, ring, first, j->wd, j->ed, dw_row);
+    if (j->sums) grt_cpu_channel_sums(dw_row, g->ow, C, j->sums + (p * g->n + b) * C);
+    if (!j->pj) continue;
+    const int64_t prow = g->ow * j->pj->oc;
     if (j->residual)
       memcpy(j->out + r * prow, j->residual + r * prow, (size_t)prow * sizeof(float));
     grt_cpu_pointwise_row(j->pj, dw_row, j->wp, j->ep, j->out + r * prow);
@@ -206,12 +217,7 @@ static grt_status* read_project(grt_kernel_ctx* ctx, int64_t num_project, grt_sh
   if (num_project == 3 && !grt_shape_equal(&ctx->inputs[7]->shape, os))
     return GRT_ERROR(INVALID_ARGUMENT, "the residual has shape %s, the projection's output %s",
                      grt_cpu_shape_str(&ctx->inputs[7]->shape, b0), grt_cpu_shape_str(os, b1));
-  memset(pj, 0, sizeof *pj);
-  pj->w.strides[0] = pj->w.strides[1] = pj->w.dilations[0] = pj->w.dilations[1] = 1;
-  pj->n = pj->ih = pj->oh = pj->kh = pj->kw = pj->groups = 1;
-  pj->iw = pj->ow = os->dims[2];
-  pj->ic = c;
-  pj->oc = p;
+  *pj = one_row_1x1(os->dims[2], c, p);
   *ep =
       (grt_cpu_dw_epilogue){grt_cpu_data(ctx->inputs[6]), num_project == 3, GRT_DW_ACT_NONE, 0.0f};
   return read_act(ctx, "project_act", "project_leakyrelu_alpha", ep);
@@ -271,14 +277,8 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
     return NULL;
   }
   __atomic_add_fetch(&g_runs, 1, __ATOMIC_RELAXED);
-  /* One expanded row: the pointwise kernel's geometry, iw pixels. */
-  grt_cpu_conv pw;
-  memset(&pw, 0, sizeof pw);
-  pw.w.strides[0] = pw.w.strides[1] = pw.w.dilations[0] = pw.w.dilations[1] = 1;
-  pw.n = pw.ih = pw.oh = pw.kh = pw.kw = pw.groups = 1;
-  pw.iw = pw.ow = g.iw;
-  pw.ic = x->shape.dims[3];
-  pw.oc = g.oc;
+  /* One expanded row: iw pixels. */
+  const grt_cpu_conv pw = one_row_1x1(g.iw, x->shape.dims[3], g.oc);
   /* A team as oneDNN's would be for the two layers' work. */
   double work =
       (double)g.n * (double)g.ih * (double)g.iw * (double)pw.ic * (double)g.oc +
@@ -289,9 +289,8 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
   if (parts > n_rows) parts = n_rows;
   if (parts < 1) parts = 1;
   int64_t ring_rows = (g.kh - 1) * g.w.dilations[0] + 1 + kSlack;
-  /* Each part's ring, then (with a projection) its depthwise row. */
-  int64_t ring_floats = parts * ring_rows * g.iw * g.oc;
-  grt_shape rs = {1, {ring_floats + (num_project ? parts * g.ow * g.oc : 0)}},
+  /* Each part's ring, then (with a projection) each part's depthwise row. */
+  grt_shape rs = {1, {parts * ring_rows * g.iw * g.oc + (num_project ? parts * g.ow * g.oc : 0)}},
             ss = {1, {parts * g.n * g.oc}};
   grt_tensor *rings = NULL, *sums = NULL;
   grt_status* s = grt_kernel_alloc_temp(ctx, GRT_FLOAT32, &rs, &rings);
@@ -313,8 +312,7 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
                  num_project ? &pj : NULL,
                  num_project ? grt_cpu_data(ctx->inputs[5]) : NULL,
                  &ep,
-                 res && grt_cpu_data(res) != grt_cpu_data(out) ? grt_cpu_data(res) : NULL,
-                 (float*)grt_cpu_data(rings) + ring_floats};
+                 res && grt_cpu_data(res) != grt_cpu_data(out) ? grt_cpu_data(res) : NULL};
     /* One part per thread: a cost this high per unit is never run inline. */
     grt_parallel_for_coarse(parts > 1 ? ctx->intra_op : NULL, parts, INT64_C(1) << 30, run_parts,
                             &j);

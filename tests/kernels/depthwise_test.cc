@@ -116,37 +116,10 @@ struct Inputs {
 // error. *kernel_runs: how many times grt's depthwise kernel ran.
 std::string RunGraph(const Case& c, const Epi& e, const std::string& format, const Inputs& in,
                      int threads, std::vector<float>* y, int64_t* kernel_runs) {
-  std::string j = Json(c, e, format);
-  grt_graph* g = nullptr;
-  grt_status* s = grt_graph_from_json(j.c_str(), j.size(), &g);
-  grt_session_options* o = nullptr;
-  if (!s) s = grt_session_options_new(&o);
-  if (!s) s = grt_session_options_set(o, "intra_op_threads", std::to_string(threads).c_str());
-  grt_session* sess = nullptr;
-  if (!s) s = grt_session_new(g, o, &sess);
-  grt_tensor* out = nullptr;
-  int64_t before = grt_cpu_dw_count();
-  if (!s) {
-    std::vector<grt_feed> feeds = {{"x", F32(in.x_dims, in.x)}, {"w", F32(in.w_dims, in.w)}};
-    if (!e.op.empty()) feeds.push_back({"b", F32({static_cast<int64_t>(in.b.size())}, in.b)});
-    if (e.residual) feeds.push_back({"r", F32(in.r_dims, in.r)});
-    const char* fetch = "y";
-    s = grt_session_run(sess, feeds.data(), static_cast<int32_t>(feeds.size()), &fetch, 1, nullptr,
-                        0, &out, nullptr);
-    for (grt_feed& f : feeds) grt_tensor_free(f.value);
-  }
-  *kernel_runs = grt_cpu_dw_count() - before;
-  std::string err = s ? grt_status_message(s) : "";
-  grt_status_free(s);
-  if (out) {
-    const float* p = static_cast<const float*>(grt_tensor_data(out));
-    y->assign(p, p + grt_tensor_byte_size(out) / sizeof(float));
-  }
-  grt_tensor_free(out);
-  grt_session_free(sess);
-  grt_session_options_free(o);
-  grt_graph_free(g);
-  return err;
+  std::vector<grt_feed> feeds = {{"x", F32(in.x_dims, in.x)}, {"w", F32(in.w_dims, in.w)}};
+  if (!e.op.empty()) feeds.push_back({"b", F32({static_cast<int64_t>(in.b.size())}, in.b)});
+  if (e.residual) feeds.push_back({"r", F32(in.r_dims, in.r)});
+  return RunStep(Json(c, e, format), threads, feeds, {"y"}, grt_cpu_dw_count, y, kernel_runs);
 }
 
 ConvGeom Geom(const Case& c, int64_t multiplier = 1) {
@@ -183,15 +156,9 @@ Vals Want(const ConvGeom& g, const Epi& e, const Inputs& in) {
   return y;
 }
 
-// |got - want| <= 1e-5 max(1, |want|) everywhere; "" or the first miss.
+// Within 1e-5.
 std::string Compare(const std::vector<float>& got, const Vals& want) {
-  if (got.size() != want.size())
-    return "size " + std::to_string(got.size()) + " vs " + std::to_string(want.size());
-  for (size_t i = 0; i < got.size(); i++)
-    if (!(std::fabs(got[i] - want[i]) <= 1e-5 * std::max(1.0, std::fabs(want[i]))))
-      return "element " + std::to_string(i) + ": " + std::to_string(got[i]) + " vs " +
-             std::to_string(want[i]);
-  return "";
+  return CompareTol(got, want, 1e-5);
 }
 
 class Depthwise : public ::testing::Test {

@@ -185,55 +185,24 @@ Vals WantProjected(const Epi& e, const Inputs& in) {
 // Runs the node; "" or the error. *got: y then the means.
 std::string RunNode(const std::string& json, const Inputs& in, int threads, int64_t num_means,
                     std::vector<float>* got, int64_t* runs) {
-  grt_graph* g = nullptr;
-  grt_status* s = grt_graph_from_json(json.c_str(), json.size(), &g);
-  grt_session_options* o = nullptr;
-  if (!s) s = grt_session_options_new(&o);
-  if (!s) s = grt_session_options_set(o, "intra_op_threads", std::to_string(threads).c_str());
-  grt_session* sess = nullptr;
-  if (!s) s = grt_session_new(g, o, &sess);
-  grt_tensor* out[2] = {nullptr, nullptr};
-  int64_t before = grt_cpu_expand_dw_count();
-  if (!s) {
-    std::vector<grt_feed> feeds = {{"x", F32(in.pw.in(), in.x)},
-                                   {"we", F32(in.we_dims, in.we)},
-                                   {"be", F32({in.pw.oc}, in.be)},
-                                   {"wd", F32({in.dw.kh, in.dw.kw, in.dw.oc, 1}, in.wd)},
-                                   {"bd", F32({in.dw.oc}, in.bd)}};
-    if (in.pr.p) {
-      feeds.push_back({"wp", F32(in.wp_dims, in.wp)});
-      feeds.push_back({"bp", F32({in.pr.p}, in.bp)});
-      if (in.pr.residual) feeds.push_back({"res", F32(in.res_dims, in.res)});
-    }
-    const char* fetch[2] = {"y:0", "y:1"};
-    s = grt_session_run(sess, feeds.data(), static_cast<int32_t>(feeds.size()), fetch,
-                        static_cast<int32_t>(1 + num_means), nullptr, 0, out, nullptr);
-    for (grt_feed& f : feeds) grt_tensor_free(f.value);
+  std::vector<grt_feed> feeds = {{"x", F32(in.pw.in(), in.x)},
+                                 {"we", F32(in.we_dims, in.we)},
+                                 {"be", F32({in.pw.oc}, in.be)},
+                                 {"wd", F32({in.dw.kh, in.dw.kw, in.dw.oc, 1}, in.wd)},
+                                 {"bd", F32({in.dw.oc}, in.bd)}};
+  if (in.pr.p) {
+    feeds.push_back({"wp", F32(in.wp_dims, in.wp)});
+    feeds.push_back({"bp", F32({in.pr.p}, in.bp)});
+    if (in.pr.residual) feeds.push_back({"res", F32(in.res_dims, in.res)});
   }
-  *runs = grt_cpu_expand_dw_count() - before;
-  std::string err = s ? grt_status_message(s) : "";
-  grt_status_free(s);
-  got->clear();
-  for (grt_tensor* t : out) {
-    if (!t) continue;
-    const float* p = static_cast<const float*>(grt_tensor_data(t));
-    got->insert(got->end(), p, p + grt_tensor_byte_size(t) / sizeof(float));
-    grt_tensor_free(t);
-  }
-  grt_session_free(sess);
-  grt_session_options_free(o);
-  grt_graph_free(g);
-  return err;
+  std::vector<const char*> fetches = {"y:0", "y:1"};
+  fetches.resize(static_cast<size_t>(1 + num_means));
+  return RunStep(json, threads, feeds, fetches, grt_cpu_expand_dw_count, got, runs);
 }
 
-// |got - want| <= 2e-5 max(1, |want|); "" or the first miss.
+// Within 2e-5 over want's first n.
 std::string Compare(const std::vector<float>& got, const Vals& want, size_t n) {
-  if (got.size() != n) return "size " + std::to_string(got.size()) + " vs " + std::to_string(n);
-  for (size_t i = 0; i < n; i++)
-    if (!(std::fabs(got[i] - want[i]) <= 2e-5 * std::max(1.0, std::fabs(want[i]))))
-      return "element " + std::to_string(i) + ": " + std::to_string(got[i]) + " vs " +
-             std::to_string(want[i]);
-  return "";
+  return CompareTol(got, want, 2e-5, n);
 }
 
 class ExpandDepthwise : public ::testing::Test {

@@ -135,51 +135,16 @@ Vals Want(const Epi& e, const Inputs& in) {
 // *kernel_runs: how many times the pointwise kernel ran.
 std::string RunGraph(const Case& c, const Epi& e, const Inputs& in, int threads,
                      std::vector<float>* y, int64_t* kernel_runs) {
-  std::string j = Json(c, e);
-  grt_graph* g = nullptr;
-  grt_status* s = grt_graph_from_json(j.c_str(), j.size(), &g);
-  grt_session_options* o = nullptr;
-  if (!s) s = grt_session_options_new(&o);
-  if (!s) s = grt_session_options_set(o, "intra_op_threads", std::to_string(threads).c_str());
-  grt_session* sess = nullptr;
-  if (!s) s = grt_session_new(g, o, &sess);
-  grt_tensor* out = nullptr;
-  int64_t before = grt_cpu_pointwise_count();
-  if (!s) {
-    std::vector<grt_feed> feeds = {
-        {"x", F32(in.g.in(), in.x)}, {"w", F32(in.g.filter(), in.w)}, {"b", F32({in.g.oc}, in.b)}};
-    if (e.scale) feeds.push_back({"s", F32({in.g.n, 1, 1, in.g.ic}, in.s)});
-    if (e.residual) feeds.push_back({"r", F32(in.g.out(), in.r)});
-    const char* fetch = "y";
-    s = grt_session_run(sess, feeds.data(), static_cast<int32_t>(feeds.size()), &fetch, 1, nullptr,
-                        0, &out, nullptr);
-    for (grt_feed& f : feeds) grt_tensor_free(f.value);
-  }
-  *kernel_runs = grt_cpu_pointwise_count() - before;
-  std::string err = s ? grt_status_message(s) : "";
-  grt_status_free(s);
-  y->clear();
-  if (out) {
-    const float* p = static_cast<const float*>(grt_tensor_data(out));
-    y->assign(p, p + grt_tensor_byte_size(out) / sizeof(float));
-  }
-  grt_tensor_free(out);
-  grt_session_free(sess);
-  grt_session_options_free(o);
-  grt_graph_free(g);
-  return err;
+  std::vector<grt_feed> feeds = {
+      {"x", F32(in.g.in(), in.x)}, {"w", F32(in.g.filter(), in.w)}, {"b", F32({in.g.oc}, in.b)}};
+  if (e.scale) feeds.push_back({"s", F32({in.g.n, 1, 1, in.g.ic}, in.s)});
+  if (e.residual) feeds.push_back({"r", F32(in.g.out(), in.r)});
+  return RunStep(Json(c, e), threads, feeds, {"y"}, grt_cpu_pointwise_count, y, kernel_runs);
 }
 
-// |got - want| <= 2e-5 max(1, |want|) everywhere (sums of up to 1152
-// products); "" or the first miss.
+// Within 2e-5 (sums of up to 1152 products).
 std::string Compare(const std::vector<float>& got, const Vals& want) {
-  if (got.size() != want.size())
-    return "size " + std::to_string(got.size()) + " vs " + std::to_string(want.size());
-  for (size_t i = 0; i < got.size(); i++)
-    if (!(std::fabs(got[i] - want[i]) <= 2e-5 * std::max(1.0, std::fabs(want[i]))))
-      return "element " + std::to_string(i) + ": " + std::to_string(got[i]) + " vs " +
-             std::to_string(want[i]);
-  return "";
+  return CompareTol(got, want, 2e-5);
 }
 
 class Pointwise : public ::testing::Test {
