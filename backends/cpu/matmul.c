@@ -8,6 +8,7 @@
 #include "backends/cpu/dnnl_util.h"
 #include "backends/cpu/matmul_dnnl.h"
 #include "backends/cpu/matmul_gemm.h"
+#include "backends/cpu/matmul_gemv.h"
 #include "base/dtype.h"
 #include "base/shape.h"
 #include "base/status.h"
@@ -94,18 +95,20 @@ static grt_status* matmul(grt_kernel_ctx* ctx) {
   grt_shape os = grt_shape_make(2, dims);
   grt_tensor* out;
   GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 0, x->dtype, &os, &out));
+  grt_mm_call c = {.m = p.m,
+                   .k = p.k,
+                   .n = p.n,
+                   .ta = ta,
+                   .tb = tb,
+                   .a = grt_tensor_data(x),
+                   .b = grt_tensor_data(y),
+                   .out = grt_tensor_data(out)};
+  if (x->dtype == GRT_FLOAT32 && grt_matmul_pick_gemv(p.m, p.k, p.n))
+    return grt_mm_gemv_run(ctx, &c);
   bool dnnl = x->dtype == GRT_FLOAT32 && grt_matmul_pick_dnnl(p.m, p.k, p.n, ta);
   bool if_packed =
       x->dtype == GRT_FLOAT32 && !dnnl && grt_matmul_pick_dnnl_if_packed(p.m, p.k, p.n, ta);
   if (dnnl || if_packed) {
-    grt_mm_call c = {.m = p.m,
-                     .k = p.k,
-                     .n = p.n,
-                     .ta = ta,
-                     .tb = tb,
-                     .a = grt_tensor_data(x),
-                     .b = grt_tensor_data(y),
-                     .out = grt_tensor_data(out)};
     grt_mm_weights(ctx, &c); /* packed and kept: a Const or an unchanging variable */
     if (dnnl || c.const_b) return grt_mm_dnnl_run(ctx, ctx->state, &c);
   }

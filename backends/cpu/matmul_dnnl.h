@@ -61,6 +61,11 @@ double grt_mm_team_work(int64_t m, int64_t k, int64_t n);
 /* Runs the product on oneDNN. `state` may be NULL (nothing cached). */
 GRT_MUST_USE grt_status* grt_mm_dnnl_run(grt_kernel_ctx* ctx, void* state, const grt_mm_call* c);
 
+/* True where a float32 m x k x n product runs matmul_gemv.c: one row
+ * (m 1) of at least 2^17 multiply-adds (matmul_select.c), under the table
+ * (not under a library forced by grt_matmul_set_library). */
+bool grt_matmul_pick_gemv(int64_t m, int64_t k, int64_t n);
+
 /* True where the table gives an m x k x n product to oneDNN's matmul
  * primitive (matmul_select.c); ta: the left operand is read transposed. */
 bool grt_matmul_pick_dnnl(int64_t m, int64_t k, int64_t n, bool ta);

@@ -15,6 +15,7 @@
 #include "backends/cpu/cpu_kernels.h"
 #include "backends/cpu/matmul_dnnl.h"
 #include "backends/cpu/matmul_gemm.h"
+#include "backends/cpu/matmul_gemv.h"
 #include "backends/cpu/nn.h"
 #include "base/shape.h"
 #include "base/status.h"
@@ -128,6 +129,7 @@ grt_status* grt_cpu_fused_matmul(grt_kernel_ctx* ctx) {
   c.bias = grt_tensor_data(bias);
   c.out = grt_tensor_data(out);
   if (c.m == 0 || c.n == 0) return NULL;
+  if (grt_matmul_pick_gemv(c.m, c.k, c.n)) return grt_mm_gemv_run(ctx, &c);
   bool dnnl = c.k > 0 && grt_matmul_pick_dnnl(c.m, c.k, c.n, c.ta);
   bool if_packed = c.k > 0 && !dnnl && grt_matmul_pick_dnnl_if_packed(c.m, c.k, c.n, c.ta);
   if (dnnl || if_packed) {

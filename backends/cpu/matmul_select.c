@@ -71,6 +71,20 @@ static engine pick(int64_t m, int64_t k, int64_t n, bool ta) {
   return OPENBLAS;
 }
 
+/* One row of at least this many multiply-adds runs matmul_gemv.c: a
+ * classifier's weights at batch 1, streamed from memory (1 x 1280 x 1000
+ * in mobilenet_v2: 175 -> 91 µs, the node's minimum in the model). Below
+ * it OpenBLAS's GEMV call costs less (bench/exec_bench libs, 28 Nov 2026:
+ * 1 x 256 x 10 0.7 µs against 1.2, 1 x 256 x 256 2.7 against 3.2; level
+ * at 1 x 784 x 256). */
+#define GEMV_MIN_MACS (INT64_C(1) << 17)
+
+bool grt_matmul_pick_gemv(int64_t m, int64_t k, int64_t n) {
+  /* k * n >= GEMV_MIN_MACS, without the product's overflow. */
+  bool enough = k > 0 && n > 0 && (k >= GEMV_MIN_MACS || n >= (GEMV_MIN_MACS + k - 1) / k);
+  return m == 1 && enough && __atomic_load_n(&g_library, __ATOMIC_RELAXED) == GRT_MM_LIBRARY_TABLE;
+}
+
 bool grt_matmul_pick_dnnl(int64_t m, int64_t k, int64_t n, bool ta) {
   return m > 0 && k > 0 && n > 0 && pick(m, k, n, ta) == DNNL_MATMUL;
 }

@@ -64,8 +64,8 @@ void CheckMatMul(grt_dtype t, int64_t m, int64_t k, int64_t n, bool ta, bool tb)
 }
 
 TEST(MatMulKernels, EveryTransposeComboSizeAndDtype) {
-  // m = 1 under oneDNN's lower bound (matmul_select.c): OpenBLAS's GEMV
-  // path for a single row.
+  // m = 1: float32 runs matmul_gemv.c (matmul_gemv_test has its widths
+  // and parts), the other dtypes OpenBLAS's GEMV path for a single row.
   const int64_t sizes[][3] = {{1, 1, 1}, {7, 13, 5}, {64, 64, 64},
                               {3, 1, 9}, {1, 13, 5}, {1, 300, 70}};
   for (grt_dtype t :

@@ -467,11 +467,18 @@ TEST(Rewrite, MatMulBiasGeluRunsFused) {
 
 // A graph that holds _FusedMatMul itself (as TensorFlow's optimised graphs
 // do), with each activation, at a size OpenBLAS runs (8x16x4) and one oneDNN
-// runs (8x96x256): against float64.
+// runs (8x96x256), and as one row of 2^17 multiply-adds (1x512x256:
+// matmul_gemv.c) with b as it is and transposed: against float64.
 TEST(Rewrite, LoadedFusedMatMulActivations) {
+  struct Shape {
+    int64_t m, k, n;
+    bool tb;
+  };
   for (const char* act : {"", "Relu", "Relu6", "Elu", "GeluExact", "GeluApproximate"})
-    for (int64_t k : {16, 96}) {
-      const int64_t m = 8, n = k == 16 ? 4 : 256;
+    for (Shape sh : {Shape{8, 16, 4, false}, Shape{8, 96, 256, false}, Shape{1, 512, 256, false},
+                     Shape{1, 512, 256, true}}) {
+      const int64_t m = sh.m, k = sh.k, n = sh.n;
+      const bool tb = sh.tb;
       unsigned seed = 31;
       std::vector<float> a = Random(m * k, &seed), b = Random(k * n, &seed),
                          bias = Random(n, &seed);
@@ -493,15 +500,15 @@ TEST(Rewrite, LoadedFusedMatMulActivations) {
           tensor({m, k}, a) +
           "}},"
           "{\"name\": \"b\", \"op\": \"Const\", \"attrs\": {\"dtype\": \"float32\", \"value\": " +
-          tensor({k, n}, b) +
+          (tb ? tensor({n, k}, b) : tensor({k, n}, b)) +
           "}},"
           "{\"name\": \"c\", \"op\": \"Const\", \"attrs\": {\"dtype\": \"float32\", \"value\": " +
           tensor({n}, bias) +
           "}},"
           "{\"name\": \"f\", \"op\": \"_FusedMatMul\", \"inputs\": [\"a\", \"b\", \"c\"], "
           "\"attrs\": "
-          "{\"num_args\": 1, \"fused_ops\": " +
-          ops + "}}]}";
+          "{\"num_args\": 1, \"transpose_b\": " +
+          (tb ? "true" : "false") + ", \"fused_ops\": " + ops + "}}]}";
       grt_graph* g = nullptr;
       ASSERT_OK(grt_graph_from_json(text.data(), text.size(), &g));
       grt_session* s = Session(g, {});
@@ -513,7 +520,8 @@ TEST(Rewrite, LoadedFusedMatMulActivations) {
       for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
           double acc = bias[j];
-          for (int64_t q = 0; q < k; q++) acc += (double)a[i * k + q] * b[q * n + j];
+          for (int64_t q = 0; q < k; q++)
+            acc += (double)a[i * k + q] * b[tb ? j * k + q : q * n + j];
           if (!strcmp(act, "Relu")) acc = acc < 0 ? 0 : acc;
           if (!strcmp(act, "Relu6")) acc = acc < 0 ? 0 : acc > 6 ? 6 : acc;
           if (!strcmp(act, "Elu")) acc = acc < 0 ? std::expm1(acc) : acc;
