@@ -53,7 +53,13 @@
  * filter [1, 1, C, P] and bias [P], and with 3 a residual [N, OH, OW, P]
  * added before project_act (as project_leakyrelu_alpha, the same names);
  * the output is then [N, OH, OW, P], the depthwise convolution's output
- * never written whole either, and num_means must be 0. */
+ * never written whole either, and num_means must be 0.
+ * `expand` holds the expansion's expand_filter and expand_bias
+ * (num_expand 2, the default); with num_expand 0 there is no expansion
+ * (a block whose depthwise convolution reads its input as it is:
+ * MobileNetV2's first, the optimizer's depthwise_project pass), the
+ * depthwise convolution reads x [N, H, W, C], and a projection is
+ * required (num_project 2 or 3). */
 #include "ops/defs.h"
 #include "ops/shape_conv.h"
 #include "ops/shape_fns.h"
@@ -84,11 +90,12 @@ static const grt_op_spec kRows[] = {
      "; num_means: int >= 0 = 0",
      0, grt_infer_fused_depthwise_conv2d},
     {"_FusedExpandDepthwise",
-     "input: T, expand_filter: T, expand_bias: T, filter: T, bias: T, project: num_project * T",
+     "input: T, expand: num_expand * T, filter: T, bias: T, project: num_project * T",
      "output: T, mean: num_means * T",
      "T: {float32}; expand_act: string = ''; act: string = ''; expand_leakyrelu_alpha: float = "
      "0.2; leakyrelu_alpha: float = 0.2; " FUSED_DEPTHWISE_ATTRS
-     "; num_means: int >= 0 = 0; num_project: int >= 0 = 0; project_act: string = ''; "
+     "; num_means: int >= 0 = 0; num_expand: int >= 0 = 2; num_project: int >= 0 = 0; "
+     "project_act: string = ''; "
      "project_leakyrelu_alpha: float = 0.2",
      0, grt_infer_fused_expand_depthwise},
 };

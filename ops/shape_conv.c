@@ -143,62 +143,73 @@ static grt_status* pointwise_filter(grt_shape_ctx* c, int32_t i, int64_t depth, 
 }
 
 /* _FusedExpandDepthwise's projection (num_project 2 or 3: filter [1, 1, C,
- * P], bias [P], a residual of the output's shape) over the depthwise
- * convolution's output, c->output_shapes[0] on entry: that shape with P
- * channels. */
-static grt_status* project(grt_shape_ctx* c, const grt_window* w) {
+ * P], bias [P], a residual of the output's shape, from input `at` on)
+ * over the depthwise convolution's output, c->output_shapes[0] on entry:
+ * that shape with P channels. Without an expansion (num_expand 0) the
+ * projection is required. */
+static grt_status* project(grt_shape_ctx* c, const grt_window* w, int64_t num_expand, int32_t at) {
   int64_t n = 0, means = 0;
   GRT_RETURN_IF_ERROR(grt_infer_attr_int(c, "num_project", &n));
   GRT_RETURN_IF_ERROR(grt_infer_attr_int(c, "num_means", &means));
-  if (n == 0) return NULL;
-  if ((n != 2 && n != 3) || c->n_inputs != 5 + n)
+  if (n == 0 && num_expand != 0) return NULL;
+  if ((n != 2 && n != 3) || c->n_inputs != at + n)
     return GRT_ERROR(INVALID_ARGUMENT,
-                     "num_project is %lld with %d inputs: 0, or 2 (filter, bias) or 3 (and a "
-                     "residual) after the 5 inputs",
-                     (long long)n, (int)c->n_inputs);
+                     "num_project is %lld with %d inputs: %s2 (filter, bias) or 3 (and a "
+                     "residual) after the %d inputs",
+                     (long long)n, (int)c->n_inputs,
+                     num_expand ? "0, or " : "without an expansion ", (int)at);
   if (means != 0)
     return GRT_ERROR(INVALID_ARGUMENT,
                      "num_means must be 0 with a projection (num_project %lld): the means are of "
                      "the depthwise convolution's output, which the node does not return",
                      (long long)n);
-  GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 6, 1));
+  GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, at + 1, 1));
   grt_shape* out = &c->output_shapes[0];
   int32_t ch = grt_window_c(w);
   int64_t p;
   GRT_RETURN_IF_ERROR(
-      pointwise_filter(c, 5, dim4(out, ch), "projection", "the depthwise output's depth", &p));
-  const grt_shape* pb = &c->input_shapes[6];
+      pointwise_filter(c, at, dim4(out, ch), "projection", "the depthwise output's depth", &p));
+  const grt_shape* pb = &c->input_shapes[at + 1];
   GRT_RETURN_IF_ERROR(grt_infer_merge_dim(p, pb->rank == 1 ? pb->dims[0] : -1,
                                           "the projection filter's output depth vs. its bias", &p));
   if (out->rank == 4) out->dims[ch] = p;
   if (n == 3) {
-    GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 7, 4));
-    GRT_RETURN_IF_ERROR(grt_infer_merge(out, &c->input_shapes[7], out));
+    GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, at + 2, 4));
+    GRT_RETURN_IF_ERROR(grt_infer_merge(out, &c->input_shapes[at + 2], out));
   }
   return NULL;
 }
 
 grt_status* grt_infer_fused_expand_depthwise(grt_shape_ctx* c) {
-  GRT_RETURN_IF_ERROR(grt_infer_need(c, 5, 1));
+  int64_t ne = 2;
+  GRT_RETURN_IF_ERROR(grt_infer_attr_int(c, "num_expand", &ne));
+  if (ne != 0 && ne != 2)
+    return GRT_ERROR(INVALID_ARGUMENT,
+                     "num_expand is %lld: 2 (the expansion's filter and bias) or 0 (none)",
+                     (long long)ne);
+  /* Inputs: x, the expansion's two (num_expand), filter, bias, then the
+   * projection's. */
+  const int32_t f = 1 + (int32_t)ne;
+  GRT_RETURN_IF_ERROR(grt_infer_need(c, f + 2, 1));
   GRT_RETURN_IF_ERROR(grt_infer_with_rank(c, 0, 4));
   grt_window w;
   GRT_RETURN_IF_ERROR(grt_window_read(c->node, c->def, CONV_READ, &w));
-  int64_t expanded;
-  GRT_RETURN_IF_ERROR(pointwise_filter(c, 1, dim4(&c->input_shapes[0], grt_window_c(&w)),
-                                       "expansion", "input depth", &expanded));
+  int64_t expanded = dim4(&c->input_shapes[0], grt_window_c(&w));
+  if (ne)
+    GRT_RETURN_IF_ERROR(pointwise_filter(c, 1, expanded, "expansion", "input depth", &expanded));
   /* The depthwise convolution of the expanded input (x with the expansion
    * filter's output depth) by `filter`. */
-  grt_shape shapes[2] = {c->input_shapes[0], c->input_shapes[3]};
+  grt_shape shapes[2] = {c->input_shapes[0], c->input_shapes[f]};
   if (shapes[0].rank == 4) shapes[0].dims[grt_window_c(&w)] = expanded;
-  grt_dtype types[2] = {c->input_types[0], c->input_types[3]};
-  const grt_tensor* values[2] = {NULL, c->input_values ? c->input_values[3] : NULL};
+  grt_dtype types[2] = {c->input_types[0], c->input_types[f]};
+  const grt_tensor* values[2] = {NULL, c->input_values ? c->input_values[f] : NULL};
   grt_shape_ctx dw = *c;
   dw.n_inputs = 2;
   dw.input_shapes = shapes;
   dw.input_types = types;
   dw.input_values = values;
   GRT_RETURN_IF_ERROR(grt_infer_fused_depthwise_conv2d(&dw));
-  return project(c, &w);
+  return project(c, &w, ne, f + 2);
 }
 
 /* A 4-D shape given by constant int32 input i (a sizes vector), or rank 4

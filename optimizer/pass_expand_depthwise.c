@@ -39,33 +39,17 @@ static const device_row* type_row(const char* type) {
   return NULL;
 }
 
-/* The activation after BiasAdd in n's fused_ops ("" for none), or NULL
- * for any other epilogue than [BiasAdd (, activation)]. */
-static const char* activation(const grt_node* n) {
-  bool residual = false;
-  const char* act = "";
-  return grt_sm_bias_epilogue(n, &residual, &act) && !residual ? act : NULL;
-}
-
 /* The expansion node the depthwise node d reads, when the pair is one this
  * pass takes. */
 static int32_t expansion_of(grt_opt_ctx* c, int32_t d) {
-  const grt_node* dn = grt_opt_node(c, d);
-  if (strcmp(dn->op, "_FusedDepthwiseConv2dNative") != 0 || grt_opt_is_dead(c, d) ||
-      grt_opt_is_fixed(c, d) || !activation(dn) || grt_opt_attr_int(dn, "num_means", 0) < 0 ||
-      grt_opt_attr_int(dn, "num_means", 0) > 1 || grt_opt_output_type(c, d, 0) != GRT_FLOAT32 ||
-      strcmp(grt_opt_attr_string(dn, "data_format", "NHWC"), "NHWC") != 0)
-    return -1;
+  if (!grt_sm_depthwise(c, d)) return -1;
   const device_row* row = type_row(grt_opt_device_type(c, d));
-  int32_t port, fp;
+  int32_t port;
   int32_t e = grt_opt_input_node(c, d, 0, &port);
   if (!row || e < 0 || port != 0) return -1;
-  int32_t f = grt_opt_input_node(c, d, 1, &fp);
-  const grt_shape* df = f >= 0 ? grt_opt_output_shape(c, f, fp) : NULL;
-  if (!df || df->rank != 4 || df->dims[3] != 1) return -1; /* a multiplier of 1 */
   /* A 1x1 convolution only d reads, of at most the table's K. */
   const grt_shape* ef = grt_sm_pointwise_conv(c, e);
-  if (!ef || ef->dims[2] > row->max_in_channels || !activation(grt_opt_node(c, e)) ||
+  if (!ef || ef->dims[2] > row->max_in_channels || !grt_sm_bias_act(grt_opt_node(c, e)) ||
       !grt_sm_inner(c, e, d))
     return -1;
   return e;
@@ -91,9 +75,9 @@ static grt_status* rewrite(grt_opt_ctx* c, int32_t e, int32_t d) {
   static const char* const kSkip[] = {"fused_ops", "num_args", "epsilon", NULL};
   GRT_RETURN_IF_ERROR(grt_opt_copy_attrs(c, s, d, kSkip));
   grt_graph* g = grt_opt_graph(c);
-  GRT_RETURN_IF_ERROR(grt_graph_set_attr_string(g, s, "act", activation(grt_opt_node(c, d))));
+  GRT_RETURN_IF_ERROR(grt_graph_set_attr_string(g, s, "act", grt_sm_bias_act(grt_opt_node(c, d))));
   GRT_RETURN_IF_ERROR(
-      grt_graph_set_attr_string(g, s, "expand_act", activation(grt_opt_node(c, e))));
+      grt_graph_set_attr_string(g, s, "expand_act", grt_sm_bias_act(grt_opt_node(c, e))));
   const grt_attr_value* a = grt_node_attr(grt_opt_node(c, e), "leakyrelu_alpha");
   if (a && a->type == GRT_ATTR_FLOAT)
     GRT_RETURN_IF_ERROR(grt_graph_set_attr_float(g, s, "expand_leakyrelu_alpha", a->u.f));

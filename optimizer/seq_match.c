@@ -81,6 +81,25 @@ bool grt_sm_bias_epilogue(const grt_node* n, bool* residual, const char** act) {
          grt_opt_attr_int(n, "num_args", -1) == 1 + (int64_t)*residual;
 }
 
+const char* grt_sm_bias_act(const grt_node* n) {
+  bool residual = false;
+  const char* act = "";
+  return grt_sm_bias_epilogue(n, &residual, &act) && !residual ? act : NULL;
+}
+
+bool grt_sm_depthwise(const grt_opt_ctx* c, int32_t i) {
+  if (!grt_sm_is(c, i, "_FusedDepthwiseConv2dNative") || grt_opt_is_fixed(c, i)) return false;
+  const grt_node* n = grt_opt_node(c, i);
+  int64_t means = grt_opt_attr_int(n, "num_means", 0);
+  if (!grt_sm_bias_act(n) || means < 0 || means > 1 ||
+      grt_opt_output_type(c, i, 0) != GRT_FLOAT32 ||
+      strcmp(grt_opt_attr_string(n, "data_format", "NHWC"), "NHWC") != 0)
+    return false;
+  int32_t fp, f = grt_opt_input_node(c, i, 1, &fp);
+  const grt_shape* s = f >= 0 ? grt_opt_output_shape(c, f, fp) : NULL;
+  return s && s->rank == 4 && s->dims[3] == 1; /* a multiplier of 1 */
+}
+
 const grt_shape* grt_sm_pointwise_conv(const grt_opt_ctx* c, int32_t i) {
   if (!grt_sm_is(c, i, "_FusedConv2D") || grt_opt_is_fixed(c, i)) return NULL;
   const grt_node* n = grt_opt_node(c, i);

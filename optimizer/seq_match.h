@@ -43,6 +43,14 @@ grt_sm_value grt_sm_other(const grt_opt_ctx* c, int32_t i, grt_sm_value x);
  * whether Add is there; *act: the activation, "" for none. False for
  * anything else. */
 bool grt_sm_bias_epilogue(const grt_node* n, bool* residual, const char** act);
+/* The activation after BiasAdd in n's fused_ops ("" for none), or NULL
+ * for any other epilogue than [BiasAdd (, activation)]. */
+const char* grt_sm_bias_act(const grt_node* n);
+/* Whether node i is a depthwise convolution the block passes fuse: a live,
+ * not fixed _FusedDepthwiseConv2dNative, float32, NHWC, fused_ops
+ * [BiasAdd (, activation)], num_means 0 or 1, its filter's shape known
+ * and a multiplier of 1. */
+bool grt_sm_depthwise(const grt_opt_ctx* c, int32_t i);
 /* The filter's shape [1, 1, K >= 1, C] when node i is a _FusedConv2D that
  * grt's pointwise row kernel could run: live, not fixed, float32, NHWC
  * with no input_data_format, strides of 1 and no padding; else NULL. */

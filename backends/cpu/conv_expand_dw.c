@@ -30,7 +30,12 @@
  * output, and the pointwise kernel projects it from there into the
  * output row, on the residual (copied in first, unless the output is the
  * residual's own buffer). Neither the expanded tensor nor the depthwise
- * output is written whole. */
+ * output is written whole.
+ *
+ * Without an expansion (num_expand 0: MobileNetV2's first block, a
+ * depthwise convolution of the stem's output and its projection) there
+ * is no ring: the depthwise rows read x's rows where they are, and only
+ * the projection's rows are the parts' own. */
 #include "backends/cpu/conv_expand_dw.h"
 
 #include <math.h>
@@ -56,9 +61,9 @@ static int64_t g_runs; /* atomic: kernel runs */
 int64_t grt_cpu_expand_dw_count(void) { return __atomic_load_n(&g_runs, __ATOMIC_RELAXED); }
 
 typedef struct {
-  const grt_cpu_conv* pw; /* one expanded row: n 1, h 1, w iw, ic K, oc C */
+  const grt_cpu_conv* pw; /* one expanded row: n 1, h 1, w iw, ic K, oc C; NULL: no expansion */
   const grt_cpu_conv* dw; /* the depthwise convolution of the expanded input */
-  const float* x;         /* [n, ih, iw, K] */
+  const float* x;         /* [n, ih, iw, K]; without an expansion [n, ih, iw, C] */
   const float* we;        /* [K, C] */
   const grt_cpu_dw_epilogue* ee;
   const float* wd; /* [kh, kw, C, 1] */
@@ -112,26 +117,33 @@ static void run_part(const xdw_job* j, int64_t p) {
   for (int64_t r = r0; r < r1; r++) {
     if (r > r0 && grt_cancel_check(cancel) != GRT_OK) return;
     int64_t rb = r / g->oh, lo, hi;
-    window_rows(g, r % g->oh, &lo, &hi);
-    if (rb != b || lo >= first + count) { /* nothing in the ring is wanted */
+    const float* rows = ring; /* where input row `first` of batch element b is */
+    if (!j->pw) {             /* no expansion: the depthwise rows read x's rows */
       b = rb;
-      first = lo;
-      count = 0;
+      rows = j->x + b * g->ih * row;
+      first = 0;
+    } else {
+      window_rows(g, r % g->oh, &lo, &hi);
+      if (rb != b || lo >= first + count) { /* nothing in the ring is wanted */
+        b = rb;
+        first = lo;
+        count = 0;
+      }
+      if (hi - first > j->ring_rows) { /* the rows still wanted to the front */
+        int64_t keep = first + count - lo;
+        memmove(ring, ring + (lo - first) * row, (size_t)(keep * row) * sizeof(float));
+        first = lo;
+        count = keep;
+      }
+      for (; first + count < hi; count++)
+        grt_cpu_pointwise_row(j->pw, j->x + (b * g->ih + first + count) * g->iw * j->pw->ic, j->we,
+                              j->ee, ring + count * row);
     }
-    if (hi - first > j->ring_rows) { /* the rows still wanted to the front */
-      int64_t keep = first + count - lo;
-      memmove(ring, ring + (lo - first) * row, (size_t)(keep * row) * sizeof(float));
-      first = lo;
-      count = keep;
-    }
-    for (; first + count < hi; count++)
-      grt_cpu_pointwise_row(j->pw, j->x + (b * g->ih + first + count) * g->iw * j->pw->ic, j->we,
-                            j->ee, ring + count * row);
     /* With a projection the depthwise row goes to the part's own row and,
      * still in cache, is projected into the output row. */
     float* dw_row =
         j->pj ? j->rings + (j->parts * j->ring_rows * row + p * g->ow * C) : j->out + r * g->ow * C;
-    grt_cpu_dw_row(g, r, ring, first, j->wd, j->ed, dw_row);
+    grt_cpu_dw_row(g, r, rows, first, j->wd, j->ed, dw_row);
     if (j->sums) grt_cpu_channel_sums(dw_row, g->ow, C, j->sums + (p * g->n + b) * C);
     if (!j->pj) continue;
     const int64_t prow = g->ow * j->pj->oc;
@@ -168,39 +180,46 @@ static grt_status* read_act(const grt_kernel_ctx* ctx, const char* name, const c
 }
 
 /* The inputs' shapes against each other: x [N, H, W, K], expand_filter
- * [1, 1, K, C], expand_bias [C], filter [kh, kw, C, 1], bias [C] (the
- * projection's: read_project). */
-static grt_status* check_shapes(grt_tensor* const* in) {
+ * [1, 1, K, C] and expand_bias [C] (ne 2; ne 0: none, and K is C), filter
+ * [kh, kw, C, 1], bias [C] (the projection's: read_project). */
+static grt_status* check_shapes(grt_tensor* const* in, int32_t ne) {
   char b0[GRT_SHAPE_STR_MAX], b1[GRT_SHAPE_STR_MAX];
-  const grt_shape *x = &in[0]->shape, *we = &in[1]->shape, *f = &in[3]->shape;
-  if (x->rank != 4 || we->rank != 4 || we->dims[0] != 1 || we->dims[1] != 1 ||
-      we->dims[2] != x->dims[3])
-    return GRT_ERROR(INVALID_ARGUMENT,
-                     "expand_filter must be [1, 1, K, C] for an input [N, H, W, K]: got input %s "
-                     "and expand_filter %s",
-                     grt_cpu_shape_str(x, b0), grt_cpu_shape_str(we, b1));
-  int64_t c = we->dims[3];
+  const grt_shape *x = &in[0]->shape, *f = &in[1 + ne]->shape;
+  if (x->rank != 4)
+    return GRT_ERROR(INVALID_ARGUMENT, "input must be [N, H, W, K], got %s",
+                     grt_cpu_shape_str(x, b0));
+  int64_t c = x->dims[3];
+  if (ne) {
+    const grt_shape* we = &in[1]->shape;
+    if (we->rank != 4 || we->dims[0] != 1 || we->dims[1] != 1 || we->dims[2] != x->dims[3])
+      return GRT_ERROR(INVALID_ARGUMENT,
+                       "expand_filter must be [1, 1, K, C] for an input [N, H, W, K]: got input "
+                       "%s and expand_filter %s",
+                       grt_cpu_shape_str(x, b0), grt_cpu_shape_str(we, b1));
+    c = we->dims[3];
+  }
   if (f->rank != 4 || f->dims[2] != c || f->dims[3] != 1)
     return GRT_ERROR(INVALID_ARGUMENT,
-                     "filter must be [kh, kw, %lld, 1] (one output channel per expanded channel), "
+                     "filter must be [kh, kw, %lld, 1] (one output channel per %s channel), "
                      "got %s",
-                     (long long)c, grt_cpu_shape_str(f, b0));
-  for (int32_t i = 2; i <= 4; i += 2)
+                     (long long)c, ne ? "expanded" : "input", grt_cpu_shape_str(f, b0));
+  /* The biases: expand_bias at 2 and bias at 4, or bias alone at 2. */
+  for (int32_t i = 2; i <= 2 + ne; i += 2)
     if (in[i]->shape.rank != 1 || in[i]->shape.dims[0] != c)
       return GRT_ERROR(INVALID_ARGUMENT, "%s must be a vector of %lld elements, got %s",
-                       i == 2 ? "expand_bias" : "bias", (long long)c,
+                       i == 2 && ne ? "expand_bias" : "bias", (long long)c,
                        grt_cpu_shape_str(&in[i]->shape, b0));
   return NULL;
 }
 
-/* The projection's inputs (num_project 2: filter [1, 1, C, P] and bias
- * [P]; 3: and a residual of the output's shape os, on entry the depthwise
- * output's) into *pj (one row of ow pixels) and ep; os becomes the
- * output's shape. */
-static grt_status* read_project(grt_kernel_ctx* ctx, int64_t num_project, grt_shape* os,
+/* The projection's inputs from input `at` on (num_project 2: filter [1,
+ * 1, C, P] and bias [P]; 3: and a residual of the output's shape os, on
+ * entry the depthwise output's) into *pj (one row of ow pixels) and ep;
+ * os becomes the output's shape. */
+static grt_status* read_project(grt_kernel_ctx* ctx, int32_t at, int64_t num_project, grt_shape* os,
                                 grt_cpu_conv* pj, grt_cpu_dw_epilogue* ep) {
   char b0[GRT_SHAPE_STR_MAX], b1[GRT_SHAPE_STR_MAX];
-  const grt_shape* f = &ctx->inputs[5]->shape;
+  const grt_shape* f = &ctx->inputs[at]->shape;
   int64_t c = os->dims[3];
   if (f->rank != 4 || f->dims[0] != 1 || f->dims[1] != 1 || f->dims[2] != c)
     return GRT_ERROR(INVALID_ARGUMENT,
@@ -208,32 +227,37 @@ static grt_status* read_project(grt_kernel_ctx* ctx, int64_t num_project, grt_sh
                      "%lld channels, got %s",
                      (long long)c, (long long)c, grt_cpu_shape_str(f, b0));
   int64_t p = f->dims[3];
-  const grt_shape* bs = &ctx->inputs[6]->shape;
+  const grt_shape* bs = &ctx->inputs[at + 1]->shape;
   if (bs->rank != 1 || bs->dims[0] != p)
     return GRT_ERROR(INVALID_ARGUMENT,
                      "the projection bias must be a vector of %lld elements, got %s", (long long)p,
                      grt_cpu_shape_str(bs, b0));
   os->dims[3] = p;
-  if (num_project == 3 && !grt_shape_equal(&ctx->inputs[7]->shape, os))
+  if (num_project == 3 && !grt_shape_equal(&ctx->inputs[at + 2]->shape, os))
     return GRT_ERROR(INVALID_ARGUMENT, "the residual has shape %s, the projection's output %s",
-                     grt_cpu_shape_str(&ctx->inputs[7]->shape, b0), grt_cpu_shape_str(os, b1));
+                     grt_cpu_shape_str(&ctx->inputs[at + 2]->shape, b0), grt_cpu_shape_str(os, b1));
   *pj = one_row_1x1(os->dims[2], c, p);
-  *ep =
-      (grt_cpu_dw_epilogue){grt_cpu_data(ctx->inputs[6]), num_project == 3, GRT_DW_ACT_NONE, 0.0f};
+  *ep = (grt_cpu_dw_epilogue){grt_cpu_data(ctx->inputs[at + 1]), num_project == 3, GRT_DW_ACT_NONE,
+                              0.0f};
   return read_act(ctx, "project_act", "project_leakyrelu_alpha", ep);
 }
 
 grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
   static const char kOp[] = "_FusedExpandDepthwise";
-  int64_t num_project = 0;
+  int64_t num_project = 0, num_expand = 2;
   GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "num_project", &num_project));
-  if ((num_project != 0 && num_project != 2 && num_project != 3) ||
-      ctx->n_inputs != 5 + num_project)
+  GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "num_expand", &num_expand));
+  if ((num_expand != 0 && num_expand != 2) ||
+      (num_project != 2 && num_project != 3 && (num_project != 0 || num_expand == 0)) ||
+      ctx->n_inputs != 3 + num_expand + num_project)
     return GRT_ERROR(INVALID_ARGUMENT,
-                     "%s takes input, expand_filter, expand_bias, filter and bias, then the "
-                     "projection's filter, bias and residual as num_project (0, 2 or 3: %lld) "
-                     "says, got %d inputs",
-                     kOp, (long long)num_project, (int)ctx->n_inputs);
+                     "%s takes input, expand_filter and expand_bias as num_expand (2, or 0 with a "
+                     "projection: %lld) says, filter and bias, then the projection's filter, bias "
+                     "and residual as num_project (0, 2 or 3: %lld) says, got %d inputs",
+                     kOp, (long long)num_expand, (long long)num_project, (int)ctx->n_inputs);
+  /* The inputs: x, the expansion's (ne), the depthwise filter and bias (at
+   * f), the projection's (at f + 2). */
+  const int32_t ne = (int32_t)num_expand, f = 1 + ne;
   for (int32_t i = 0; i < ctx->n_inputs; i++) {
     if (!ctx->inputs[i]) return GRT_ERROR(INVALID_ARGUMENT, "%s: input %d is missing", kOp, (int)i);
     GRT_RETURN_IF_ERROR(grt_cpu_conv_need_f32(ctx, ctx->inputs[i]->dtype));
@@ -242,8 +266,8 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
   GRT_RETURN_IF_ERROR(grt_kernel_attr_string(ctx, "data_format", &format));
   if (strcmp(format, "NHWC") != 0)
     return GRT_ERROR(INVALID_ARGUMENT, "%s runs in NHWC only, got data_format '%s'", kOp, format);
-  GRT_RETURN_IF_ERROR(check_shapes(ctx->inputs));
-  const grt_tensor *x = ctx->inputs[0], *we = ctx->inputs[1];
+  GRT_RETURN_IF_ERROR(check_shapes(ctx->inputs, ne));
+  const grt_tensor* x = ctx->inputs[0];
   int64_t num_means = 0;
   GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "num_means", &num_means));
   if (num_means < 0 || num_means > 1 || ctx->n_outputs != 1 + num_means ||
@@ -251,26 +275,28 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
     return GRT_ERROR(INVALID_ARGUMENT,
                      "%s: num_means %lld with %d outputs (0 or 1; 0 with a projection)", kOp,
                      (long long)num_means, (int)ctx->n_outputs);
-  grt_cpu_dw_epilogue ee = {grt_cpu_data(ctx->inputs[2]), false, GRT_DW_ACT_NONE, 0.0f};
-  grt_cpu_dw_epilogue ed = {grt_cpu_data(ctx->inputs[4]), false, GRT_DW_ACT_NONE, 0.0f};
-  GRT_RETURN_IF_ERROR(read_act(ctx, "expand_act", "expand_leakyrelu_alpha", &ee));
+  grt_cpu_dw_epilogue ee = {ne ? grt_cpu_data(ctx->inputs[2]) : NULL, false, GRT_DW_ACT_NONE, 0.0f};
+  grt_cpu_dw_epilogue ed = {grt_cpu_data(ctx->inputs[f + 1]), false, GRT_DW_ACT_NONE, 0.0f};
+  if (ne) GRT_RETURN_IF_ERROR(read_act(ctx, "expand_act", "expand_leakyrelu_alpha", &ee));
   GRT_RETURN_IF_ERROR(read_act(ctx, "act", "leakyrelu_alpha", &ed));
-  /* The depthwise convolution of the expanded input [N, H, W, C]. */
+  /* The depthwise convolution of the expanded input [N, H, W, C] (without
+   * an expansion, of x). */
   grt_shape xs = x->shape;
-  xs.dims[3] = we->shape.dims[3];
+  if (ne) xs.dims[3] = ctx->inputs[1]->shape.dims[3];
   grt_cpu_conv g;
-  GRT_RETURN_IF_ERROR(grt_cpu_conv_make(ctx, &xs, &ctx->inputs[3]->shape, true, &g));
+  GRT_RETURN_IF_ERROR(grt_cpu_conv_make(ctx, &xs, &ctx->inputs[f]->shape, true, &g));
   grt_shape os, ms = {4, {g.n, 1, 1, g.oc}};
   grt_cpu_conv_output_shape(&g, &os);
   grt_cpu_conv pj = {0};
   grt_cpu_dw_epilogue ep = {0};
-  if (num_project) GRT_RETURN_IF_ERROR(read_project(ctx, num_project, &os, &pj, &ep));
+  if (num_project) GRT_RETURN_IF_ERROR(read_project(ctx, f + 2, num_project, &os, &pj, &ep));
   /* The residual is summed into the output: its own buffer when this node
    * is its last reader, else copied row by row (run_part). */
-  const grt_tensor* res = num_project == 3 ? ctx->inputs[7] : NULL;
+  const grt_tensor* res = num_project == 3 ? ctx->inputs[f + 4] : NULL;
   grt_tensor *out = NULL, *means = NULL;
-  GRT_RETURN_IF_ERROR(res ? grt_kernel_forward_or_alloc_output(ctx, 7, 0, GRT_FLOAT32, &os, &out)
-                          : grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
+  GRT_RETURN_IF_ERROR(
+      res ? grt_kernel_forward_or_alloc_output(ctx, f + 4, 0, GRT_FLOAT32, &os, &out)
+          : grt_kernel_alloc_output(ctx, 0, GRT_FLOAT32, &os, &out));
   if (num_means) GRT_RETURN_IF_ERROR(grt_kernel_alloc_output(ctx, 1, GRT_FLOAT32, &ms, &means));
   if (g.n == 0 || g.oh == 0 || g.ow == 0 || os.dims[3] == 0) { /* no output */
     if (means) grt_cpu_channel_means(NULL, 0, g.n * g.oc, g.oh * g.ow, grt_cpu_data(means));
@@ -279,16 +305,17 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
   __atomic_add_fetch(&g_runs, 1, __ATOMIC_RELAXED);
   /* One expanded row: iw pixels. */
   const grt_cpu_conv pw = one_row_1x1(g.iw, x->shape.dims[3], g.oc);
-  /* A team as oneDNN's would be for the two layers' work. */
+  /* A team as oneDNN's would be for the layers' work. */
   double work =
-      (double)g.n * (double)g.ih * (double)g.iw * (double)pw.ic * (double)g.oc +
+      (ne ? (double)g.n * (double)g.ih * (double)g.iw * (double)pw.ic * (double)g.oc : 0.0) +
       grt_cpu_conv_team_work(&g) +
       (num_project ? (double)g.n * (double)g.oh * (double)g.ow * (double)g.oc * (double)pj.oc
                    : 0.0);
   int64_t parts = grt_dnnl_team(ctx, work), n_rows = g.n * g.oh;
   if (parts > n_rows) parts = n_rows;
   if (parts < 1) parts = 1;
-  int64_t ring_rows = (g.kh - 1) * g.w.dilations[0] + 1 + kSlack;
+  /* Without an expansion the depthwise rows read x's rows: no ring. */
+  int64_t ring_rows = ne ? (g.kh - 1) * g.w.dilations[0] + 1 + kSlack : 0;
   /* Each part's ring, then (with a projection) each part's depthwise row. */
   grt_shape rs = {1, {parts * ring_rows * g.iw * g.oc + (num_project ? parts * g.ow * g.oc : 0)}},
             ss = {1, {parts * g.n * g.oc}};
@@ -297,12 +324,12 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
   if (!s && means) s = grt_kernel_alloc_temp(ctx, GRT_FLOAT64, &ss, &sums);
   if (!s) {
     if (sums) memset(grt_cpu_data(sums), 0, (size_t)ss.dims[0] * sizeof(double));
-    xdw_job j = {&pw,
+    xdw_job j = {ne ? &pw : NULL,
                  &g,
                  grt_cpu_data(x),
-                 grt_cpu_data(we),
+                 ne ? grt_cpu_data(ctx->inputs[1]) : NULL,
                  &ee,
-                 grt_cpu_data(ctx->inputs[3]),
+                 grt_cpu_data(ctx->inputs[f]),
                  &ed,
                  grt_cpu_data(out),
                  grt_cpu_data(rings),
@@ -310,7 +337,7 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
                  parts,
                  sums ? grt_cpu_data(sums) : NULL,
                  num_project ? &pj : NULL,
-                 num_project ? grt_cpu_data(ctx->inputs[5]) : NULL,
+                 num_project ? grt_cpu_data(ctx->inputs[f + 2]) : NULL,
                  &ep,
                  res && grt_cpu_data(res) != grt_cpu_data(out) ? grt_cpu_data(res) : NULL};
     /* One part per thread: a cost this high per unit is never run inline. */

@@ -1,7 +1,8 @@
 /* _FusedExpandDepthwise on the CPU (conv_expand_dw.c): an inverted
  * residual block's 1x1 expansion and depthwise convolution in one pass,
  * the expanded tensor never written whole, and optionally the block's 1x1
- * projection (+ residual) too. The op is grt's own, made by the
+ * projection (+ residual) too; or, without an expansion (num_expand 0),
+ * a depthwise convolution and its projection. The op is grt's own, made by the
  * optimizer's expand_depthwise and depthwise_project passes
  * (optimizer/pass_expand_depthwise.c, pass_depthwise_project.c;
  * ops/defs_fused.c has its inputs and attrs). DNNL.md, "Expansion and

@@ -55,43 +55,42 @@ typedef struct {
 /* Rows [r0, r1) of b [n, k] dotted with a, into out[r0, r1); and rows
  * [i0, i1) of b [k, n] times a's elements [i0, i1), summed into acc[0,
  * n); with vectors of W floats. */
-#define GEMV_KERNELS(W, VF)                                                                     \
-  __attribute__((always_inline)) static inline void dots_##W(const float* a, const float* b,    \
-                                                             int64_t k, int64_t r0, int64_t r1, \
-                                                             float* out) {                      \
-    const int64_t kv = k / W * W;                                                               \
-    for (int64_t r = r0; r < r1; r++) {                                                         \
-      const float* br = b + r * k;                                                              \
-      VF s0 = {0};                                                                              \
-      int64_t i = 0;                                                                            \
-      for (; i < kv; i += W) s0 += *(const VF*)(br + i) * *(const VF*)(a + i);                  \
-      float t = 0.0f;                                                                           \
-      for (int l = 0; l < W; l++) t += s0[l];                                                   \
-      for (; i < k; i++) t += br[i] * a[i];                                                     \
-      out[r] = t;                                                                               \
-    }                                                                                           \
-  }                                                                                             \
-                                                                                                \
-  __attribute__((always_inline)) static inline void rows_##W(                                   \
-      const float* a, const float* b, int64_t n, int64_t i0, int64_t i1, float* acc) {          \
-    const int64_t nv = n / W * W;                                                               \
-    for (int64_t j = 0; j < n; j++) acc[j] = 0.0f;                                              \
-    for (int64_t i = i0; i < i1; i++) {                                                         \
-      const float* bi = b + i * n;                                                              \
-      const float x = a[i];                                                                     \
-      int64_t j = 0;                                                                            \
-      for (; j < nv; j += W) *(VF*)(acc + j) += x * *(const VF*)(bi + j);                       \
-      for (; j < n; j++) acc[j] += x * bi[j];                                                   \
-    }                                                                                           \
-  }                                                                                             \
-                                                                                                \
-  __attribute__((always_inline)) static inline void part_##W(const gemv_job* j, int64_t p) {    \
-    const grt_mm_call* c = j->c;                                                                \
-    if (c->tb)                                                                                  \
-      dots_##W(c->a, c->b, c->k, p * c->n / j->parts, (p + 1) * c->n / j->parts, c->out);       \
-    else                                                                                        \
-      rows_##W(c->a, c->b, c->n, p * c->k / j->parts, (p + 1) * c->k / j->parts,                \
-               p ? j->partials + (p - 1) * c->n : c->out);                                      \
+#define GEMV_KERNELS(W, VF)                                                                  \
+  __attribute__((always_inline)) static inline void dots_##W(                                \
+      const float* a, const float* b, int64_t k, int64_t r0, int64_t r1, float* out) {       \
+    const int64_t kv = k / W * W;                                                            \
+    for (int64_t r = r0; r < r1; r++) {                                                      \
+      const float* br = b + r * k;                                                           \
+      VF s0 = {0};                                                                           \
+      int64_t i = 0;                                                                         \
+      for (; i < kv; i += W) s0 += *(const VF*)(br + i) * *(const VF*)(a + i);               \
+      float t = 0.0f;                                                                        \
+      for (int l = 0; l < W; l++) t += s0[l];                                                \
+      for (; i < k; i++) t += br[i] * a[i];                                                  \
+      out[r] = t;                                                                            \
+    }                                                                                        \
+  }                                                                                          \
+                                                                                             \
+  __attribute__((always_inline)) static inline void rows_##W(                                \
+      const float* a, const float* b, int64_t n, int64_t i0, int64_t i1, float* acc) {       \
+    const int64_t nv = n / W * W;                                                            \
+    for (int64_t j = 0; j < n; j++) acc[j] = 0.0f;                                           \
+    for (int64_t i = i0; i < i1; i++) {                                                      \
+      const float* bi = b + i * n;                                                           \
+      const float x = a[i];                                                                  \
+      int64_t j = 0;                                                                         \
+      for (; j < nv; j += W) *(VF*)(acc + j) += x * *(const VF*)(bi + j);                    \
+      for (; j < n; j++) acc[j] += x * bi[j];                                                \
+    }                                                                                        \
+  }                                                                                          \
+                                                                                             \
+  __attribute__((always_inline)) static inline void part_##W(const gemv_job* j, int64_t p) { \
+    const grt_mm_call* c = j->c;                                                             \
+    if (c->tb)                                                                               \
+      dots_##W(c->a, c->b, c->k, p * c->n / j->parts, (p + 1) * c->n / j->parts, c->out);    \
+    else                                                                                     \
+      rows_##W(c->a, c->b, c->n, p * c->k / j->parts, (p + 1) * c->k / j->parts,             \
+               p ? j->partials + (p - 1) * c->n : c->out);                                   \
   }
 
 GEMV_KERNELS(4, vf4)
@@ -154,8 +153,8 @@ grt_status* grt_mm_gemv_run(grt_kernel_ctx* ctx, const grt_mm_call* c) {
     j.partials = grt_tensor_data(partials);
   }
   /* One part per thread: a cost this high per unit is never run inline. */
-  grt_parallel_for_coarse(j.parts > 1 ? ctx->intra_op : NULL, j.parts, INT64_C(1) << 30,
-                          run_parts, &j);
+  grt_parallel_for_coarse(j.parts > 1 ? ctx->intra_op : NULL, j.parts, INT64_C(1) << 30, run_parts,
+                          &j);
   if (!c->tb) { /* the parts' sums in part order, then bias and activation */
     for (int64_t p = 1; p < j.parts; p++) {
       const float* s = j.partials + (p - 1) * c->n;

@@ -10,7 +10,8 @@
 // 1 to 4 threads (the same output bits); and inputs it refuses, with a
 // message naming what is wrong. With a projection (num_project 2 or 3):
 // the depthwise output projected by a 1x1 filter with its bias, a
-// residual and an activation, against the same loops.
+// residual and an activation, against the same loops; and without the
+// expansion (num_expand 0: the depthwise convolution of x, projected).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -77,20 +78,24 @@ struct Proj {
   std::string act;
 };
 
+// expand false: num_expand 0, no expand_filter or expand_bias.
 std::string Json(const Case& c, const Epi& e, int64_t num_means, const std::string& format,
-                 const std::string& act_override = "", const Proj& pr = Proj{}) {
+                 const std::string& act_override = "", const Proj& pr = Proj{},
+                 bool expand = true) {
   std::string attrs = R"("T":"float32","padding":")" + c.padding + R"(","data_format":")" + format +
                       R"(","strides":)" + Ints(Dims{1, c.s, c.s, 1}) + R"(,"dilations":)" +
                       Ints(Dims{1, c.d, c.d, 1}) + R"(,"expand_act":")" + e.expand_act +
-                      R"(","act":")" + (act_override.empty() ? e.act : act_override) +
+                      R"(","num_expand":)" + (expand ? "2" : "0") + R"(,"act":")" +
+                      (act_override.empty() ? e.act : act_override) +
                       R"(","leakyrelu_alpha":0.25,"expand_leakyrelu_alpha":0.25,"num_means":)" +
                       std::to_string(num_means);
   if (c.padding == "EXPLICIT") {
     const Dims& p = c.pads;
     attrs += R"(,"explicit_paddings":)" + Ints(Dims{0, 0, p[0], p[1], p[2], p[3], 0, 0});
   }
-  std::string inputs = R"("x","we","be","wd","bd")";
+  std::string inputs = expand ? R"("x","we","be","wd","bd")" : R"("x","wd","bd")";
   std::vector<std::string> names = {"x", "we", "be", "wd", "bd"};
+  if (!expand) names = {"x", "wd", "bd"};
   if (pr.p) {
     attrs += R"(,"num_project":)" + std::to_string(pr.residual ? 3 : 2) + R"(,"project_act":")" +
              pr.act + R"(","project_leakyrelu_alpha":0.25)";
@@ -109,6 +114,7 @@ std::string Json(const Case& c, const Epi& e, int64_t num_means, const std::stri
 }
 
 struct Inputs {
+  bool expand = true;  // false: the depthwise convolution reads x (pw unused)
   ConvGeom pw, dw;
   Vals x, we, be, wd, bd;
   Dims we_dims;  // pw.filter() but where a test feeds a wrong one
@@ -155,8 +161,11 @@ void MakeProj(const Proj& pr, uint32_t seed, Inputs* in) {
 
 // y, then the means (batch x C) appended.
 Vals Want(const Epi& e, const Inputs& in) {
-  Vals x = ConvRef(in.pw, in.x, in.we);
-  for (size_t i = 0; i < x.size(); i++) x[i] = Activate(e.expand_act, x[i] + in.be[i % in.pw.oc]);
+  Vals x = in.x;
+  if (in.expand) {
+    x = ConvRef(in.pw, in.x, in.we);
+    for (size_t i = 0; i < x.size(); i++) x[i] = Activate(e.expand_act, x[i] + in.be[i % in.pw.oc]);
+  }
   Vals y = ConvRef(in.dw, x, in.wd);
   int64_t c = in.dw.oc, pos = in.dw.h.out * in.dw.w.out;
   Vals means(in.dw.n * c, 0.0);
@@ -190,6 +199,10 @@ std::string RunNode(const std::string& json, const Inputs& in, int threads, int6
                                  {"be", F32({in.pw.oc}, in.be)},
                                  {"wd", F32({in.dw.kh, in.dw.kw, in.dw.oc, 1}, in.wd)},
                                  {"bd", F32({in.dw.oc}, in.bd)}};
+  if (!in.expand) {
+    for (size_t i = 1; i < 3; i++) grt_tensor_free(feeds[i].value);
+    feeds.erase(feeds.begin() + 1, feeds.begin() + 3);
+  }
   if (in.pr.p) {
     feeds.push_back({"wp", F32(in.wp_dims, in.wp)});
     feeds.push_back({"bp", F32({in.pr.p}, in.bp)});
@@ -374,6 +387,75 @@ TEST_F(ExpandDepthwise, BadProjectionsAreRefused) {
   elu.act = "Elu";
   err = RunNode(Json(c, e, 0, "NHWC", "", elu), in, 2, 0, &got, &runs);
   EXPECT_NE(err.find("attr 'project_act' is 'Elu'"), std::string::npos) << err;
+  EXPECT_EQ(runs, 0);
+}
+
+// Without an expansion (num_expand 0, MobileNetV2's first block): x read
+// by the depthwise convolution as it is, then projected; at each width,
+// over the same windows and channel tails, and one to four threads giving
+// the same bits.
+TEST_F(ExpandDepthwise, ProjectionWithoutExpansionAgainstReference) {
+  const Proj kProjs[] = {{16, false, ""}, {28, true, "Relu6"}, {7, false, "_Swish"}};
+  uint32_t seed = 11;
+  int widths = 0;
+  for (Case c : kCases) {
+    c.in[3] = c.c;  // x has the depthwise convolution's channels
+    for (const Proj& pr : kProjs) {
+      Epi e{"", pr.residual ? "Relu6" : "LeakyRelu"};
+      SCOPED_TRACE(Name(c) + " " + e.act + " -> " + std::to_string(pr.p) +
+                   (pr.residual ? " + residual " : " ") + pr.act);
+      Inputs in = Make(c, seed += 7);
+      in.expand = false;
+      MakeProj(pr, seed + 5, &in);
+      Vals want = WantProjected(e, in);
+      for (int width : {16, 8, 4}) {
+        if (grt_cpu_stem_force_width(width) != 0) continue;  // not on this CPU
+        ASSERT_EQ(grt_cpu_dw_force_width(width), 0);
+        widths = std::max(widths, width);
+        SCOPED_TRACE("width " + std::to_string(width));
+        std::vector<float> got;
+        int64_t runs = 0;
+        ASSERT_EQ(RunNode(Json(c, e, 0, "NHWC", "", pr, false), in, 2, 0, &got, &runs), "");
+        EXPECT_EQ(runs, 1);
+        EXPECT_EQ(Compare(got, want, want.size()), "");
+      }
+    }
+  }
+  EXPECT_GE(widths, 4);
+  Case c{{2, 30, 17, 32}, 32, 3, 1, "SAME", {}};
+  Epi e{"", "Relu6"};
+  Inputs in = Make(c, 45);
+  in.expand = false;
+  MakeProj(Proj{16, false, ""}, 46, &in);
+  std::string json = Json(c, e, 0, "NHWC", "", in.pr, false);
+  std::vector<float> one, got;
+  int64_t runs = 0;
+  ASSERT_EQ(RunNode(json, in, 1, 0, &one, &runs), "");
+  EXPECT_EQ(Compare(one, WantProjected(e, in), one.size()), "");
+  for (int threads : {2, 3, 4}) {
+    ASSERT_EQ(RunNode(json, in, threads, 0, &got, &runs), "");
+    EXPECT_EQ(got, one) << threads << " threads";
+  }
+}
+
+// num_expand other than 2 or 0, and 0 without a projection: refused as the
+// node is read, nothing run.
+TEST_F(ExpandDepthwise, BadExpansionCountsAreRefused) {
+  Case c{{1, 6, 6, 16}, 16, 3, 1, "SAME", {}};
+  Epi e{"", "Relu6"};
+  Inputs in = Make(c, 7);
+  in.expand = false;
+  std::vector<float> got;
+  int64_t runs = 0;
+  std::string err = RunNode(Json(c, e, 0, "NHWC", "", Proj{}, false), in, 2, 0, &got, &runs);
+  EXPECT_NE(err.find("without an expansion"), std::string::npos) << err;
+  EXPECT_EQ(runs, 0);
+  MakeProj(Proj{8, false, ""}, 8, &in);
+  std::string one = Json(c, e, 0, "NHWC", "", in.pr, false);
+  one.replace(one.find(R"("num_expand":0)"), 14, R"("num_expand":1)");
+  one.replace(one.find(R"("inputs":["x",)"), 14, R"("inputs":["x","bd",)");  // one expansion input
+  err = RunNode(one, in, 2, 0, &got, &runs);
+  EXPECT_NE(err.find("num_expand is 1"), std::string::npos) << err;
   EXPECT_EQ(runs, 0);
 }
 

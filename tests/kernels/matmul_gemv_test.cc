@@ -50,9 +50,10 @@ TEST(MatMulGemv, OneRowMatchesFloat64InEveryWidth) {
   // Each at least 2^17 multiply-adds (the table's bound), with k and n
   // tails under 16, 8 and 4; from 600 x 700 on over a thread's share
   // (grt_dnnl_team): with the pool they run in parts.
-  const int64_t sizes[][2] = {{13, 10091}, {2053, 67}, {300, 437},      {131075, 1},
+  const int64_t sizes[][2] = {{13, 10091}, {2053, 67}, {300, 437},  {131075, 1},
                               {1, 131075}, {600, 700}, {1281, 1000}};
-  for (const auto& s : sizes) ASSERT_TRUE(grt_matmul_pick_gemv(1, s[0], s[1])) << s[0] << "x" << s[1];
+  for (const auto& s : sizes)
+    ASSERT_TRUE(grt_matmul_pick_gemv(1, s[0], s[1])) << s[0] << "x" << s[1];
   int ran = 0;
   for (int width : {16, 8, 4}) {
     if (grt_mm_gemv_force_width(width) != 0) continue;  // not on this CPU

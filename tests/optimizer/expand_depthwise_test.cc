@@ -27,6 +27,7 @@ struct Block {
   int64_t p = 0;
   std::string residual, project_act;
   bool dw_shared = false;  // the depthwise output also read by another node
+  bool expand = true;      // false: no expansion, the depthwise convolution reads x (c == k)
 };
 
 std::string Act(const std::string& act, const std::string& in, const std::string& out) {
@@ -53,11 +54,13 @@ std::string Graph(const Block& b) {
                       Const("w2", {b.kernel, b.kernel, b.c, 1}, 3) + Const("b2", {b.c}, 4) +
                       IntConst("axes", {2}, "1,2") + Scalar("zero", 0.0f) + Scalar("six", 6.0f);
   std::string s = std::to_string(b.stride);
-  nodes += R"({"name":"pw","op":"Conv2D","inputs":["x","w1"],"attrs":{
+  if (b.expand)
+    nodes += R"({"name":"pw","op":"Conv2D","inputs":["x","w1"],"attrs":{
       "strides":[1,1,1,1],"padding":"VALID","data_format":"NHWC"}},
      {"name":"e0","op":"BiasAdd","inputs":["pw","b1"]},)" +
-           Act(b.expand_act, "e0", "e") +
-           R"({"name":"dw","op":"DepthwiseConv2dNative","inputs":["e","w2"],"attrs":{
+             Act(b.expand_act, "e0", "e");
+  nodes += std::string(R"({"name":"dw","op":"DepthwiseConv2dNative","inputs":[")") +
+           (b.expand ? "e" : "x") + R"(","w2"],"attrs":{
       "strides":[1,)" +
            s + "," + s + R"(,1],"padding":"SAME","data_format":"NHWC"}},
      {"name":"y0","op":"BiasAdd","inputs":["dw","b2"]},)" +
@@ -93,7 +96,7 @@ std::string Graph(const Block& b) {
 std::string Name(const Block& b) {
   return std::to_string(b.h) + "x" + std::to_string(b.w) + "x" + std::to_string(b.k) + "->" +
          std::to_string(b.c) + " k" + std::to_string(b.kernel) + " s" + std::to_string(b.stride) +
-         " " + b.expand_act + "/" + b.act + (b.mean ? " mean" : "") +
+         " " + (b.expand ? b.expand_act : "no expansion") + "/" + b.act + (b.mean ? " mean" : "") +
          (b.p ? " -> " + std::to_string(b.p) + " " + b.residual + " " + b.project_act : "");
 }
 
@@ -251,6 +254,46 @@ TEST(DepthwiseProject, LeftWhereItDoesNotApply) {
     EXPECT_EQ(r.report.find(kProjected), std::string::npos) << r.report;
     grt_tensor_free(x);
   }
+}
+
+// A block without an expansion (mobilenet_v2's first: 3x3 on 32 channels,
+// projected to 16), with and without a residual: the depthwise convolution
+// and the projection as one _FusedExpandDepthwise (num_expand 0); one of
+// 48 channels is left as it is (kTypes' max_plain_c).
+TEST(DepthwiseProject, ABlockWithoutExpansion) {
+  Block plain{20, 19, 32, 32, 3, 1, "", "Relu6", false, false, 16};
+  plain.expand = false;
+  Block residual{9, 8, 24, 24, 5, 2, "", "Relu", false, false, 12, "r", "Relu6"};
+  residual.expand = false;
+  for (const Block& b : {plain, residual}) {
+    SCOPED_TRACE(Name(b));
+    std::string text = Graph(b);
+    int64_t oh = (b.h + b.stride - 1) / b.stride, ow = (b.w + b.stride - 1) / b.stride;
+    for (int64_t batch : {1, 3}) {
+      grt_tensor* x = Input({batch, b.h, b.w, b.k}, 15 + (uint32_t)batch);
+      grt_tensor* x2 = Input({batch, oh, ow, b.p}, 19 + (uint32_t)batch);
+      std::vector<std::pair<std::string, grt_tensor*>> feeds = {{"x", x}};
+      if (b.residual == "r") feeds.push_back({"x2", x2});
+      for (const char* threads : {"1", "2", "4"}) {
+        Result r =
+            ExpectSame(text, feeds, {"out"}, 1e-5f, {std::string("intra_op_threads=") + threads});
+        EXPECT_NE(r.report.find(kProjected), std::string::npos) << r.report;
+      }
+      grt_tensor_free(x);
+      grt_tensor_free(x2);
+    }
+    Optimized o = Optimize(text);
+    EXPECT_EQ(o.count["_FusedExpandDepthwise"], 1) << o.json;
+    EXPECT_EQ(o.count["_FusedConv2D"], 0) << o.json;
+    EXPECT_EQ(o.count["_FusedDepthwiseConv2dNative"], 0) << o.json;
+    EXPECT_NE(o.json.find(R"("num_expand":0)"), std::string::npos) << o.json;
+  }
+  Block wide{8, 8, 48, 48, 3, 1, "", "Relu6", false, false, 16};
+  wide.expand = false;
+  grt_tensor* x = Input({2, wide.h, wide.w, wide.k}, 23);
+  Result r = ExpectSame(Graph(wide), {{"x", x}}, {"out"}, 1e-5f);
+  EXPECT_EQ(r.report.find(kProjected), std::string::npos) << r.report;
+  grt_tensor_free(x);
 }
 
 // Fetching the depthwise output, which the fused node does not give, runs
