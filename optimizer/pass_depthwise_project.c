@@ -90,7 +90,6 @@ static grt_status* rewrite(grt_opt_ctx* c, int32_t s, int32_t p, bool residual, 
    * node's without an expansion. */
   const bool expands = strcmp(grt_opt_node(c, s)->op, "_FusedExpandDepthwise") == 0;
   const int32_t block_inputs = expands ? 5 : 3;
-  const char* dw_act = expands ? NULL : grt_sm_bias_act(grt_opt_node(c, s));
   int32_t t;
   GRT_RETURN_IF_ERROR(grt_opt_add_node(c, s, "project", "_FusedExpandDepthwise", &t));
   /* Inputs: the block's, then the projection's filter, bias and residual.
@@ -101,15 +100,10 @@ static grt_status* rewrite(grt_opt_ctx* c, int32_t s, int32_t p, bool residual, 
     GRT_RETURN_IF_ERROR(grt_opt_add_input(c, t, from, port));
   }
   GRT_RETURN_IF_ERROR(grt_opt_copy_controls(c, t, s));
-  /* A depthwise convolution's window attrs, T and leakyrelu_alpha are the
-   * fused node's; its fused_ops become `act`. */
-  static const char* const kSkip[] = {"fused_ops", "num_args", "epsilon", NULL};
-  GRT_RETURN_IF_ERROR(grt_opt_copy_attrs(c, t, s, expands ? NULL : kSkip));
+  GRT_RETURN_IF_ERROR(expands ? grt_opt_copy_attrs(c, t, s, NULL)
+                              : grt_sm_take_depthwise_attrs(c, t, s));
   grt_graph* g = grt_opt_graph(c);
-  if (!expands) {
-    GRT_RETURN_IF_ERROR(grt_graph_set_attr_string(g, t, "act", dw_act));
-    GRT_RETURN_IF_ERROR(grt_graph_set_attr_int(g, t, "num_expand", 0));
-  }
+  if (!expands) GRT_RETURN_IF_ERROR(grt_graph_set_attr_int(g, t, "num_expand", 0));
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_int(g, t, "num_project", 2 + (int64_t)residual));
   GRT_RETURN_IF_ERROR(grt_graph_set_attr_string(g, t, "project_act", act));
   const grt_attr_value* a = grt_node_attr(grt_opt_node(c, p), "leakyrelu_alpha");

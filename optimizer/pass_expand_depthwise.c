@@ -70,12 +70,8 @@ static grt_status* rewrite(grt_opt_ctx* c, int32_t e, int32_t d) {
     GRT_RETURN_IF_ERROR(grt_opt_add_input(c, s, from, p));
   }
   GRT_RETURN_IF_ERROR(grt_opt_copy_controls(c, s, d));
-  /* The depthwise convolution's window attrs, num_means, T and
-   * leakyrelu_alpha are the fused node's; its fused_ops become `act`. */
-  static const char* const kSkip[] = {"fused_ops", "num_args", "epsilon", NULL};
-  GRT_RETURN_IF_ERROR(grt_opt_copy_attrs(c, s, d, kSkip));
+  GRT_RETURN_IF_ERROR(grt_sm_take_depthwise_attrs(c, s, d));
   grt_graph* g = grt_opt_graph(c);
-  GRT_RETURN_IF_ERROR(grt_graph_set_attr_string(g, s, "act", grt_sm_bias_act(grt_opt_node(c, d))));
   GRT_RETURN_IF_ERROR(
       grt_graph_set_attr_string(g, s, "expand_act", grt_sm_bias_act(grt_opt_node(c, e))));
   const grt_attr_value* a = grt_node_attr(grt_opt_node(c, e), "leakyrelu_alpha");

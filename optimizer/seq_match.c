@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/status.h"
 #include "base/tensor.h"
 
 grt_sm_value grt_sm_input(const grt_opt_ctx* c, int32_t i, int32_t k) {
@@ -98,6 +99,13 @@ bool grt_sm_depthwise(const grt_opt_ctx* c, int32_t i) {
   int32_t fp, f = grt_opt_input_node(c, i, 1, &fp);
   const grt_shape* s = f >= 0 ? grt_opt_output_shape(c, f, fp) : NULL;
   return s && s->rank == 4 && s->dims[3] == 1; /* a multiplier of 1 */
+}
+
+grt_status* grt_sm_take_depthwise_attrs(grt_opt_ctx* c, int32_t to, int32_t d) {
+  static const char* const kSkip[] = {"fused_ops", "num_args", "epsilon", NULL};
+  GRT_RETURN_IF_ERROR(grt_opt_copy_attrs(c, to, d, kSkip));
+  return grt_graph_set_attr_string(grt_opt_graph(c), to, "act",
+                                   grt_sm_bias_act(grt_opt_node(c, d)));
 }
 
 const grt_shape* grt_sm_pointwise_conv(const grt_opt_ctx* c, int32_t i) {

@@ -1,8 +1,8 @@
 /* Internal: the small pattern tests the fusions share: the sequence
  * models' (pass_layer_norm.c, pass_gelu.c, pass_matmul_fusion.c) and the
  * inverted residual block's (pass_expand_depthwise.c,
- * pass_depthwise_project.c). They read the graph as it was when the pass
- * began (pass.h). */
+ * pass_depthwise_project.c), and the one edit the block passes share.
+ * They read the graph as it was when the pass began (pass.h). */
 #ifndef GRT_OPTIMIZER_SEQ_MATCH_H_
 #define GRT_OPTIMIZER_SEQ_MATCH_H_
 
@@ -51,6 +51,10 @@ const char* grt_sm_bias_act(const grt_node* n);
  * [BiasAdd (, activation)], num_means 0 or 1, its filter's shape known
  * and a multiplier of 1. */
 bool grt_sm_depthwise(const grt_opt_ctx* c, int32_t i);
+/* The one edit both block passes make of such a depthwise convolution d:
+ * its attrs onto the _FusedExpandDepthwise `to` (window attrs, T,
+ * num_means, leakyrelu_alpha), its fused_ops' activation as `act`. */
+GRT_MUST_USE grt_status* grt_sm_take_depthwise_attrs(grt_opt_ctx* c, int32_t to, int32_t d);
 /* The filter's shape [1, 1, K >= 1, C] when node i is a _FusedConv2D that
  * grt's pointwise row kernel could run: live, not fixed, float32, NHWC
  * with no input_data_format, strides of 1 and no padding; else NULL. */

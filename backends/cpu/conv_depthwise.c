@@ -41,6 +41,7 @@
 #include "backends/cpu/act_rows.h"
 #include "backends/cpu/conv_tile.h"
 #include "backends/cpu/cpu_util.h"
+#include "backends/cpu/vec_types.h"
 
 GRT_CPU_VECTORIZE
 
@@ -50,15 +51,6 @@ GRT_CPU_VECTORIZE
 #pragma GCC optimize("fp-contract=fast")
 #define DW_X86 1
 #endif
-
-/* One vector of W floats (aligned(4): loads and stores may be unaligned). */
-typedef float vf16 __attribute__((vector_size(64), aligned(4)));
-typedef float vf8 __attribute__((vector_size(32), aligned(4)));
-typedef float vf4 __attribute__((vector_size(16), aligned(4)));
-/* Their comparisons' masks. */
-typedef int32_t vi16 __attribute__((vector_size(64)));
-typedef int32_t vi8 __attribute__((vector_size(32)));
-typedef int32_t vi4 __attribute__((vector_size(16)));
 
 typedef struct dw_job dw_job;
 typedef void (*dw_rows_fn)(const dw_job* j, int64_t r0, int64_t r1);

@@ -104,47 +104,61 @@ static void window_rows(const grt_cpu_conv* g, int64_t oy, int64_t* lo, int64_t*
   *hi = end > g->ih ? g->ih : end < *lo ? *lo : end;
 }
 
+/* A part's ring: the expanded rows [first, first + count) of batch
+ * element b, from `rows` on. */
+typedef struct {
+  float* rows;
+  int64_t b, first, count;
+} part_ring;
+
+/* The input rows output row r's window reaches, expanded into q where
+ * they are not there yet (the rows still wanted moved to the front when
+ * the next would not fit); returns where input row q->first of batch
+ * element q->b lies. Without an expansion, x's own rows. */
+static const float* window_input(const xdw_job* j, int64_t r, part_ring* q) {
+  const grt_cpu_conv* g = j->dw;
+  const int64_t row = g->iw * g->ic, rb = r / g->oh;
+  if (!j->pw) {
+    q->b = rb;
+    q->first = 0;
+    return j->x + rb * g->ih * row;
+  }
+  int64_t lo, hi;
+  window_rows(g, r % g->oh, &lo, &hi);
+  if (rb != q->b || lo >= q->first + q->count) { /* nothing in the ring is wanted */
+    q->b = rb;
+    q->first = lo;
+    q->count = 0;
+  }
+  if (hi - q->first > j->ring_rows) { /* the rows still wanted to the front */
+    int64_t keep = q->first + q->count - lo;
+    memmove(q->rows, q->rows + (lo - q->first) * row, (size_t)(keep * row) * sizeof(float));
+    q->first = lo;
+    q->count = keep;
+  }
+  for (; q->first + q->count < hi; q->count++)
+    grt_cpu_pointwise_row(j->pw, j->x + (rb * g->ih + q->first + q->count) * g->iw * j->pw->ic,
+                          j->we, j->ee, q->rows + q->count * row);
+  return q->rows;
+}
+
 /* Part p's output rows, one at a time (as grt_cpu_conv_rows_parallel cuts
- * them): its ring holds the expanded rows [first, first + count) of batch
- * element b. */
+ * them), each from its ring. */
 static void run_part(const xdw_job* j, int64_t p) {
   const grt_cpu_conv* g = j->dw;
   const int64_t n_rows = g->n * g->oh, C = g->ic, row = g->iw * C;
   const int64_t r0 = p * n_rows / j->parts, r1 = (p + 1) * n_rows / j->parts;
-  float* ring = j->rings + p * j->ring_rows * row;
+  part_ring q = {j->rings + p * j->ring_rows * row, -1, 0, 0};
   const grt_cancel_token* cancel = grt_cancel_current();
-  int64_t b = -1, first = 0, count = 0;
   for (int64_t r = r0; r < r1; r++) {
     if (r > r0 && grt_cancel_check(cancel) != GRT_OK) return;
-    int64_t rb = r / g->oh, lo, hi;
-    const float* rows = ring; /* where input row `first` of batch element b is */
-    if (!j->pw) {             /* no expansion: the depthwise rows read x's rows */
-      b = rb;
-      rows = j->x + b * g->ih * row;
-      first = 0;
-    } else {
-      window_rows(g, r % g->oh, &lo, &hi);
-      if (rb != b || lo >= first + count) { /* nothing in the ring is wanted */
-        b = rb;
-        first = lo;
-        count = 0;
-      }
-      if (hi - first > j->ring_rows) { /* the rows still wanted to the front */
-        int64_t keep = first + count - lo;
-        memmove(ring, ring + (lo - first) * row, (size_t)(keep * row) * sizeof(float));
-        first = lo;
-        count = keep;
-      }
-      for (; first + count < hi; count++)
-        grt_cpu_pointwise_row(j->pw, j->x + (b * g->ih + first + count) * g->iw * j->pw->ic, j->we,
-                              j->ee, ring + count * row);
-    }
+    const float* rows = window_input(j, r, &q);
     /* With a projection the depthwise row goes to the part's own row and,
      * still in cache, is projected into the output row. */
     float* dw_row =
         j->pj ? j->rings + (j->parts * j->ring_rows * row + p * g->ow * C) : j->out + r * g->ow * C;
-    grt_cpu_dw_row(g, r, rows, first, j->wd, j->ed, dw_row);
-    if (j->sums) grt_cpu_channel_sums(dw_row, g->ow, C, j->sums + (p * g->n + b) * C);
+    grt_cpu_dw_row(g, r, rows, q.first, j->wd, j->ed, dw_row);
+    if (j->sums) grt_cpu_channel_sums(dw_row, g->ow, C, j->sums + (p * g->n + q.b) * C);
     if (!j->pj) continue;
     const int64_t prow = g->ow * j->pj->oc;
     if (j->residual)
@@ -247,8 +261,9 @@ grt_status* grt_cpu_fused_expand_depthwise(grt_kernel_ctx* ctx) {
   int64_t num_project = 0, num_expand = 2;
   GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "num_project", &num_project));
   GRT_RETURN_IF_ERROR(grt_kernel_attr_int(ctx, "num_expand", &num_expand));
-  if ((num_expand != 0 && num_expand != 2) ||
-      (num_project != 2 && num_project != 3 && (num_project != 0 || num_expand == 0)) ||
+  /* An expansion (2) or none (0, then a projection is required). */
+  bool expand_ok = num_expand == 2 || (num_expand == 0 && num_project != 0);
+  if (!expand_ok || (num_project != 0 && num_project != 2 && num_project != 3) ||
       ctx->n_inputs != 3 + num_expand + num_project)
     return GRT_ERROR(INVALID_ARGUMENT,
                      "%s takes input, expand_filter and expand_bias as num_expand (2, or 0 with a "

@@ -42,6 +42,7 @@
 #include "backends/cpu/act_rows.h"
 #include "backends/cpu/conv_tile.h"
 #include "backends/cpu/cpu_util.h"
+#include "backends/cpu/vec_types.h"
 
 GRT_CPU_VECTORIZE
 
@@ -51,15 +52,6 @@ GRT_CPU_VECTORIZE
 #pragma GCC optimize("fp-contract=fast")
 #define STEM_X86 1
 #endif
-
-/* One vector of W floats (aligned(4): loads and stores may be unaligned). */
-typedef float vf16 __attribute__((vector_size(64), aligned(4)));
-typedef float vf8 __attribute__((vector_size(32), aligned(4)));
-typedef float vf4 __attribute__((vector_size(16), aligned(4)));
-/* Their comparisons' masks. */
-typedef int32_t vi16 __attribute__((vector_size(64)));
-typedef int32_t vi8 __attribute__((vector_size(32)));
-typedef int32_t vi4 __attribute__((vector_size(16)));
 
 typedef struct {
   const grt_cpu_conv* g;

@@ -28,6 +28,7 @@
 
 #include "backends/cpu/cpu_util.h"
 #include "backends/cpu/dnnl_util.h"
+#include "backends/cpu/vec_types.h"
 #include "base/tensor.h"
 #include "base/threadpool.h"
 
@@ -39,11 +40,6 @@ GRT_CPU_VECTORIZE
 #pragma GCC optimize("fp-contract=fast")
 #define GEMV_X86 1
 #endif
-
-/* One vector of W floats (aligned(4): loads and stores may be unaligned). */
-typedef float vf16 __attribute__((vector_size(64), aligned(4)));
-typedef float vf8 __attribute__((vector_size(32), aligned(4)));
-typedef float vf4 __attribute__((vector_size(16), aligned(4)));
 
 typedef struct {
   const grt_mm_call* c;

@@ -26,6 +26,7 @@
 
 #include "backends/cpu/cpu_util.h"
 #include "backends/cpu/nn.h"
+#include "backends/cpu/vec_types.h"
 #include "base/cancel.h"
 #include "base/shape.h"
 #include "base/status.h"
@@ -52,12 +53,6 @@ GRT_CPU_VECTORIZE
 #define LANES 16
 /* K^T's and the block's rows are padded to whole vectors of the widest. */
 #define PAD 16
-
-/* One vector of W floats (aligned(4): loads and stores may be unaligned),
- * per target: 16 with AVX-512, 8 with AVX2, 4 (SSE) at the baseline. */
-typedef float vf16 __attribute__((vector_size(64), aligned(4)));
-typedef float vf8 __attribute__((vector_size(32), aligned(4)));
-typedef float vf4 __attribute__((vector_size(16), aligned(4)));
 
 /* small_gemm_W: C[m x n] = A[m x kk] B[kk x n], rows lda / ldb / ldc
  * floats apart, in blocks of MR rows x 2 vectors (8 accumulators), then one

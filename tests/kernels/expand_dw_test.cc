@@ -218,6 +218,37 @@ std::string Compare(const std::vector<float>& got, const Vals& want, size_t n) {
   return CompareTol(got, want, 2e-5, n);
 }
 
+// A projected node (json) at each vector width the CPU runs, the pointwise
+// and depthwise kernels forced together, on 2 threads, against want;
+// *widths: the widest that ran.
+void ExpectProjectedAtEachWidth(const std::string& json, const Inputs& in, const Vals& want,
+                                int* widths) {
+  for (int width : {16, 8, 4}) {
+    if (grt_cpu_stem_force_width(width) != 0) continue;  // not on this CPU
+    ASSERT_EQ(grt_cpu_dw_force_width(width), 0);
+    *widths = std::max(*widths, width);
+    SCOPED_TRACE("width " + std::to_string(width));
+    std::vector<float> got;
+    int64_t runs = 0;
+    ASSERT_EQ(RunNode(json, in, 2, 0, &got, &runs), "");
+    EXPECT_EQ(runs, 1);
+    EXPECT_EQ(Compare(got, want, want.size()), "");
+  }
+}
+
+// A projected node (json) on one thread against want, and on 2, 3 and 4
+// with the same output bits.
+void ExpectProjectedSameOnThreads(const std::string& json, const Inputs& in, const Vals& want) {
+  std::vector<float> one, got;
+  int64_t runs = 0;
+  ASSERT_EQ(RunNode(json, in, 1, 0, &one, &runs), "");
+  EXPECT_EQ(Compare(one, want, want.size()), "");
+  for (int threads : {2, 3, 4}) {
+    ASSERT_EQ(RunNode(json, in, threads, 0, &got, &runs), "");
+    EXPECT_EQ(got, one) << threads << " threads";
+  }
+}
+
 class ExpandDepthwise : public ::testing::Test {
  protected:
   void TearDown() override {
@@ -291,17 +322,7 @@ TEST_F(ExpandDepthwise, ProjectionAgainstReference) {
         Inputs in = Make(c, seed += 7);
         MakeProj(pr, seed + 5, &in);
         Vals want = WantProjected(e, in);
-        for (int width : {16, 8, 4}) {
-          if (grt_cpu_stem_force_width(width) != 0) continue;  // not on this CPU
-          ASSERT_EQ(grt_cpu_dw_force_width(width), 0);
-          widths = std::max(widths, width);
-          SCOPED_TRACE("width " + std::to_string(width));
-          std::vector<float> got;
-          int64_t runs = 0;
-          ASSERT_EQ(RunNode(Json(c, e, 0, "NHWC", "", pr), in, 2, 0, &got, &runs), "");
-          EXPECT_EQ(runs, 1);
-          EXPECT_EQ(Compare(got, want, want.size()), "");
-        }
+        ExpectProjectedAtEachWidth(Json(c, e, 0, "NHWC", "", pr), in, want, &widths);
       }
     }
   }
@@ -314,16 +335,7 @@ TEST_F(ExpandDepthwise, ProjectionThreadsChangeNoBit) {
   Epi e{"Relu6", "Relu6"};
   Inputs in = Make(c, 43);
   MakeProj(Proj{24, true, ""}, 44, &in);
-  Vals want = WantProjected(e, in);
-  std::vector<float> one, got;
-  int64_t runs = 0;
-  std::string json = Json(c, e, 0, "NHWC", "", in.pr);
-  ASSERT_EQ(RunNode(json, in, 1, 0, &one, &runs), "");
-  EXPECT_EQ(Compare(one, want, want.size()), "");
-  for (int threads : {2, 3, 4}) {
-    ASSERT_EQ(RunNode(json, in, threads, 0, &got, &runs), "");
-    EXPECT_EQ(got, one) << threads << " threads";
-  }
+  ExpectProjectedSameOnThreads(Json(c, e, 0, "NHWC", "", in.pr), in, WantProjected(e, in));
 }
 
 // Refused with a message naming what is wrong, nothing run: an activation
@@ -408,17 +420,7 @@ TEST_F(ExpandDepthwise, ProjectionWithoutExpansionAgainstReference) {
       in.expand = false;
       MakeProj(pr, seed + 5, &in);
       Vals want = WantProjected(e, in);
-      for (int width : {16, 8, 4}) {
-        if (grt_cpu_stem_force_width(width) != 0) continue;  // not on this CPU
-        ASSERT_EQ(grt_cpu_dw_force_width(width), 0);
-        widths = std::max(widths, width);
-        SCOPED_TRACE("width " + std::to_string(width));
-        std::vector<float> got;
-        int64_t runs = 0;
-        ASSERT_EQ(RunNode(Json(c, e, 0, "NHWC", "", pr, false), in, 2, 0, &got, &runs), "");
-        EXPECT_EQ(runs, 1);
-        EXPECT_EQ(Compare(got, want, want.size()), "");
-      }
+      ExpectProjectedAtEachWidth(Json(c, e, 0, "NHWC", "", pr, false), in, want, &widths);
     }
   }
   EXPECT_GE(widths, 4);
@@ -427,15 +429,7 @@ TEST_F(ExpandDepthwise, ProjectionWithoutExpansionAgainstReference) {
   Inputs in = Make(c, 45);
   in.expand = false;
   MakeProj(Proj{16, false, ""}, 46, &in);
-  std::string json = Json(c, e, 0, "NHWC", "", in.pr, false);
-  std::vector<float> one, got;
-  int64_t runs = 0;
-  ASSERT_EQ(RunNode(json, in, 1, 0, &one, &runs), "");
-  EXPECT_EQ(Compare(one, WantProjected(e, in), one.size()), "");
-  for (int threads : {2, 3, 4}) {
-    ASSERT_EQ(RunNode(json, in, threads, 0, &got, &runs), "");
-    EXPECT_EQ(got, one) << threads << " threads";
-  }
+  ExpectProjectedSameOnThreads(Json(c, e, 0, "NHWC", "", in.pr, false), in, WantProjected(e, in));
 }
 
 // num_expand other than 2 or 0, and 0 without a projection: refused as the

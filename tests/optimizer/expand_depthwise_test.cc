@@ -193,6 +193,32 @@ TEST(ExpandDepthwise, FetchingTheExpansion) {
 
 const char kProjected[] = "projections computed inside their block's depthwise convolution";
 
+// Block b's graph against its unfused run at 1, 2 and 4 threads and
+// batches 1 and 3 (inputs from seeds x_seed and r_seed, plus the batch),
+// the projection taken into one _FusedExpandDepthwise with no
+// _FusedConv2D left; the optimized graph for further checks.
+Optimized ExpectProjectedInOneNode(const Block& b, uint32_t x_seed, uint32_t r_seed) {
+  std::string text = Graph(b);
+  int64_t oh = (b.h + b.stride - 1) / b.stride, ow = (b.w + b.stride - 1) / b.stride;
+  for (int64_t batch : {1, 3}) {
+    grt_tensor* x = Input({batch, b.h, b.w, b.k}, x_seed + (uint32_t)batch);
+    grt_tensor* x2 = Input({batch, oh, ow, b.p}, r_seed + (uint32_t)batch);
+    std::vector<std::pair<std::string, grt_tensor*>> feeds = {{"x", x}};
+    if (b.residual == "r") feeds.push_back({"x2", x2});
+    for (const char* threads : {"1", "2", "4"}) {
+      Result r =
+          ExpectSame(text, feeds, {"out"}, 1e-5f, {std::string("intra_op_threads=") + threads});
+      EXPECT_NE(r.report.find(kProjected), std::string::npos) << r.report;
+    }
+    grt_tensor_free(x);
+    grt_tensor_free(x2);
+  }
+  Optimized o = Optimize(text);
+  EXPECT_EQ(o.count["_FusedExpandDepthwise"], 1) << o.json;
+  EXPECT_EQ(o.count["_FusedConv2D"], 0) << o.json;
+  return o;
+}
+
 // The block's projection taken in: without and with a residual (the
 // block's input, which the fused node also expands; a value only the
 // projection reads, whose buffer the output takes), with an activation,
@@ -207,24 +233,7 @@ TEST(DepthwiseProject, TheBlockRunsAsOneNode) {
   };
   for (const Block& b : blocks) {
     SCOPED_TRACE(Name(b));
-    std::string text = Graph(b);
-    int64_t oh = (b.h + b.stride - 1) / b.stride, ow = (b.w + b.stride - 1) / b.stride;
-    for (int64_t batch : {1, 3}) {
-      grt_tensor* x = Input({batch, b.h, b.w, b.k}, 5 + (uint32_t)batch);
-      grt_tensor* x2 = Input({batch, oh, ow, b.p}, 9 + (uint32_t)batch);
-      std::vector<std::pair<std::string, grt_tensor*>> feeds = {{"x", x}};
-      if (b.residual == "r") feeds.push_back({"x2", x2});
-      for (const char* threads : {"1", "2", "4"}) {
-        Result r =
-            ExpectSame(text, feeds, {"out"}, 1e-5f, {std::string("intra_op_threads=") + threads});
-        EXPECT_NE(r.report.find(kProjected), std::string::npos) << r.report;
-      }
-      grt_tensor_free(x);
-      grt_tensor_free(x2);
-    }
-    Optimized o = Optimize(text);
-    EXPECT_EQ(o.count["_FusedExpandDepthwise"], 1) << o.json;
-    EXPECT_EQ(o.count["_FusedConv2D"], 0) << o.json;
+    ExpectProjectedInOneNode(b, 5, 9);
   }
 }
 
@@ -267,24 +276,7 @@ TEST(DepthwiseProject, ABlockWithoutExpansion) {
   residual.expand = false;
   for (const Block& b : {plain, residual}) {
     SCOPED_TRACE(Name(b));
-    std::string text = Graph(b);
-    int64_t oh = (b.h + b.stride - 1) / b.stride, ow = (b.w + b.stride - 1) / b.stride;
-    for (int64_t batch : {1, 3}) {
-      grt_tensor* x = Input({batch, b.h, b.w, b.k}, 15 + (uint32_t)batch);
-      grt_tensor* x2 = Input({batch, oh, ow, b.p}, 19 + (uint32_t)batch);
-      std::vector<std::pair<std::string, grt_tensor*>> feeds = {{"x", x}};
-      if (b.residual == "r") feeds.push_back({"x2", x2});
-      for (const char* threads : {"1", "2", "4"}) {
-        Result r =
-            ExpectSame(text, feeds, {"out"}, 1e-5f, {std::string("intra_op_threads=") + threads});
-        EXPECT_NE(r.report.find(kProjected), std::string::npos) << r.report;
-      }
-      grt_tensor_free(x);
-      grt_tensor_free(x2);
-    }
-    Optimized o = Optimize(text);
-    EXPECT_EQ(o.count["_FusedExpandDepthwise"], 1) << o.json;
-    EXPECT_EQ(o.count["_FusedConv2D"], 0) << o.json;
+    Optimized o = ExpectProjectedInOneNode(b, 15, 19);
     EXPECT_EQ(o.count["_FusedDepthwiseConv2dNative"], 0) << o.json;
     EXPECT_NE(o.json.find(R"("num_expand":0)"), std::string::npos) << o.json;
   }
